@@ -1,0 +1,41 @@
+"""mxtorch: MXNet 1.x's Symbol/Module API and file formats on PyTorch.
+
+``import mxtorch as mx`` gives the names MXNet 1.9.1 had (``mx.sym``,
+``mx.nd``, ``mx.mod``, ``mx.io``, ``mx.metric``, ``mx.optimizer``, ...);
+``mxtorch.install_as_mxnet()`` makes an unmodified ``import mxnet`` load
+mxtorch.
+"""
+__version__ = "1.9.1"
+
+from . import base
+from .base import MXNetError
+from . import context
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
+from . import ndarray
+from . import ndarray as nd
+from . import random
+from . import ops
+from . import name
+from . import attribute
+from .attribute import AttrScope
+from . import symbol
+from . import symbol as sym
+from . import executor
+from . import io
+from . import recordio
+from . import initializer
+from . import initializer as init
+from . import lr_scheduler
+from . import optimizer
+from . import metric
+from . import callback
+from . import kvstore
+from . import kvstore as kv
+from . import model
+from . import module
+from . import module as mod
+from . import monitor
+from . import monitor as mon
+from . import test_utils
+from . import operator
+from .install import install_as_mxnet

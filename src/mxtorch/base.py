@@ -1,0 +1,126 @@
+"""Errors and MXNet's string forms of attribute values.
+
+MXNet stores every operator attribute as a string (``"(3, 3)"``, ``"True"``,
+``"relu"``, ``"None"``, ``"0.9"``), both in Python calls after conversion and
+in ``-symbol.json`` files.  This module parses those strings into Python
+values and prints values back in the form MXNet writes.
+"""
+from __future__ import annotations
+
+import ast
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "MXNetError", "NotImplementedForSymbol", "string_types", "numeric_types",
+    "integer_types", "py_str", "parse_bool", "parse_tuple", "format_value",
+]
+
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+
+
+class MXNetError(RuntimeError):
+    """The error every mxtorch failure raises (MXNet's ``mxnet.base.MXNetError``).
+
+    The message names the operator or argument, what was expected and what was
+    given.  It derives from ``RuntimeError`` like MXNet's did, so existing
+    ``except MXNetError`` and ``except RuntimeError`` handlers keep working.
+    """
+
+
+class NotImplementedForSymbol(MXNetError):
+    """Raised when an NDArray-only function is called on a Symbol."""
+
+    def __init__(self, function, alias=None, *args):
+        name = getattr(function, "__name__", str(function))
+        message = f"Function {name} is not implemented for Symbol"
+        if alias:
+            message += f" (alias {alias})"
+        super().__init__(message)
+
+
+def py_str(value):
+    """Decode bytes to str (MXNet's helper); str passes through."""
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
+_TRUE = {"true", "1"}
+_FALSE = {"false", "0"}
+
+
+def parse_bool(text, name="value"):
+    """Parse MXNet's boolean strings: ``True/False/true/false/1/0``."""
+    if isinstance(text, (bool, np.bool_)):
+        return bool(text)
+    if isinstance(text, numbers.Integral):
+        return bool(text)
+    lowered = str(text).strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise MXNetError(f"attribute {name!r}: expected a boolean (True/False/1/0), got {text!r}")
+
+
+def parse_tuple(text, name="value", element=int):
+    """Parse a shape-like tuple from ``"(3, 3)"``, ``"[2,2]"``, ``"3"`` or ``"()"``.
+
+    A bare number gives a 1-tuple, as MXNet's TShape parser accepts ``"3"``.
+    ``None`` entries (``"(None, 2)"``) are kept for optional-int tuples.
+    """
+    if isinstance(text, (tuple, list)):
+        values = text
+    elif isinstance(text, numbers.Number):
+        values = (text,)
+    else:
+        stripped = str(text).strip()
+        if stripped in ("", "()", "[]"):
+            return ()
+        try:
+            parsed = ast.literal_eval(stripped)
+        except (ValueError, SyntaxError):
+            raise MXNetError(f"attribute {name!r}: expected a tuple such as (3, 3), got {text!r}") from None
+        values = parsed if isinstance(parsed, (tuple, list)) else (parsed,)
+    result = []
+    for item in values:
+        if item is None:
+            result.append(None)
+            continue
+        if element is int:
+            if isinstance(item, float) and not item.is_integer():
+                raise MXNetError(f"attribute {name!r}: expected integers, got {text!r}")
+            if not isinstance(item, (numbers.Number, np.generic)) or isinstance(item, bool) and False:
+                raise MXNetError(f"attribute {name!r}: expected integers, got {text!r}")
+            result.append(int(item))
+        else:
+            result.append(element(item))
+    return tuple(result)
+
+
+def format_value(value):
+    """Write a Python value the way MXNet prints attributes into JSON.
+
+    Booleans become ``True``/``False``, tuples ``(3, 3)`` (a 1-tuple ``(3,)``),
+    ``None`` stays ``None``, floats use Python's shortest repr and strings
+    pass through unchanged.
+    """
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "None"
+    if isinstance(value, (bool, np.bool_)):
+        return "True" if value else "False"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if isinstance(value, (np.integer,)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)

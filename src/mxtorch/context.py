@@ -1,0 +1,123 @@
+"""Devices: MXNet's ``Context`` mapped onto ``torch.device``.
+
+``mx.cpu(i)`` is always the host CPU whatever ``i`` is (MXNet let several
+"CPU devices" share the host, which data-parallel tests use); ``mx.gpu(i)``
+is ``cuda:i``.  A ``with ctx:`` block sets the default context.
+"""
+from __future__ import annotations
+
+import threading
+
+import torch
+
+from .base import MXNetError
+
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "gpu_memory_info"]
+
+
+class Context:
+    """A device: ``device_type`` ('cpu', 'gpu', 'cpu_pinned', 'cpu_shared') and ``device_id``.
+
+    Equal contexts compare and hash equal.  ``torch_device`` gives the torch
+    device tensors of this context live on.
+    """
+
+    devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+    devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
+    _default = threading.local()
+
+    def __init__(self, device_type, device_id=0):
+        if isinstance(device_type, Context):
+            self.device_typeid = device_type.device_typeid
+            self.device_id = device_type.device_id
+        else:
+            if isinstance(device_type, int):
+                if device_type not in self.devtype2str:
+                    raise MXNetError(f"Context: unknown device type id {device_type}")
+                self.device_typeid = device_type
+            else:
+                if device_type not in self.devstr2type:
+                    raise MXNetError(
+                        f"Context: device_type must be one of {sorted(self.devstr2type)}, got {device_type!r}")
+                self.device_typeid = self.devstr2type[device_type]
+            self.device_id = int(device_id)
+        self._old_ctx = None
+
+    @property
+    def device_type(self):
+        return self.devtype2str[self.device_typeid]
+
+    @property
+    def torch_device(self):
+        """The ``torch.device`` that arrays of this context are stored on."""
+        if self.device_typeid == 2:
+            return torch.device("cuda", self.device_id)
+        return torch.device("cpu")
+
+    def __hash__(self):
+        return hash((self.device_typeid, self.device_id))
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and \
+            (self.device_typeid, self.device_id) == (other.device_typeid, other.device_id)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __repr__(self):
+        return f"{self.device_type}({self.device_id})"
+
+    __str__ = __repr__
+
+    def __enter__(self):
+        self._old_ctx = getattr(Context._default, "value", None)
+        Context._default.value = self
+        return self
+
+    def __exit__(self, *exc):
+        Context._default.value = self._old_ctx
+
+    def empty_cache(self):
+        """Release cached device memory (``torch.cuda.empty_cache`` on GPUs)."""
+        if self.device_typeid == 2 and torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
+def cpu(device_id=0):
+    """The host CPU; ``device_id`` only distinguishes logical devices (MXNet's ``mx.cpu(i)``)."""
+    return Context("cpu", device_id)
+
+
+def cpu_pinned(device_id=0):
+    """Page-locked host memory context (stored on the CPU)."""
+    return Context("cpu_pinned", device_id)
+
+
+def gpu(device_id=0):
+    """CUDA device ``device_id`` (MXNet's ``mx.gpu(i)``)."""
+    return Context("gpu", device_id)
+
+
+def current_context():
+    """The default context: the innermost ``with ctx:`` block, else ``cpu(0)``."""
+    value = getattr(Context._default, "value", None)
+    return value if value is not None else Context("cpu", 0)
+
+
+def num_gpus():
+    """Number of CUDA devices torch can see."""
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def gpu_memory_info(device_id=0):
+    """``(free, total)`` bytes of GPU ``device_id``; raises MXNetError without CUDA."""
+    if not torch.cuda.is_available():
+        raise MXNetError("gpu_memory_info: no CUDA device is available")
+    return torch.cuda.mem_get_info(device_id)
+
+
+def context_from_torch(device):
+    """The Context for a ``torch.device``."""
+    if device.type == "cuda":
+        return Context("gpu", device.index or 0)
+    return Context("cpu", 0)

@@ -1,0 +1,164 @@
+"""Checkpoints (``prefix-symbol.json`` + ``prefix-%04d.params``) and the training helpers
+legacy code imports from ``mxnet.model`` (``BatchEndParam``, ``_create_kvstore``,
+``_initialize_kvstore``, ``_update_params``, ``_update_params_on_kvstore``)."""
+from __future__ import annotations
+
+import logging
+from collections import namedtuple
+
+from .base import MXNetError
+from .context import cpu
+
+__all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params", "FeedForward"]
+
+BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+
+
+def _create_kvstore(kvstore, num_device, arg_params):
+    """``(kvstore or None, update_on_kvstore)`` as MXNet's Module decides them.
+
+    A str type creates a store, except that 'local' (and other non-distributed
+    types) on a single device uses none; ``MXNET_UPDATE_ON_KVSTORE`` and the
+    store's own preference decide where the optimizer runs.
+    """
+    import os
+    from . import kvstore as kvs
+    update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, kvs.KVStore):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        if num_device == 1 and "dist" not in kvstore:
+            kv = None
+        else:
+            kv = kvs.create(kvstore)
+            if kvstore == "local":
+                # MXNet: large arrays are better updated on the workers; keep its rule of thumb
+                max_size = max((param.size for param in arg_params.values()), default=0)
+                if max_size > 1024 * 1024 * 16:
+                    update_on_kvstore = False
+    else:
+        raise MXNetError(f"kvstore must be a KVStore, a str or None, got {type(kvstore).__name__}")
+    if kv is None:
+        update_on_kvstore = False
+    else:
+        update_on_kvstore &= getattr(kv, "is_capable", lambda capability: True)("optimizer")
+    return kv, update_on_kvstore
+
+
+def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
+    """Initialise each parameter key on the kvstore from ``arg_params`` and, when the
+    optimizer runs on the store, pull the values back to every device."""
+    for index, param_on_devs in enumerate(param_arrays):
+        name = param_names[index]
+        kvstore.init(name, arg_params[name])
+        if update_on_kvstore:
+            kvstore.pull(name, param_on_devs, priority=-index)
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """Push each gradient list to the kvstore (which runs the optimizer) and pull the weights."""
+    for index, pair in enumerate(zip(param_arrays, grad_arrays)):
+        arg_list, grad_list = pair
+        if grad_list[0] is None:
+            continue
+        name = param_names[index]
+        kvstore.push(name, grad_list, priority=-index)
+        kvstore.pull(name, arg_list, priority=-index)
+
+
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None):
+    """Aggregate gradients across devices (through ``kvstore`` when given) and call
+    ``updater(index * num_device + k, grad, weight)`` for each device ``k``, MXNet's key
+    scheme (so optimizer state indices match MXNet's ``.states`` files)."""
+    updates = [[] for _ in range(num_device)]
+    for i, pair in enumerate(zip(param_arrays, grad_arrays)):
+        arg_list, grad_list = pair
+        if grad_list[0] is None:
+            continue
+        index = i
+        if kvstore:
+            name = param_names[index]
+            kvstore.push(name, grad_list, priority=-index)
+            kvstore.pull(name, grad_list, priority=-index)
+        elif num_device > 1:
+            _sum_into(grad_list)
+        for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
+            updates[k].append((index * num_device + k, grad, weight))
+    for device_updates in updates:
+        if not device_updates:
+            continue
+        indices, grads, weights = zip(*device_updates)
+        if getattr(updater, "supports_multiple", False):
+            updater(list(indices), list(grads), list(weights))
+        else:
+            for index, grad, weight in device_updates:
+                updater(index, grad, weight)
+
+
+def _sum_into(arrays):
+    """Replace every array in ``arrays`` by their sum (device to device, no host round trip)."""
+    import torch
+    with torch.no_grad():
+        total = arrays[0]._tensor.clone()
+        for array in arrays[1:]:
+            total.add_(array._tensor.to(total.device))
+        for array in arrays:
+            array._tensor.copy_(total.to(array._tensor.device))
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
+    """Write ``prefix-symbol.json`` and ``prefix-%04d.params`` (``arg:``/``aux:`` keys), each
+    atomically.  ``symbol`` may be None to write the parameters only."""
+    from . import ndarray as nd
+    if symbol is not None:
+        symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+    save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
+    save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in aux_params.items()})
+    param_name = "%s-%04d.params" % (prefix, epoch)
+    nd.save(param_name, save_dict)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def load_params(prefix, epoch):
+    """``(arg_params, aux_params)`` from ``prefix-%04d.params``; MXNetError on an
+    unprefixed key."""
+    from . import ndarray as nd
+    fname = "%s-%04d.params" % (prefix, epoch)
+    return split_params(nd.load(fname), fname)
+
+
+def split_params(save_dict, fname="params"):
+    """Split a loaded ``{'arg:x': ..., 'aux:y': ...}`` dict into two dicts."""
+    arg_params, aux_params = {}, {}
+    if not isinstance(save_dict, dict):
+        if not save_dict:
+            return arg_params, aux_params
+        raise MXNetError(f"{fname}: expected named arrays ('arg:'/'aux:' keys), found an unnamed list")
+    for key, value in save_dict.items():
+        kind, _, name = key.partition(":")
+        if kind == "arg" and name:
+            arg_params[name] = value
+        elif kind == "aux" and name:
+            aux_params[name] = value
+        else:
+            raise MXNetError(f"{fname}: invalid parameter name {key!r}; expected 'arg:<name>' or 'aux:<name>'")
+    return arg_params, aux_params
+
+
+def load_checkpoint(prefix, epoch):
+    """``(symbol, arg_params, aux_params)`` from ``prefix-symbol.json`` and
+    ``prefix-%04d.params``."""
+    from . import symbol as sym
+    symbol = sym.load(f"{prefix}-symbol.json")
+    arg_params, aux_params = load_params(prefix, epoch)
+    return symbol, arg_params, aux_params
+
+
+class FeedForward:
+    """MXNet's pre-Module training API, removed here: use ``mx.mod.Module``."""
+
+    def __init__(self, *args, **kwargs):
+        raise MXNetError("mx.model.FeedForward was deprecated in MXNet 1.x and is not provided; "
+                         "use mx.mod.Module (fit / score / predict have the same meaning)")

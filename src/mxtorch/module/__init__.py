@@ -1,0 +1,5 @@
+"""``mx.mod``: BaseModule, Module and the executor group (more module kinds come with later issues)."""
+from .base_module import BaseModule  # noqa: F401
+from .module import Module  # noqa: F401
+from .executor_group import DataParallelExecutorGroup  # noqa: F401
+from . import base_module, module, executor_group  # noqa: F401

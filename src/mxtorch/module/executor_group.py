@@ -1,0 +1,565 @@
+"""DataParallelExecutorGroup: one executor per context, batches sliced along the batch axis.
+
+Parameters are bound once per context; ``param_arrays`` / ``grad_arrays`` /
+``aux_arrays`` are lists (one per parameter) of lists (one per context), MXNet's
+layout, which the updater and the kvstore walk.
+
+Besides MXNet's global data shapes (``[('data', (32, 3, 224, 224))]``, sliced by
+``work_load_list``), the group accepts one list of shapes per context
+(``[[('data', (1, 3, 600, 1000))], [('data', (1, 3, 800, 600))]]``), as
+detection code binds one image size per device; a batch may then carry one
+list of arrays per context.
+"""
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+
+import numpy as np
+import torch
+
+from ..base import MXNetError
+from ..context import cpu
+from ..executor import Executor
+from ..ndarray.ndarray import NDArray, to_torch_dtype
+
+__all__ = ["DataParallelExecutorGroup", "is_per_device_shapes"]
+
+
+def _split_input_slice(batch_size, work_load_list):
+    """Slices of ``range(batch_size)`` proportional to ``work_load_list`` (MXNet's rounding)."""
+    total = sum(work_load_list)
+    counts = [round(work * batch_size / total) for work in work_load_list]
+    if sum(counts) < batch_size:
+        counts[-1] += batch_size - sum(counts)
+    slices = []
+    end = 0
+    for count in counts:
+        begin = int(min(end, batch_size))
+        end = int(min(begin + count, batch_size))
+        if begin >= end:
+            raise MXNetError(f"work_load_list {work_load_list} splits a batch of {batch_size} into empty parts; "
+                             f"use a larger batch or fewer contexts")
+        slices.append(slice(begin, end))
+    return slices
+
+
+def is_per_device_shapes(shapes):
+    """True for one list of (name, shape) per context, False for one global list."""
+    if not shapes:
+        return False
+    first = shapes[0]
+    if isinstance(first, (list, tuple)) and first and not isinstance(first[0], str):
+        return True
+    return False
+
+
+def _as_descs(shapes):
+    from ..io import DataDesc
+    return [x if isinstance(x, DataDesc) else DataDesc(*x) for x in shapes]
+
+
+def _merge_multi_context(outputs, major_axis):
+    """Concatenate each output's per-device arrays along its batch axis."""
+    merged = []
+    for tensors, axis in zip(outputs, major_axis):
+        if len(tensors) == 1:
+            merged.append(tensors[0])
+        elif axis >= 0:
+            device = tensors[0]._tensor.device
+            merged.append(NDArray(torch.cat([t._tensor.to(device) for t in tensors], dim=axis), tensors[0].context))
+        else:
+            merged.append(tensors[0])
+    return merged
+
+
+class DataParallelExecutorGroup:
+    """Executors for ``contexts`` sharing one set of parameters (MXNet's executor group).
+
+    ``grad_req`` is a str, a list (per argument) or a dict; parameters in
+    ``fixed_param_names`` and inputs (unless ``inputs_need_grad``) get 'null'.
+    ``shared_group`` shares parameter, gradient and aux arrays (bucketing).
+    """
+
+    def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
+                 inputs_need_grad, shared_group=None, logger=logging, fixed_param_names=None, grad_req="write",
+                 state_names=None, group2ctxs=None):
+        self.param_names = param_names
+        self.arg_names = symbol.list_arguments()
+        self.aux_names = symbol.list_auxiliary_states()
+        self.symbol = symbol
+        self.contexts = list(contexts)
+        self.workload = list(workload) if workload else [1] * len(self.contexts)
+        if len(self.workload) != len(self.contexts):
+            raise MXNetError(f"work_load_list has {len(self.workload)} entries for {len(self.contexts)} contexts")
+        self.group2ctxs = group2ctxs
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self.logger = logger
+        self.fixed_param_names = list(fixed_param_names or [])
+        self.state_names = list(state_names or [])
+        self.shared_group = shared_group
+        self._total_exec_bytes = 0
+        self._last_pad = 0
+        per_device = is_per_device_shapes(data_shapes)
+        first_data = data_shapes[0] if per_device else data_shapes
+        data_names = [x[0] for x in first_data]
+        if not for_training:
+            grad_req = "null"
+        if isinstance(grad_req, str):
+            self.grad_req = {}
+            for name in self.arg_names:
+                if name in self.param_names:
+                    self.grad_req[name] = "null" if name in self.fixed_param_names else grad_req
+                elif name in data_names:
+                    self.grad_req[name] = grad_req if self.inputs_need_grad else "null"
+                else:
+                    self.grad_req[name] = "null"
+        elif isinstance(grad_req, (list, tuple)):
+            if len(grad_req) != len(self.arg_names):
+                raise MXNetError(f"grad_req list has {len(grad_req)} entries for {len(self.arg_names)} arguments")
+            self.grad_req = dict(zip(self.arg_names, grad_req))
+        elif isinstance(grad_req, dict):
+            self.grad_req = {}
+            for name in self.arg_names:
+                if name in self.param_names:
+                    self.grad_req[name] = "null" if name in self.fixed_param_names else "write"
+                elif name in data_names:
+                    self.grad_req[name] = "write" if self.inputs_need_grad else "null"
+                else:
+                    self.grad_req[name] = "null"
+            self.grad_req.update(grad_req)
+        else:
+            raise MXNetError(f"grad_req must be a str, list or dict, got {type(grad_req).__name__}")
+        self.batch_size = None
+        self.slices = None
+        self.execs = []
+        self._default_execs = None
+        self.data_arrays = None
+        self.label_arrays = None
+        self.param_arrays = None
+        self.state_arrays = None
+        self.grad_arrays = None
+        self.aux_arrays = None
+        self.input_grad_arrays = None
+        self.data_shapes = None
+        self.label_shapes = None
+        self.data_names = None
+        self.label_names = None
+        self.data_layouts = None
+        self.label_layouts = None
+        self.output_names = self.symbol.list_outputs()
+        self.output_layouts = [0 for _ in self.output_names]
+        self.num_outputs = len(self.output_names)
+        self.per_device = False
+        self.bind_exec(data_shapes, label_shapes, shared_group)
+
+    # -- slicing -------------------------------------------------------------------------------------
+    def decide_slices(self, data_shapes):
+        """Batch size and per-context slices from the data shapes and the work load; returns
+        the batch axis of each input."""
+        from ..io import DataDesc
+        if self.per_device:
+            per_context = []
+            major_axis = [DataDesc.get_batch_axis(x.layout) for x in data_shapes[0]]
+            for shapes in data_shapes:
+                sizes = {x.shape[axis] for x, axis in zip(shapes, major_axis) if axis >= 0}
+                if len(sizes) > 1:
+                    raise MXNetError(f"inputs of one context disagree on the batch size: {shapes}")
+                per_context.append(sizes.pop() if sizes else 1)
+            self.batch_size = sum(per_context)
+            self.slices = []
+            start = 0
+            for count in per_context:
+                self.slices.append(slice(start, start + count))
+                start += count
+            return major_axis
+        major_axis = [DataDesc.get_batch_axis(x.layout) for x in data_shapes]
+        for (name, shape), axis in zip([(x.name, x.shape) for x in data_shapes], major_axis):
+            if axis == -1:
+                continue
+            batch_size = shape[axis]
+            if self.batch_size is not None and batch_size != self.batch_size:
+                raise MXNetError(f"all data must have the same batch size: batch_size = {self.batch_size}, "
+                                 f"but {name} has shape {shape}")
+            self.batch_size = batch_size
+            self.slices = _split_input_slice(self.batch_size, self.workload)
+        return major_axis
+
+    def _sliced_shape(self, shapes, index, major_axis):
+        from ..io import DataDesc
+        if self.per_device:
+            return list(shapes[index])
+        sliced = []
+        for desc, axis in zip(shapes, major_axis):
+            shape = list(desc.shape)
+            if axis >= 0:
+                shape[axis] = self.slices[index].stop - self.slices[index].start
+            sliced.append(DataDesc(desc.name, tuple(shape), desc.dtype, desc.layout))
+        return sliced
+
+    # -- binding ---------------------------------------------------------------------------------------
+    def bind_exec(self, data_shapes, label_shapes, shared_group=None, reshape=False):
+        """Bind (or, with ``reshape``, re-bind) one executor per context."""
+        from ..io import DataDesc
+        self.per_device = is_per_device_shapes(data_shapes)
+        if self.per_device:
+            if len(data_shapes) != len(self.contexts):
+                raise MXNetError(f"bind: {len(data_shapes)} per-device data shape lists for "
+                                 f"{len(self.contexts)} contexts")
+            data_shapes = [_as_descs(shapes) for shapes in data_shapes]
+            if label_shapes:
+                if not is_per_device_shapes(label_shapes):
+                    label_shapes = [list(label_shapes)] * len(self.contexts)
+                label_shapes = [_as_descs(shapes) for shapes in label_shapes]
+        else:
+            data_shapes = _as_descs(data_shapes)
+            label_shapes = _as_descs(label_shapes) if label_shapes else label_shapes
+        self.batch_size = None
+        self.data_layouts = self.decide_slices(data_shapes)
+        first_labels = (label_shapes[0] if self.per_device else label_shapes) if label_shapes else None
+        if first_labels:
+            self.label_layouts = [DataDesc.get_batch_axis(x.layout) for x in first_labels]
+        else:
+            self.label_layouts = None
+        if not reshape:
+            self.execs = []
+        for index in range(len(self.contexts)):
+            data_i = self._sliced_shape(data_shapes, index, self.data_layouts)
+            label_i = self._sliced_shape(label_shapes, index, self.label_layouts) if label_shapes else []
+            if reshape:
+                self.execs[index] = self._reshape_exec(index, data_i, label_i)
+            else:
+                self.execs.append(self._bind_ith_exec(index, data_i, label_i, shared_group))
+        self.data_shapes = data_shapes
+        self.label_shapes = label_shapes
+        first_data = data_shapes[0] if self.per_device else data_shapes
+        self.data_names = [x.name for x in first_data]
+        self.label_names = [x.name for x in first_labels] if first_labels else []
+        self._collect_arrays()
+
+    def reshape(self, data_shapes, label_shapes):
+        """Re-bind for new shapes, sharing parameters with the first binding."""
+        if data_shapes == self.data_shapes and label_shapes == self.label_shapes:
+            return
+        if self._default_execs is None:
+            self._default_execs = list(self.execs)
+        self.bind_exec(data_shapes, label_shapes, reshape=True)
+
+    def _infer(self, index, data_shapes, label_shapes):
+        input_shapes = {x.name: tuple(x.shape) for x in data_shapes + label_shapes}
+        input_types = {x.name: x.dtype for x in data_shapes + label_shapes}
+        try:
+            arg_shapes, _, aux_shapes = self.symbol.infer_shape(**input_shapes)
+        except MXNetError as error:
+            raise MXNetError(f"bind on {self.contexts[index]} with input shapes {input_shapes}: {error}") from None
+        if arg_shapes is None:
+            partial = self.symbol.infer_shape_partial(**input_shapes)[0]
+            unknown = [n for n, s in zip(self.arg_names, partial) if not s or 0 in s]
+            raise MXNetError(f"bind: cannot infer the shapes of {unknown} from input shapes {input_shapes}")
+        arg_types, _, aux_types = self.symbol.infer_type_partial(**{k: v for k, v in input_types.items()
+                                                                   if v is not None})
+        arg_types = [t or np.float32 for t in arg_types]
+        aux_types = [t or np.float32 for t in aux_types]
+        return arg_shapes, arg_types, aux_shapes, aux_types
+
+    def _allocate(self, shape, dtype, context):
+        tensor = torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device)
+        self._total_exec_bytes += tensor.numel() * tensor.element_size()
+        return NDArray(tensor, context)
+
+    def _bind_ith_exec(self, index, data_shapes, label_shapes, shared_group):
+        context = self.contexts[index]
+        shared_exec = None if shared_group is None else shared_group.execs[index]
+        arg_shapes, arg_types, aux_shapes, aux_types = self._infer(index, data_shapes, label_shapes)
+        shared_args = shared_exec.arg_dict if shared_exec is not None else {}
+        shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
+        shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
+        args, grads = [], []
+        for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
+            shape = tuple(shape)
+            if name in self.param_names and name in shared_args and shared_args[name].shape == shape:
+                array = shared_args[name]
+            else:
+                array = self._allocate(shape, dtype, context)
+            args.append(array)
+            if self.grad_req[name] == "null":
+                grads.append(None)
+            elif name in self.param_names and name in shared_grads and shared_grads[name].shape == shape:
+                grads.append(shared_grads[name])
+            else:
+                grads.append(self._allocate(shape, dtype, context))
+        aux = []
+        for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types):
+            if name in shared_aux and shared_aux[name].shape == tuple(shape):
+                aux.append(shared_aux[name])
+            else:
+                aux.append(self._allocate(shape, dtype, context))
+        return Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs)
+
+    def _reshape_exec(self, index, data_shapes, label_shapes):
+        """An executor for new input shapes that shares every parameter, gradient and aux
+        array of the first binding of context ``index``."""
+        base = self._default_execs[index]
+        context = self.contexts[index]
+        arg_shapes, arg_types, aux_shapes, aux_types = self._infer(index, data_shapes, label_shapes)
+        args, grads = [], []
+        for position, (name, shape, dtype) in enumerate(zip(self.arg_names, arg_shapes, arg_types)):
+            shape = tuple(shape)
+            old = base.arg_arrays[position]
+            old_grad = base.grad_arrays[position]
+            if old.shape == shape:
+                args.append(old)
+                grads.append(old_grad)
+                continue
+            if name in self.param_names:
+                raise MXNetError(f"reshape: parameter {name!r} would change shape from {old.shape} to {shape}; "
+                                 f"the new input shapes {[(d.name, d.shape) for d in data_shapes]} do not fit "
+                                 f"the bound parameters")
+            args.append(self._allocate(shape, dtype, context))
+            grads.append(None if old_grad is None else self._allocate(shape, dtype, context))
+        aux = []
+        for name, shape, old in zip(self.aux_names, aux_shapes, base.aux_arrays):
+            if old.shape != tuple(shape):
+                raise MXNetError(f"reshape: auxiliary state {name!r} would change shape from {old.shape} "
+                                 f"to {tuple(shape)}")
+            aux.append(old)
+        executor = Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs)
+        if base._monitor_callback is not None:
+            executor.set_monitor_callback(base._monitor_callback, base._monitor_all)
+        return executor
+
+    def _collect_arrays(self):
+        self.data_arrays = [[(self.slices[i], e.arg_dict[name]) for i, e in enumerate(self.execs)]
+                            for name in self.data_names]
+        self.state_arrays = [[e.arg_dict[name] for e in self.execs] for name in self.state_names]
+        if self.label_names:
+            self.label_arrays = [[(self.slices[i], e.arg_dict[name]) for i, e in enumerate(self.execs)]
+                                 for name in self.label_names if name in self.arg_names]
+        else:
+            self.label_arrays = None
+        self.param_arrays = [[e.arg_arrays[i] for e in self.execs]
+                             for i, name in enumerate(self.arg_names) if name in self.param_names]
+        if self.for_training:
+            self.grad_arrays = [[e.grad_arrays[i] for e in self.execs]
+                                for i, name in enumerate(self.arg_names) if name in self.param_names]
+        else:
+            self.grad_arrays = None
+        if self.inputs_need_grad:
+            self.input_grad_arrays = [[e.grad_arrays[self.arg_names.index(name)] for e in self.execs]
+                                      for name in self.data_names if name in self.arg_names]
+        else:
+            self.input_grad_arrays = None
+        self.aux_arrays = [[e.aux_arrays[i] for e in self.execs] for i in range(len(self.aux_names))]
+
+    # -- parameters ------------------------------------------------------------------------------------
+    def set_params(self, arg_params, aux_params, allow_extra=False):
+        """Copy ``arg_params`` / ``aux_params`` into every context's executor."""
+        for executor in self.execs:
+            executor.copy_params_from(arg_params, aux_params, allow_extra_params=allow_extra)
+
+    def get_params(self, arg_params, aux_params):
+        """Average each parameter over the contexts into the given (CPU) dicts."""
+        with torch.no_grad():
+            for name, block in zip(self.param_names, self.param_arrays):
+                _average_into(block, arg_params[name])
+            for name, block in zip(self.aux_names, self.aux_arrays):
+                _average_into(block, aux_params[name])
+
+    # -- computation -----------------------------------------------------------------------------------
+    def _load(self, sources, targets, layouts, what):
+        per_device_batch = bool(sources) and isinstance(sources[0], (list, tuple))
+        if per_device_batch:
+            if len(sources) != len(self.execs):
+                raise MXNetError(f"forward: the batch has {what} for {len(sources)} contexts, the module "
+                                 f"has {len(self.execs)}")
+            for device, device_sources in enumerate(sources):
+                for name_index, source in enumerate(device_sources):
+                    if name_index >= len(targets):
+                        break
+                    _, target = targets[name_index][device]
+                    self._assign(source, target, self._names(what)[name_index])
+            return
+        for name_index, (source, device_targets) in enumerate(zip(sources, targets)):
+            source = _as_ndarray(source)
+            axis = layouts[name_index] if layouts else 0
+            name = self._names(what)[name_index]
+            expected = self.batch_size
+            if axis >= 0 and source.shape[axis] != expected:
+                raise MXNetError(f"forward: {what} {name!r} has shape {source.shape}, the module is bound "
+                                 f"for batch size {expected} (bound shape "
+                                 f"{self._bound_shape(what, name_index)})")
+            for slice_index, target in device_targets:
+                if axis < 0 or len(device_targets) == 1:
+                    part = source
+                else:
+                    part = NDArray(source._tensor.narrow(axis, slice_index.start,
+                                                         slice_index.stop - slice_index.start), source.context)
+                self._assign(part, target, name)
+
+    def _names(self, what):
+        return self.data_names if what == "data" else self.label_names
+
+    def _bound_shape(self, what, index):
+        shapes = self.data_shapes if what == "data" else self.label_shapes
+        if self.per_device:
+            return [tuple(s[index].shape) for s in shapes]
+        return tuple(shapes[index].shape)
+
+    @staticmethod
+    def _assign(source, target, name):
+        source = _as_ndarray(source)
+        if source.shape != target.shape:
+            raise MXNetError(f"forward: input {name!r} has shape {source.shape}, the executor is bound with "
+                             f"{target.shape}")
+        tensor = source._tensor
+        if tensor.dtype == target._tensor.dtype and tensor.device == target._tensor.device:
+            target._tensor = tensor.detach()
+        else:
+            with torch.no_grad():
+                target._tensor = tensor.detach().to(device=target._tensor.device, dtype=target._tensor.dtype)
+
+    def forward(self, data_batch, is_train=None):
+        """Load the batch into every executor (sliced by context) and run forward."""
+        self._load(data_batch.data, self.data_arrays, self.data_layouts, "data")
+        if is_train is None:
+            is_train = self.for_training
+        if self.label_arrays is not None and getattr(data_batch, "label", None):
+            self._load(data_batch.label, self.label_arrays, self.label_layouts, "label")
+        self._last_pad = int(getattr(data_batch, "pad", 0) or 0)
+        for executor in self.execs:
+            executor.forward(is_train=is_train)
+
+    def get_output_shapes(self):
+        """``[(name, shape)]`` of the merged outputs."""
+        shapes = [out.shape for out in self.execs[0].outputs]
+        result = []
+        for name, shape, axis in zip(self.output_names, shapes, self.output_layouts):
+            shape = list(shape)
+            if axis >= 0 and not self.per_device:
+                shape[axis] = self.batch_size
+            result.append((name, tuple(shape)))
+        return result
+
+    def get_outputs(self, merge_multi_context=True, begin=0, end=None):
+        """Outputs, merged over contexts (list of NDArray) or per output per context."""
+        if end is None:
+            end = self.num_outputs
+        outputs = [[e.outputs[i] for e in self.execs] for i in range(begin, end)]
+        if merge_multi_context:
+            outputs = _merge_multi_context(outputs, self.output_layouts)
+        return outputs
+
+    def get_states(self, merge_multi_context=True):
+        if not merge_multi_context:
+            return self.state_arrays
+        return _merge_multi_context(self.state_arrays, [0] * len(self.state_arrays))
+
+    def set_states(self, states=None, value=None):
+        """Set the state inputs from per-context arrays or to a constant ``value``."""
+        if states is not None:
+            if value is not None:
+                raise MXNetError("set_states: give either states or value, not both")
+            for targets, sources in zip(self.state_arrays, states):
+                for target, source in zip(targets, sources):
+                    target[:] = source
+        else:
+            if value is None:
+                raise MXNetError("set_states: give states or value")
+            for targets in self.state_arrays:
+                for target in targets:
+                    target[:] = value
+
+    def get_input_grads(self, merge_multi_context=True):
+        if not self.inputs_need_grad:
+            raise MXNetError("get_input_grads: bind with inputs_need_grad=True first")
+        if merge_multi_context:
+            return _merge_multi_context(self.input_grad_arrays, self.data_layouts)
+        return self.input_grad_arrays
+
+    def backward(self, out_grads=None):
+        """Backward on every executor; head gradients are sliced like the batch."""
+        if not self.for_training:
+            raise MXNetError("backward: the module is bound with for_training=False; re-bind for training")
+        if out_grads is None:
+            out_grads = []
+        elif not isinstance(out_grads, (list, tuple)):
+            out_grads = [out_grads]
+        for index, (executor, part) in enumerate(zip(self.execs, self.slices)):
+            sliced = []
+            for grad, axis in zip(out_grads, self.output_layouts):
+                grad = _as_ndarray(grad)
+                if axis >= 0 and len(self.execs) > 1:
+                    sliced.append(NDArray(grad._tensor.narrow(axis, part.start, part.stop - part.start)
+                                          .to(self.contexts[index].torch_device), self.contexts[index]))
+                else:
+                    sliced.append(grad.as_in_context(self.contexts[index]))
+            executor.backward(out_grads=sliced or None)
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` per context with that context's labels and outputs.
+
+        The padding rows of the last forwarded batch (``DataBatch.pad``) are left out
+        (mxtorch; MXNet counted them)."""
+        real_rows = self.batch_size - self._last_pad if self._last_pad else None
+        for index, (executor, part) in enumerate(zip(self.execs, self.slices)):
+            if pre_sliced:
+                labels_slice = labels[index]
+            elif self.per_device and labels and isinstance(labels[0], (list, tuple)):
+                labels_slice = labels[index]
+            else:
+                labels_slice = []
+                for label, axis in zip(labels or [], self.label_layouts or [0] * len(labels or [])):
+                    label = _as_ndarray(label)
+                    if axis >= 0 and len(self.execs) > 1 and label.shape[axis] == self.batch_size:
+                        labels_slice.append(NDArray(label._tensor.narrow(axis, part.start, part.stop - part.start),
+                                                    label.context))
+                    else:
+                        labels_slice.append(label)
+            predictions = list(executor.outputs)
+            if real_rows is not None and not pre_sliced:
+                keep = min(part.stop, real_rows) - part.start
+                if keep <= 0:
+                    continue
+                rows = part.stop - part.start
+                if keep < rows:
+                    labels_slice = [_trim(label, keep, rows) for label in labels_slice]
+                    predictions = [_trim(prediction, keep, rows) for prediction in predictions]
+            labels_dict = OrderedDict(zip(self.label_names, labels_slice))
+            predictions_dict = OrderedDict(zip(self.output_names, predictions))
+            eval_metric.update_dict(labels_dict, predictions_dict)
+
+    def install_monitor(self, mon):
+        """Attach a Monitor to every executor."""
+        for executor in self.execs:
+            mon.install(executor)
+
+    @property
+    def _total_bytes(self):
+        return self._total_exec_bytes
+
+
+def _trim(array, keep, rows):
+    if array.ndim and array.shape[0] == rows:
+        return NDArray(array._tensor[:keep], array.context)
+    return array
+
+
+def _as_ndarray(value):
+    if isinstance(value, NDArray):
+        return value
+    if isinstance(value, np.ndarray):
+        return NDArray(torch.from_numpy(np.ascontiguousarray(value)))
+    if isinstance(value, torch.Tensor):
+        return NDArray(value)
+    raise MXNetError(f"expected an NDArray or numpy array, got {type(value).__name__}")
+
+
+def _average_into(block, target):
+    if len(block) == 1:
+        target._tensor.copy_(block[0]._tensor.to(device=target._tensor.device, dtype=target._tensor.dtype))
+        return
+    total = block[0]._tensor.detach().to(device=target._tensor.device, dtype=torch.float64).clone()
+    for array in block[1:]:
+        total.add_(array._tensor.to(device=total.device, dtype=torch.float64))
+    target._tensor.copy_((total / len(block)).to(target._tensor.dtype))

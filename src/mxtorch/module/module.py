@@ -1,0 +1,485 @@
+"""Module: a Symbol trained on one or more contexts (MXNet's ``mx.mod.Module``).
+
+The private state (``_exec_group``, ``_arg_params``, ``_updater``, ...) has
+MXNet's names and meaning, because legacy code (detection pipelines above
+all) subclasses Module or replaces ``Module.bind`` and reads it.
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+
+import torch
+
+from ..base import MXNetError
+from ..context import Context, cpu
+from .. import ndarray as nd
+from ..ndarray.ndarray import NDArray
+from ..util import atomic_write
+from .base_module import (BaseModule, ModuleStateError, MXNetValueError, _check_input_names, _parse_data_desc,
+                          _as_list)
+from .executor_group import DataParallelExecutorGroup, is_per_device_shapes
+
+__all__ = ["Module"]
+
+
+class Module(BaseModule):
+    """Train or run ``symbol`` on ``context`` (a Context or a list of them).
+
+    ``data_names`` must be arguments of the symbol; ``label_names`` that are not are
+    ignored with a warning (MXNet's rule); every other argument is a parameter, except
+    ``state_names`` (inputs kept across batches, set with ``set_states``).
+    ``fixed_param_names`` get no gradient and are never updated.
+    """
+
+    def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",), logger=logging,
+                 context=None, work_load_list=None, fixed_param_names=None, state_names=None, group2ctxs=None,
+                 compression_params=None):
+        super().__init__(logger=logger)
+        if context is None:
+            context = cpu()
+        if isinstance(context, Context):
+            context = [context]
+        self._context = list(context)
+        if work_load_list is None:
+            work_load_list = [1] * len(self._context)
+        if len(work_load_list) != len(self._context):
+            raise MXNetValueError(f"Module: work_load_list has {len(work_load_list)} entries for "
+                                  f"{len(self._context)} contexts")
+        self._work_load_list = list(work_load_list)
+        self._group2ctxs = group2ctxs
+        self._symbol = symbol
+        data_names = list(data_names) if data_names is not None else []
+        label_names = list(label_names) if label_names is not None else []
+        state_names = list(state_names) if state_names is not None else []
+        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
+        _check_input_names(symbol, data_names, "data", True)
+        _check_input_names(symbol, label_names, "label", False)
+        _check_input_names(symbol, state_names, "state", True)
+        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        arg_names = symbol.list_arguments()
+        input_names = data_names + label_names + state_names
+        self._param_names = [x for x in arg_names if x not in input_names]
+        self._fixed_param_names = fixed_param_names
+        self._aux_names = symbol.list_auxiliary_states()
+        self._data_names = data_names
+        self._label_names = label_names
+        self._state_names = state_names
+        self._output_names = symbol.list_outputs()
+        self._arg_params = None
+        self._aux_params = None
+        self._params_dirty = False
+        self._compression_params = compression_params
+        self._optimizer = None
+        self._kvstore = None
+        self._update_on_kvstore = None
+        self._updater = None
+        self._preload_opt_states = None
+        self._grad_req = None
+        self._exec_group = None
+        self._data_shapes = None
+        self._label_shapes = None
+
+    # -- checkpoints --------------------------------------------------------------------------------
+    @staticmethod
+    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
+        """A Module from ``prefix-symbol.json`` and ``prefix-%04d.params``; parameters are
+        set at bind time, optimizer states (``prefix-%04d.states``) at init_optimizer.
+        Other keyword arguments go to the constructor."""
+        from ..model import load_checkpoint
+        symbol, args, auxs = load_checkpoint(prefix, epoch)
+        module = Module(symbol=symbol, **kwargs)
+        module._arg_params = args
+        module._aux_params = auxs
+        module.params_initialized = True
+        if load_optimizer_states:
+            module._preload_opt_states = "%s-%04d.states" % (prefix, epoch)
+        return module
+
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
+        """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally
+        ``prefix-%04d.states`` (each atomically)."""
+        self._symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+        param_name = "%s-%04d.params" % (prefix, epoch)
+        self.save_params(param_name)
+        logging.info('Saved checkpoint to "%s"', param_name)
+        if save_optimizer_states:
+            state_name = "%s-%04d.states" % (prefix, epoch)
+            self.save_optimizer_states(state_name)
+            logging.info('Saved optimizer state to "%s"', state_name)
+
+    def _reset_bind(self):
+        """Forget the binding (force_rebind)."""
+        self.binded = False
+        self._exec_group = None
+        self._data_shapes = None
+        self._label_shapes = None
+
+    # -- properties ---------------------------------------------------------------------------------
+    @property
+    def data_names(self):
+        return self._data_names
+
+    @property
+    def label_names(self):
+        return self._label_names
+
+    @property
+    def output_names(self):
+        return self._output_names
+
+    @property
+    def data_shapes(self):
+        self._require("data_shapes")
+        return self._data_shapes
+
+    @property
+    def label_shapes(self):
+        self._require("label_shapes")
+        return self._label_shapes
+
+    @property
+    def output_shapes(self):
+        self._require("output_shapes")
+        return self._exec_group.get_output_shapes()
+
+    # -- parameters ---------------------------------------------------------------------------------
+    def get_params(self):
+        """``(arg_params, aux_params)``: CPU copies, averaged over contexts."""
+        self._require("get_params", params=True)
+        if self._params_dirty:
+            self._sync_params_from_devices()
+        return self._arg_params, self._aux_params
+
+    def init_params(self, initializer=None, arg_params=None, aux_params=None, allow_missing=False,
+                    force_init=False, allow_extra=False):
+        """Initialise parameters: values from ``arg_params`` / ``aux_params`` where given,
+        else ``initializer`` (default ``Uniform(0.01)``); a parameter missing from given
+        dicts raises MXNetError unless ``allow_missing``."""
+        from ..initializer import InitDesc, Uniform
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. init_params call ignored.",
+                          stacklevel=2)
+            return
+        self._require("init_params")
+        if initializer is None and arg_params is None and aux_params is None:
+            initializer = Uniform(0.01)
+
+        def _impl(name, array, cache):
+            if cache is not None:
+                if name in cache:
+                    cached = cache[name]
+                    if cached is not array:
+                        if tuple(cached.shape) != array.shape:
+                            raise MXNetError(f"init_params: {name!r} has shape {tuple(cached.shape)} in the "
+                                             f"given parameters, the module is bound with {array.shape}")
+                        array[:] = cached
+                else:
+                    if not allow_missing:
+                        raise MXNetError(f"init_params: {name!r} is not presented in the given parameters "
+                                         f"(pass allow_missing=True to initialize it)")
+                    if initializer is not None:
+                        initializer(name, array)
+            else:
+                initializer(name, array)
+
+        attrs = self._symbol.attr_dict()
+        for name, array in sorted(self._arg_params.items()):
+            _impl(InitDesc(name, attrs.get(name, None)), array, arg_params)
+        for name, array in sorted(self._aux_params.items()):
+            _impl(InitDesc(name, attrs.get(name, None)), array, aux_params)
+        self.params_initialized = True
+        self._params_dirty = False
+        self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
+        self._refresh_kvstore()
+
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
+        """Assign parameter values (through ``init_params`` unless ``allow_missing``).
+        Takes effect on every context and on the kvstore's copy (mxtorch; MXNet's kvstore
+        kept a stale copy after init_optimizer on several contexts)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
+                          stacklevel=2)
+            return
+        self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
+        self._params_dirty = True
+        self.params_initialized = True
+        self._refresh_kvstore()
+
+    def _refresh_kvstore(self):
+        if self.optimizer_initialized and self._kvstore is not None and self._update_on_kvstore:
+            for name, block in zip(self._exec_group.param_names, self._exec_group.param_arrays):
+                self._kvstore.init(name, block[0])
+
+    def _sync_params_from_devices(self):
+        self._exec_group.get_params(self._arg_params, self._aux_params)
+        self._params_dirty = False
+
+    # -- binding ---------------------------------------------------------------------------------------
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req="write"):
+        """Allocate executors for ``data_shapes`` (``[(name, shape)]`` / DataDesc, or one such
+        list per context) and ``label_shapes``.  A second bind is ignored with a warning
+        unless ``force_rebind``."""
+        if force_rebind:
+            self._reset_bind()
+        if self.binded:
+            self.logger.warning("Already bound, ignoring bind()")
+            return
+        if not for_training and inputs_need_grad:
+            raise MXNetValueError("bind: inputs_need_grad=True requires for_training=True")
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._grad_req = grad_req
+        self._data_shapes, self._label_shapes = self._parse_shapes(data_shapes, label_shapes)
+        shared_group = None
+        if shared_module is not None:
+            if not (isinstance(shared_module, Module) and shared_module.binded and shared_module.params_initialized):
+                raise ModuleStateError("bind: shared_module must be a bound Module with initialized parameters")
+            shared_group = shared_module._exec_group
+            if len(shared_group.execs) < len(self._context):
+                raise MXNetError("bind: shared_module has fewer contexts than this module")
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol, self._context, self._work_load_list, self._data_shapes, self._label_shapes,
+            self._param_names, for_training, inputs_need_grad, shared_group, logger=self.logger,
+            fixed_param_names=self._fixed_param_names, grad_req=grad_req, group2ctxs=self._group2ctxs,
+            state_names=self._state_names)
+        self._total_exec_bytes = self._exec_group._total_exec_bytes
+        if shared_module is not None:
+            self.params_initialized = True
+            self._arg_params = shared_module._arg_params
+            self._aux_params = shared_module._aux_params
+        elif self.params_initialized:
+            self._exec_group.set_params(self._arg_params, self._aux_params)
+        else:
+            self._arg_params = {name: _cpu_zeros_like(block[0]) for name, block
+                                in zip(self._param_names, self._exec_group.param_arrays)}
+            self._aux_params = {name: _cpu_zeros_like(block[0]) for name, block
+                                in zip(self._aux_names, self._exec_group.aux_arrays)}
+        if shared_module is not None and shared_module.optimizer_initialized:
+            self.borrow_optimizer(shared_module)
+        self.binded = True
+
+    def _parse_shapes(self, data_shapes, label_shapes):
+        if is_per_device_shapes(data_shapes):
+            parsed_data, parsed_labels = [], []
+            per_device_labels = label_shapes if label_shapes and is_per_device_shapes(label_shapes) \
+                else [label_shapes] * len(data_shapes)
+            for shapes, labels in zip(data_shapes, per_device_labels):
+                data_i, label_i = _parse_data_desc(self.data_names, self.label_names, shapes, labels)
+                parsed_data.append(data_i)
+                parsed_labels.append(label_i)
+            if len(parsed_data) != len(self._context):
+                raise MXNetError(f"bind: {len(parsed_data)} per-device shape lists for {len(self._context)} contexts")
+            return parsed_data, (parsed_labels if label_shapes else None)
+        return _parse_data_desc(self.data_names, self.label_names, data_shapes, label_shapes)
+
+    def reshape(self, data_shapes, label_shapes=None):
+        """Re-bind for new input shapes, keeping parameters (and optimizer state)."""
+        self._require("reshape")
+        self._data_shapes, self._label_shapes = self._parse_shapes(data_shapes, label_shapes)
+        self._exec_group.reshape(self._data_shapes, self._label_shapes)
+
+    # -- optimizer -------------------------------------------------------------------------------------
+    def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
+                       force_init=False):
+        """Create the optimizer (by name with ``optimizer_params`` or an Optimizer instance)
+        and the kvstore; ``rescale_grad`` defaults to ``1 / batch_size``."""
+        from .. import optimizer as opt
+        from ..model import _create_kvstore, _initialize_kvstore
+        self._require("init_optimizer", params=True)
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning("optimizer already initialized, ignoring...")
+            return
+        if self._params_dirty:
+            self._sync_params_from_devices()
+        kvstore, update_on_kvstore = _create_kvstore(kvstore, len(self._context), self._arg_params)
+        batch_size = self._exec_group.batch_size
+        if kvstore and "dist" in kvstore.type and "_sync" in kvstore.type:
+            batch_size *= kvstore.num_workers
+        rescale_grad = 1.0 / batch_size
+        idx2name = {}
+        if update_on_kvstore:
+            idx2name.update(enumerate(self._exec_group.param_names))
+        else:
+            for k in range(len(self._context)):
+                idx2name.update({i * len(self._context) + k: n for i, n in enumerate(self._exec_group.param_names)})
+        if isinstance(optimizer, str):
+            optimizer_params = dict(optimizer_params)
+            if "rescale_grad" not in optimizer_params:
+                optimizer_params["rescale_grad"] = rescale_grad
+            optimizer = opt.create(optimizer, sym=self.symbol, param_idx2name=idx2name, **optimizer_params)
+        else:
+            if not isinstance(optimizer, opt.Optimizer):
+                raise MXNetValueError(f"init_optimizer: optimizer must be a name or an Optimizer, "
+                                      f"got {type(optimizer).__name__}")
+            if optimizer.rescale_grad != rescale_grad:
+                warnings.warn(f"Optimizer created manually outside Module but rescale_grad is not normalized to "
+                              f"1.0/batch_size/num_workers ({optimizer.rescale_grad} vs. {rescale_grad}). "
+                              f"Is this intended?", stacklevel=2)
+            if not optimizer.idx2name:
+                optimizer.idx2name = idx2name.copy()
+        self._optimizer = optimizer
+        self._kvstore = kvstore
+        self._update_on_kvstore = update_on_kvstore
+        self._updater = None
+        if kvstore:
+            if self._compression_params:
+                kvstore.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                kvstore.set_optimizer(self._optimizer)
+            _initialize_kvstore(kvstore=kvstore, param_arrays=self._exec_group.param_arrays,
+                                arg_params=self._arg_params, param_names=self._param_names,
+                                update_on_kvstore=update_on_kvstore)
+        if not update_on_kvstore:
+            self._updater = opt.get_updater(optimizer)
+        self.optimizer_initialized = True
+        if self._preload_opt_states is not None:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    def borrow_optimizer(self, shared_module):
+        """Use ``shared_module``'s optimizer, kvstore and updater (bucketing)."""
+        if not shared_module.optimizer_initialized:
+            raise ModuleStateError("borrow_optimizer: the shared module has no optimizer")
+        self._optimizer = shared_module._optimizer
+        self._kvstore = shared_module._kvstore
+        self._update_on_kvstore = shared_module._update_on_kvstore
+        self._updater = shared_module._updater
+        self.optimizer_initialized = True
+
+    # -- computation ------------------------------------------------------------------------------------
+    def forward(self, data_batch, is_train=None):
+        """Forward one batch; re-binds automatically (parameters shared) when its shapes
+        differ from the bound ones."""
+        from ..io import DataDesc
+        self._require("forward", params=True)
+        if not self._exec_group.per_device:
+            current = tuple(tuple(desc.shape) for desc in self._data_shapes)
+            if isinstance(data_batch, list):
+                incoming = tuple(tuple(batch.data[0].shape) for batch in data_batch)
+            else:
+                incoming = tuple(tuple(array.shape) for array in data_batch.data)
+            if len(incoming) != len(current):
+                raise MXNetError(f"forward: the batch has {len(incoming)} data arrays, the module has "
+                                 f"{len(current)} data inputs {self._data_names}")
+            if current != incoming:
+                provided = getattr(data_batch, "provide_data", None)
+                if provided:
+                    new_data_shapes = provided
+                else:
+                    new_data_shapes = [DataDesc(desc.name, shape, desc.dtype, desc.layout)
+                                       for desc, shape in zip(self._data_shapes, incoming)]
+                new_label_shapes = None
+                if self._label_shapes and getattr(data_batch, "label", None):
+                    provided_label = getattr(data_batch, "provide_label", None)
+                    if provided_label:
+                        new_label_shapes = provided_label
+                    else:
+                        new_label_shapes = [DataDesc(desc.name, tuple(array.shape), desc.dtype, desc.layout)
+                                            for desc, array in zip(self._label_shapes, data_batch.label)]
+                elif self._label_shapes:
+                    new_label_shapes = _rescale_labels(self._label_shapes, self._data_shapes, incoming)
+                try:
+                    self.reshape(new_data_shapes, new_label_shapes)
+                except MXNetError as error:
+                    bound = {d.name: tuple(d.shape) for d in self._data_shapes}
+                    given = {d.name: s for d, s in zip(self._data_shapes, incoming)}
+                    raise MXNetError(f"forward: the batch's data shapes {given} differ from the bound shapes "
+                                     f"{bound} and cannot be re-bound: {error}") from None
+        self._exec_group.forward(data_batch, is_train)
+
+    def backward(self, out_grads=None):
+        """Backward through every context; ``out_grads`` only for non-loss outputs."""
+        self._require("backward", params=True)
+        self._exec_group.backward(out_grads=out_grads)
+
+    def update(self):
+        """Apply the optimizer to every parameter with the gradients of the last backward."""
+        from ..model import _update_params, _update_params_on_kvstore
+        self._require("update", params=True, optimizer=True)
+        self._params_dirty = True
+        if self._update_on_kvstore:
+            _update_params_on_kvstore(self._exec_group.param_arrays, self._exec_group.grad_arrays,
+                                      self._kvstore, self._exec_group.param_names)
+        else:
+            _update_params(self._exec_group.param_arrays, self._exec_group.grad_arrays, updater=self._updater,
+                           num_device=len(self._context), kvstore=self._kvstore,
+                           param_names=self._exec_group.param_names)
+
+    def get_outputs(self, merge_multi_context=True):
+        """Outputs of the last forward: a list of NDArrays (merged over contexts) or, with
+        ``merge_multi_context=False``, a list per output of per-context arrays."""
+        self._require("get_outputs", params=True)
+        return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
+
+    def get_input_grads(self, merge_multi_context=True):
+        """Gradients of the data inputs (bind with ``inputs_need_grad=True``)."""
+        self._require("get_input_grads", params=True)
+        if not self.inputs_need_grad:
+            raise ModuleStateError("get_input_grads: bind with inputs_need_grad=True first")
+        return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
+
+    def get_states(self, merge_multi_context=True):
+        self._require("get_states", params=True)
+        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
+
+    def set_states(self, states=None, value=None):
+        self._require("set_states", params=True)
+        self._exec_group.set_states(states, value)
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` with ``labels`` and the last outputs (padding excluded)."""
+        self._exec_group.update_metric(eval_metric, labels, pre_sliced)
+
+    def save_optimizer_states(self, fname):
+        """Write the optimizer states in MXNet's ``.states`` format (atomic)."""
+        self._require("save_optimizer_states", optimizer=True)
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+        else:
+            atomic_write(fname, self._updater.get_states())
+
+    def load_optimizer_states(self, fname):
+        """Read optimizer states written by ``save_optimizer_states`` (or by MXNet)."""
+        self._require("load_optimizer_states", optimizer=True)
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
+        try:
+            with open(fname, "rb") as handle:
+                payload = handle.read()
+        except OSError as error:
+            raise MXNetError(f"load_optimizer_states: cannot read {fname!r}: {error}") from None
+        self._updater.set_states(payload)
+
+    def install_monitor(self, mon):
+        """Install a Monitor on every executor."""
+        self._require("install_monitor")
+        self._exec_group.install_monitor(mon)
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Nothing to prepare for dense parameters (MXNet pulled sparse rows here)."""
+        self._require("prepare")
+
+
+def _cpu_zeros_like(array):
+    return NDArray(torch.zeros(array.shape, dtype=array._tensor.dtype), cpu())
+
+
+def _rescale_labels(label_shapes, data_shapes, incoming):
+    """Label shapes for a new batch size when the batch carries no labels (inference)."""
+    from ..io import DataDesc
+    old_batch = data_shapes[0].shape[0] if data_shapes and data_shapes[0].shape else None
+    new_batch = incoming[0][0] if incoming and incoming[0] else None
+    result = []
+    for desc in label_shapes:
+        shape = tuple(desc.shape)
+        if old_batch is not None and shape and shape[0] == old_batch:
+            shape = (new_batch,) + shape[1:]
+        result.append(DataDesc(desc.name, shape, desc.dtype, desc.layout))
+    return result

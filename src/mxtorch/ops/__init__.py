@@ -1,0 +1,6 @@
+"""The operator registry and every operator declaration (see DESIGN.md, "One operator, declared once")."""
+from .registry import Operator, Attr, register, get_operator, list_operators  # noqa: F401
+# registration side effects: each module declares its operators
+from . import nn, elementwise, loss, tensor  # noqa: F401
+from . import normalization, convolution, recurrent, vision, custom  # noqa: F401
+from . import indexing, reduction, linalg, sequence, random_ops  # noqa: F401

@@ -1,0 +1,280 @@
+"""Elementwise arithmetic: binary (same shape and broadcasting), scalar and unary operators.
+
+Each operator is declared once through a small factory so that every MXNet
+name and alias (``elemwise_add`` / ``_plus`` / ``_Plus``, ``_plus_scalar`` /
+``_PlusScalar``, ...) resolves to one class.  Comparison and logical
+operators return 0/1 in the input dtype and have zero gradients, as in MXNet.
+"""
+from __future__ import annotations
+
+import torch
+
+from .registry import Attr, Operator, register, Float, Bool, Int, merge_shape
+
+__all__ = ["broadcast_shapes"]
+
+
+def _as_float(function):
+    def compare(a, b):
+        return function(a, b).to(a.dtype if isinstance(a, torch.Tensor) else b.dtype)
+    return compare
+
+
+def _divide(a, b):
+    if not a.is_floating_point():
+        return torch.div(a, b, rounding_mode="trunc")
+    return a / b
+
+
+def _modulo(a, b):
+    # MXNet's mod follows the sign of the divisor (Python/numpy semantics)
+    return torch.remainder(a, b)
+
+
+def _logical(function):
+    def apply(a, b):
+        a_bool = a != 0
+        b_bool = b != 0
+        return function(a_bool, b_bool).to(a.dtype if isinstance(a, torch.Tensor) else b.dtype)
+    return apply
+
+
+_BINARY = {
+    "add": torch.add,
+    "sub": torch.sub,
+    "mul": torch.mul,
+    "div": _divide,
+    "mod": _modulo,
+    "power": torch.pow,
+    "maximum": torch.maximum,
+    "minimum": torch.minimum,
+    "hypot": torch.hypot,
+    "equal": _as_float(torch.eq),
+    "not_equal": _as_float(torch.ne),
+    "greater": _as_float(torch.gt),
+    "greater_equal": _as_float(torch.ge),
+    "lesser": _as_float(torch.lt),
+    "lesser_equal": _as_float(torch.le),
+    "logical_and": _logical(torch.logical_and),
+    "logical_or": _logical(torch.logical_or),
+    "logical_xor": _logical(torch.logical_xor),
+}
+
+
+class _Binary(Operator):
+    function = None
+
+    def arguments(self):
+        return ["lhs", "rhs"]
+
+    def forward(self, is_train, inputs, aux):
+        return [type(self).function(inputs[0], inputs[1])]
+
+
+def broadcast_shapes(lhs, rhs, where):
+    """numpy-style broadcast of two partial shapes; MXNetError naming ``where`` if incompatible."""
+    if lhs is None or rhs is None:
+        return None
+    ndim = max(len(lhs), len(rhs))
+    lhs = (1,) * (ndim - len(lhs)) + tuple(lhs)
+    rhs = (1,) * (ndim - len(rhs)) + tuple(rhs)
+    result = []
+    for a, b in zip(lhs, rhs):
+        if a == 0 or b == 0:
+            result.append(0 if (a in (0, 1) and b in (0, 1)) else max(a, b))
+        elif a == b or b == 1:
+            result.append(a)
+        elif a == 1:
+            result.append(b)
+        else:
+            raise MXNetErrorShape(where, lhs, rhs)
+    return tuple(result)
+
+
+def MXNetErrorShape(where, lhs, rhs):
+    from ..base import MXNetError
+    return MXNetError(f"{where}: operands of shapes {tuple(lhs)} and {tuple(rhs)} cannot be broadcast together")
+
+
+class _Broadcast(_Binary):
+    def infer_shape(self, in_shapes, out_shapes):
+        out = broadcast_shapes(in_shapes[0], in_shapes[1], f"Operator {self.name}")
+        return list(in_shapes), [merge_shape(out_shapes[0], out, f"Operator {self.name} output")], []
+
+
+_SAME_SHAPE_ALIASES = {
+    "add": ("elemwise_add", "_plus", "_Plus", "_add", "_grad_add"),
+    "sub": ("elemwise_sub", "_minus", "_Minus", "_sub"),
+    "mul": ("elemwise_mul", "_mul", "_Mul"),
+    "div": ("elemwise_div", "_div", "_Div"),
+    "mod": ("_mod", "_Mod"),
+    "power": ("_power", "_Power"),
+    "maximum": ("_maximum", "_Maximum"),
+    "minimum": ("_minimum", "_Minimum"),
+    "hypot": ("_hypot", "_Hypot"),
+    "equal": ("_equal",),
+    "not_equal": ("_not_equal",),
+    "greater": ("_greater",),
+    "greater_equal": ("_greater_equal",),
+    "lesser": ("_lesser",),
+    "lesser_equal": ("_lesser_equal",),
+    "logical_and": ("_logical_and",),
+    "logical_or": ("_logical_or",),
+    "logical_xor": ("_logical_xor",),
+}
+_BROADCAST_ALIASES = {
+    "add": ("broadcast_add", "broadcast_plus"),
+    "sub": ("broadcast_sub", "broadcast_minus"),
+    "mul": ("broadcast_mul",),
+    "div": ("broadcast_div",),
+    "mod": ("broadcast_mod",),
+    "power": ("broadcast_power",),
+    "maximum": ("broadcast_maximum",),
+    "minimum": ("broadcast_minimum",),
+    "hypot": ("broadcast_hypot",),
+    "equal": ("broadcast_equal",),
+    "not_equal": ("broadcast_not_equal",),
+    "greater": ("broadcast_greater",),
+    "greater_equal": ("broadcast_greater_equal",),
+    "lesser": ("broadcast_lesser",),
+    "lesser_equal": ("broadcast_lesser_equal",),
+    "logical_and": ("broadcast_logical_and",),
+    "logical_or": ("broadcast_logical_or",),
+    "logical_xor": ("broadcast_logical_xor",),
+}
+
+for _key, _names in _SAME_SHAPE_ALIASES.items():
+    register(*_names)(type(_names[0], (_Binary,), {
+        "function": staticmethod(_BINARY[_key]),
+        "__doc__": f"Elementwise {_key} of two arrays of the same shape (``lhs``, ``rhs``)."}))
+for _key, _names in _BROADCAST_ALIASES.items():
+    register(*_names)(type(_names[0], (_Broadcast,), {
+        "function": staticmethod(_BINARY[_key]),
+        "__doc__": f"Elementwise {_key} with numpy broadcasting of ``lhs`` and ``rhs``."}))
+
+
+# -- scalar forms: what Symbol/NDArray arithmetic with a Python number produces -------------------
+class _Scalar(Operator):
+    scalar = Attr(Float, default=1.0)
+    is_int = Attr(Bool, default=True)
+    function = None
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        scalar = self.scalar if data.is_floating_point() else torch.tensor(self.scalar, dtype=torch.float64)
+        result = type(self).function(data, scalar)
+        if isinstance(result, torch.Tensor) and result.dtype != data.dtype:
+            result = result.to(data.dtype)
+        return [result]
+
+
+def _reverse(function):
+    def apply(data, scalar):
+        if not isinstance(scalar, torch.Tensor):
+            scalar = torch.tensor(scalar, dtype=data.dtype, device=data.device)
+        else:
+            scalar = scalar.to(device=data.device, dtype=data.dtype)
+        return function(scalar.expand_as(data), data)
+    return apply
+
+
+def _scalar_compare(function):
+    def apply(data, scalar):
+        return function(data, scalar).to(data.dtype)
+    return apply
+
+
+def _scalar_logical(function):
+    def apply(data, scalar):
+        return function(data != 0, torch.tensor(float(scalar) != 0, device=data.device)).to(data.dtype)
+    return apply
+
+
+_SCALAR = {
+    ("_plus_scalar", "_PlusScalar"): lambda x, s: x + s,
+    ("_minus_scalar", "_MinusScalar"): lambda x, s: x - s,
+    ("_rminus_scalar", "_RMinusScalar"): lambda x, s: s - x,
+    ("_mul_scalar", "_MulScalar"): lambda x, s: x * s,
+    ("_div_scalar", "_DivScalar"): lambda x, s: x / s,
+    ("_rdiv_scalar", "_RDivScalar"): lambda x, s: s / x,
+    ("_mod_scalar", "_ModScalar"): lambda x, s: torch.remainder(x, s),
+    ("_rmod_scalar", "_RModScalar"): _reverse(torch.remainder),
+    ("_power_scalar", "_PowerScalar"): lambda x, s: torch.pow(x, s),
+    ("_rpower_scalar", "_RPowerScalar"): _reverse(torch.pow),
+    ("_maximum_scalar", "_MaximumScalar"): lambda x, s: torch.clamp(x, min=s),
+    ("_minimum_scalar", "_MinimumScalar"): lambda x, s: torch.clamp(x, max=s),
+    ("_hypot_scalar", "_HypotScalar"): lambda x, s: torch.hypot(x, torch.full_like(x, float(s))),
+    ("_equal_scalar", "_EqualScalar"): _scalar_compare(torch.eq),
+    ("_not_equal_scalar", "_NotEqualScalar"): _scalar_compare(torch.ne),
+    ("_greater_scalar", "_GreaterScalar"): _scalar_compare(torch.gt),
+    ("_greater_equal_scalar", "_GreaterEqualScalar"): _scalar_compare(torch.ge),
+    ("_lesser_scalar", "_LesserScalar"): _scalar_compare(torch.lt),
+    ("_lesser_equal_scalar", "_LesserEqualScalar"): _scalar_compare(torch.le),
+    ("_logical_and_scalar",): _scalar_logical(torch.logical_and),
+    ("_logical_or_scalar",): _scalar_logical(torch.logical_or),
+    ("_logical_xor_scalar",): _scalar_logical(torch.logical_xor),
+}
+
+for _names, _function in _SCALAR.items():
+    register(*_names)(type(_names[0], (_Scalar,), {
+        "function": staticmethod(_function),
+        "__doc__": f"``{_names[0]}``: elementwise operation of ``data`` with the attribute ``scalar``."}))
+
+
+# -- unary math ------------------------------------------------------------------------------------
+def _round_half_away(x):
+    return torch.sign(x) * torch.floor(torch.abs(x) + 0.5)
+
+
+def _softsign(x):
+    return x / (1 + x.abs())
+
+
+def _gamma(x):
+    return torch.exp(torch.lgamma(x)) * torch.where(
+        (x < 0) & (torch.floor(x).remainder(2) == 0), -1.0, 1.0).to(x.dtype)
+
+
+_UNARY = {
+    ("exp",): torch.exp, ("log",): torch.log, ("log1p",): torch.log1p, ("expm1",): torch.expm1,
+    ("log2",): torch.log2, ("log10",): torch.log10,
+    ("sqrt",): torch.sqrt, ("rsqrt",): torch.rsqrt, ("cbrt",): lambda x: torch.sign(x) * x.abs().pow(1 / 3),
+    ("rcbrt",): lambda x: 1 / (torch.sign(x) * x.abs().pow(1 / 3)),
+    ("square",): torch.square, ("abs",): torch.abs, ("sign",): torch.sign, ("negative",): torch.neg,
+    ("reciprocal",): torch.reciprocal, ("floor",): torch.floor, ("ceil",): torch.ceil,
+    ("round",): _round_half_away, ("rint",): torch.round, ("fix", "trunc"): torch.trunc,
+    ("sin",): torch.sin, ("cos",): torch.cos, ("tan",): torch.tan, ("arcsin",): torch.asin,
+    ("arccos",): torch.acos, ("arctan",): torch.atan, ("sinh",): torch.sinh, ("cosh",): torch.cosh,
+    ("tanh",): torch.tanh, ("arcsinh",): torch.asinh, ("arccosh",): torch.acosh, ("arctanh",): torch.atanh,
+    ("degrees",): torch.rad2deg, ("radians",): torch.deg2rad,
+    ("sigmoid",): torch.sigmoid, ("relu",): torch.relu, ("softsign",): _softsign,
+    ("erf",): torch.erf, ("erfinv",): torch.erfinv, ("gamma",): _gamma, ("gammaln",): torch.lgamma,
+    ("logical_not",): lambda x: (x == 0).to(x.dtype),
+}
+
+
+class _Unary(Operator):
+    function = None
+
+    def forward(self, is_train, inputs, aux):
+        return [type(self).function(inputs[0])]
+
+
+for _names, _function in _UNARY.items():
+    register(*_names)(type(_names[0], (_Unary,), {
+        "function": staticmethod(_function),
+        "__doc__": f"Elementwise ``{_names[0]}`` of ``data`` (any shape)."}))
+
+
+@register("add_n", "ElementWiseSum", "_sparse_add_n")
+class AddN(Operator):
+    """Sum of ``num_args`` arrays of one shape."""
+
+    variadic = True
+    num_args = Attr(Int, required=True)
+
+    def forward(self, is_train, inputs, aux):
+        total = inputs[0]
+        for value in inputs[1:]:
+            total = total + value
+        return [total]

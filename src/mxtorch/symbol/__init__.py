@@ -1,0 +1,38 @@
+"""``mx.sym`` / ``mx.symbol``: the Symbol graph API and one function per registered operator."""
+from .symbol import Symbol, Variable, var, Group, load, load_json, create, zeros, ones  # noqa: F401
+from ..ops import registry as _registry
+
+
+def _make_function(op_name):
+    op_class = _registry.get_operator(op_name)
+
+    def function(*args, **kwargs):
+        return create(op_name, *args, **kwargs)
+    function.__name__ = op_name
+    function.__doc__ = (op_class.__doc__ or f"The {op_name} operator.") + \
+        "\n\nSymbolic form: input Symbols positionally or by argument name, attributes as keywords, " \
+        "``name=`` and ``attr=``."
+    return function
+
+
+def _install(namespace):
+    for op_name in _registry.list_operators():
+        if op_name in namespace and op_name in ("zeros", "ones"):
+            continue
+        namespace[op_name] = _make_function(op_name)
+
+
+_install(globals())
+
+
+class _Internal:
+    """``mx.sym._internal``: the underscore operator names (``_Plus``, ``_plus_scalar``)."""
+
+    def __getattr__(self, name):
+        try:
+            return _make_function(name)
+        except Exception:
+            raise AttributeError(name) from None
+
+
+_internal = _Internal()

@@ -1,0 +1,149 @@
+"""Shape and dtype inference over a whole graph.
+
+Each operator refines the partial shapes of its inputs and outputs
+(``Operator.infer_shape``); the graph repeats forward and backward sweeps
+until nothing changes, so shapes flow both ways as in MXNet (a parameter's
+shape follows from the data, a ``_zeros`` begin state's batch size from the
+node it feeds).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import MXNetError, parse_tuple
+from ..ops.registry import merge_shape
+from .symbol import topological_order, _aux_variable_ids
+
+__all__ = ["infer_shapes", "infer_types", "graph_shapes"]
+
+_DTYPE_NAMES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8", 6: "int64",
+                7: "bool", 8: "int16"}
+
+
+def _variable_shape(node, known):
+    if node.name in known:
+        value = known[node.name]
+        return tuple(int(d) for d in value)
+    text = node.attrs.get("__shape__")
+    if text:
+        shape = parse_tuple(text, "__shape__")
+        if shape and all(d is not None for d in shape):
+            return tuple(shape)
+    return None
+
+
+def graph_shapes(symbol, known):
+    """Shapes of every entry: ``{(id(node), index): shape}`` plus the node list."""
+    nodes = topological_order(symbol._outputs)
+    shapes = {}
+    for node in nodes:
+        if node.op is None:
+            shapes[(id(node), 0)] = _variable_shape(node, known)
+    for _ in range(2 * len(nodes) + 2):
+        changed = False
+        for sweep in (nodes, reversed(nodes)):
+            for node in sweep:
+                if node.op is None:
+                    continue
+                if _refine(node, shapes):
+                    changed = True
+        if not changed:
+            break
+    return nodes, shapes
+
+
+def _refine(node, shapes):
+    op = node.op
+    count = len(op.arguments())
+    in_keys = [(id(child), index) for child, index in node.inputs]
+    in_shapes = [shapes.get(key) for key in in_keys[:count]]
+    aux_keys = in_keys[count:]
+    out_keys = [(id(node), i) for i in range(op.num_outputs())]
+    out_shapes = [shapes.get(key) for key in out_keys]
+    try:
+        new_in, new_out, new_aux = op.infer_shape(list(in_shapes), list(out_shapes))
+    except MXNetError as error:
+        raise MXNetError(f"Error in operator {node.name} ({op.name}): {error}") from None
+    changed = False
+    names = op.arguments() + op.auxiliary_states()
+    updates = list(zip(in_keys[:count], new_in, names)) + list(zip(aux_keys, new_aux, names[count:]))
+    updates += [(key, value, f"output {i}") for i, (key, value) in enumerate(zip(out_keys, new_out))]
+    for key, value, label in updates:
+        if value is None:
+            continue
+        value = tuple(int(d) for d in value)
+        old = shapes.get(key)
+        try:
+            merged = merge_shape(old, value, "")
+        except MXNetError:
+            raise MXNetError(f"Error in operator {node.name} ({op.name}): shape of {label!r} is inconsistent: "
+                             f"inferred {value}, but it is {old}") from None
+        if merged != old:
+            shapes[key] = merged
+            changed = True
+    return changed
+
+
+def infer_shapes(symbol, known):
+    """``(arg_shapes, out_shapes, aux_shapes)`` lists with None or partial tuples."""
+    nodes, shapes = graph_shapes(symbol, known)
+    aux = _aux_variable_ids(nodes)
+    arg_shapes = [shapes.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
+    aux_shapes = [shapes.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
+    out_shapes = [shapes.get((id(node), index)) for node, index in symbol._outputs]
+    return arg_shapes, out_shapes, aux_shapes
+
+
+def _variable_type(node, known):
+    if node.name in known:
+        return np.dtype(known[node.name])
+    text = node.attrs.get("__dtype__")
+    if text is not None:
+        try:
+            return np.dtype(_DTYPE_NAMES[int(text)])
+        except (ValueError, KeyError):
+            return np.dtype(text)
+    return None
+
+
+def graph_types(symbol, known):
+    nodes = topological_order(symbol._outputs)
+    types = {}
+    for node in nodes:
+        if node.op is None:
+            types[(id(node), 0)] = _variable_type(node, known)
+    for _ in range(3):
+        changed = False
+        for node in nodes:
+            if node.op is None:
+                continue
+            op = node.op
+            count = len(op.arguments())
+            in_keys = [(id(child), index) for child, index in node.inputs]
+            in_types = [types.get(key) for key in in_keys[:count]]
+            try:
+                new_in, new_out, new_aux = op.infer_type(in_types)
+            except MXNetError as error:
+                raise MXNetError(f"Error in operator {node.name} ({op.name}): {error}") from None
+            pairs = list(zip(in_keys[:count], new_in)) + list(zip(in_keys[count:], new_aux)) + \
+                [((id(node), i), t) for i, t in enumerate(new_out)]
+            for key, value in pairs:
+                if value is None:
+                    continue
+                value = np.dtype(value)
+                old = types.get(key)
+                if old is None:
+                    types[key] = value
+                    changed = True
+        if not changed:
+            break
+    return nodes, types
+
+
+def infer_types(symbol, known):
+    nodes, types = graph_types(symbol, known)
+    aux = _aux_variable_ids(nodes)
+    arg_types = [types.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
+    aux_types = [types.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
+    out_types = [types.get((id(node), index)) for node, index in symbol._outputs]
+    return arg_types, out_types, aux_types

@@ -1,0 +1,538 @@
+"""Symbol: an immutable graph of operator nodes (MXNet's ``mx.sym.Symbol``).
+
+A Symbol is a list of output entries ``(node, output_index)``.  A node is a
+variable (``op is None``) or an operator instance from the registry with its
+inputs (entries of other nodes).  Auxiliary states (BatchNorm's moving
+statistics) are variable inputs at positions past the operator's arguments,
+exactly as in MXNet's NNVM graphs, so ``-symbol.json`` files map one to one.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import numbers
+
+import numpy as np
+
+from ..attribute import AttrScope
+from ..base import MXNetError, format_value
+from ..name import NameManager
+from ..ops import registry
+from . import graph_json
+
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "create", "zeros", "ones"]
+
+
+class Node:
+    """One graph node: ``op`` (an Operator, or None for a variable), ``name``, string ``attrs``
+    (operator attributes plus hidden ``__key__`` attributes) and ``inputs`` (list of
+    ``(Node, output_index)``)."""
+
+    __slots__ = ("op", "name", "attrs", "inputs", "__weakref__")
+
+    def __init__(self, op, name, attrs=None, inputs=()):
+        self.op = op
+        self.name = name
+        self.attrs = dict(attrs or {})
+        self.inputs = list(inputs)
+
+    @property
+    def is_variable(self):
+        return self.op is None
+
+    def num_outputs(self):
+        return 1 if self.op is None else self.op.num_outputs()
+
+    def output_names(self):
+        if self.op is None:
+            return [self.name]
+        return [f"{self.name}_{suffix}" for suffix in self.op.outputs()]
+
+    def num_arguments(self):
+        return len(self.inputs) if self.op is None else len(self.op.arguments())
+
+    def __repr__(self):
+        return f"Node({self.op.name if self.op else 'null'}, {self.name!r})"
+
+
+def topological_order(entries):
+    """Nodes reachable from ``entries`` in MXNet's order: depth-first, inputs in order, post-order."""
+    order = []
+    visited = set()
+    stack = []
+    for node, _ in entries:
+        if id(node) in visited:
+            continue
+        stack.append((node, 0))
+        visited.add(id(node))
+        while stack:
+            current, position = stack.pop()
+            if position < len(current.inputs):
+                stack.append((current, position + 1))
+                child = current.inputs[position][0]
+                if id(child) not in visited:
+                    visited.add(id(child))
+                    stack.append((child, 0))
+            else:
+                order.append(current)
+    return order
+
+
+def _aux_variable_ids(nodes):
+    aux = set()
+    for node in nodes:
+        if node.op is None:
+            continue
+        count = len(node.op.arguments())
+        for child, _ in node.inputs[count:]:
+            if child.op is None:
+                aux.add(id(child))
+    return aux
+
+
+class Symbol:
+    """A symbolic graph with one or more outputs.
+
+    Build with ``mx.sym.Variable`` and the operator functions (``mx.sym.FullyConnected``),
+    combine with arithmetic (``a + b``, ``a * 2``), group with ``mx.sym.Group``, save
+    with ``tojson`` / ``save`` and bind with ``simple_bind`` / ``bind``.
+    """
+
+    __array_priority__ = 1000.0
+
+    def __init__(self, outputs):
+        self._outputs = list(outputs)
+
+    # -- structure ----------------------------------------------------------------------------
+    def _nodes(self):
+        return topological_order(self._outputs)
+
+    @property
+    def name(self):
+        """Name of a single-output symbol; None for a group."""
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0][0].name
+
+    def list_arguments(self):
+        """Names of the non-auxiliary variables, in MXNet's order (depth-first over inputs)."""
+        nodes = self._nodes()
+        aux = _aux_variable_ids(nodes)
+        return [n.name for n in nodes if n.op is None and id(n) not in aux]
+
+    def list_auxiliary_states(self):
+        """Names of the auxiliary-state variables (BatchNorm's moving_mean / moving_var)."""
+        nodes = self._nodes()
+        aux = _aux_variable_ids(nodes)
+        return [n.name for n in nodes if n.op is None and id(n) in aux]
+
+    def list_inputs(self):
+        """All variable names, arguments and auxiliary states, in graph order."""
+        return [n.name for n in self._nodes() if n.op is None]
+
+    def list_outputs(self):
+        """Output names: ``<node>_<output>`` for operators (``fc1_output``), the name for variables."""
+        return [node.output_names()[index] for node, index in self._outputs]
+
+    def get_internals(self):
+        """A Group of every visible output of every node, in graph order."""
+        entries = []
+        for node in self._nodes():
+            count = node.num_outputs() if node.op is None else node.op.num_visible_outputs()
+            entries.extend((node, i) for i in range(count))
+        return Symbol(entries)
+
+    def get_children(self):
+        """The inputs of this (single-output) symbol's node as a Group, None for a variable."""
+        node = self._outputs[0][0]
+        if not node.inputs:
+            return None
+        return Symbol(list(node.inputs))
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            names = self.list_outputs()
+            matches = [i for i, n in enumerate(names) if n == index]
+            if not matches:
+                raise MXNetError(f"Symbol: no output named {index!r}; outputs are {names}")
+            if len(matches) > 1:
+                raise MXNetError(f"Symbol: more than one output named {index!r}")
+            index = matches[0]
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not isinstance(index, numbers.Integral):
+            raise MXNetError(f"Symbol index must be an int, str or slice, got {type(index).__name__}")
+        if index >= len(self._outputs) or index < -len(self._outputs):
+            raise MXNetError(f"Symbol: output index {index} out of range ({len(self._outputs)} outputs)")
+        return Symbol([self._outputs[index]])
+
+    def __len__(self):
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([entry]) for entry in self._outputs)
+
+    def __repr__(self):
+        if len(self._outputs) == 1:
+            return f"<Symbol {self.name}>"
+        return f"<Symbol group [{', '.join(self.list_outputs())}]>"
+
+    def __copy__(self):
+        return Symbol(list(self._outputs))
+
+    def __deepcopy__(self, memo):
+        return load_json(self.tojson())
+
+    def __bool__(self):
+        raise MXNetError("The truth value of a Symbol is ambiguous; compare with 'is None'")
+
+    def __getstate__(self):
+        return {"json": self.tojson()}
+
+    def __setstate__(self, state):
+        self._outputs = load_json(state["json"])._outputs
+
+    def __call__(self, *args, **kwargs):
+        """Compose: replace this symbol's free variables by the given symbols (by name or order)."""
+        result = copy.deepcopy(self)
+        result._compose(*args, **kwargs)
+        return result
+
+    def _compose(self, *args, **kwargs):
+        kwargs.pop("name", None)
+        names = self.list_arguments()
+        replacements = dict(zip(names, args))
+        replacements.update(kwargs)
+        mapping = {}
+        for node in self._nodes():
+            if node.op is None and node.name in replacements:
+                source = replacements[node.name]
+                if len(source._outputs) != 1:
+                    raise MXNetError("compose: only single-output symbols can be substituted")
+                mapping[id(node)] = source._outputs[0]
+        for node in self._nodes():
+            node.inputs = [mapping.get(id(child), (child, index)) for child, index in node.inputs]
+        self._outputs = [mapping.get(id(node), (node, index)) for node, index in self._outputs]
+
+    # -- attributes -----------------------------------------------------------------------------
+    def attr(self, key):
+        """The string attribute ``key`` of this symbol's node (``__key__`` also matched), or None."""
+        if len(self._outputs) != 1:
+            return None
+        attrs = self._outputs[0][0].attrs
+        if key in attrs:
+            return attrs[key]
+        hidden = f"__{key}__"
+        return attrs.get(hidden)
+
+    def list_attr(self, recursive=False):
+        """Attributes of this node (``recursive`` is deprecated: use ``attr_dict``)."""
+        if recursive:
+            raise MXNetError("list_attr(recursive=True) is removed in MXNet 1.x; use attr_dict()")
+        if len(self._outputs) != 1:
+            return {}
+        return {_strip(k): v for k, v in self._outputs[0][0].attrs.items()}
+
+    def attr_dict(self):
+        """``{node_name: {attribute: value}}`` for every node that has attributes."""
+        result = {}
+        for node in self._nodes():
+            if node.attrs:
+                result[node.name] = {_strip(k): v for k, v in node.attrs.items()}
+        return result
+
+    def _set_attr(self, **kwargs):
+        """Set string attributes on this symbol's node."""
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise MXNetError(f"_set_attr: attribute {key!r} must be a string, got {type(value).__name__}")
+            node = self._outputs[0][0]
+            node.attrs[key] = value
+
+    # -- shape and type inference ------------------------------------------------------------------
+    def infer_shape(self, *args, **kwargs):
+        """``(arg_shapes, out_shapes, aux_shapes)`` from input shapes given by position
+        (in ``list_arguments`` order) or by name; ``(None, None, None)`` if they cannot all
+        be inferred.  Raises MXNetError naming the node and the conflicting shapes.
+        """
+        result = self._infer_shape(args, kwargs, partial=False)
+        return result
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """Like ``infer_shape`` but returns what is known; unknown shapes are ``()`` and
+        unknown dimensions 0."""
+        return self._infer_shape(args, kwargs, partial=True)
+
+    def _infer_shape(self, args, kwargs, partial):
+        from . import inference
+        known = self._given(args, kwargs, "infer_shape")
+        arg_shapes, out_shapes, aux_shapes = inference.infer_shapes(self, known)
+        complete = all(registry.known(s) for s in arg_shapes + out_shapes + aux_shapes)
+        if not complete and not partial:
+            return None, None, None
+        fix = lambda shapes: [tuple(s) if s is not None else () for s in shapes]
+        return fix(arg_shapes), fix(out_shapes), fix(aux_shapes)
+
+    def infer_type(self, *args, **kwargs):
+        """``(arg_types, out_types, aux_types)`` as numpy types from input dtypes given by
+        position or name; ``(None, None, None)`` if incomplete."""
+        from . import inference
+        known = self._given(args, kwargs, "infer_type")
+        known = {k: np.dtype(v) for k, v in known.items() if v is not None}
+        arg_types, out_types, aux_types = inference.infer_types(self, known)
+        if any(t is None for t in arg_types + out_types + aux_types):
+            return None, None, None
+        as_type = lambda types: [np.dtype(t).type for t in types]
+        return as_type(arg_types), as_type(out_types), as_type(aux_types)
+
+    def infer_type_partial(self, *args, **kwargs):
+        from . import inference
+        known = self._given(args, kwargs, "infer_type")
+        known = {k: np.dtype(v) for k, v in known.items() if v is not None}
+        arg_types, out_types, aux_types = inference.infer_types(self, known)
+        as_type = lambda types: [np.dtype(t).type if t is not None else None for t in types]
+        return as_type(arg_types), as_type(out_types), as_type(aux_types)
+
+    def _given(self, args, kwargs, function):
+        if args and kwargs:
+            raise MXNetError(f"{function}: give inputs either by position or by name, not both")
+        names = self.list_arguments()
+        if args:
+            if len(args) > len(names):
+                raise MXNetError(f"{function}: {len(args)} positional inputs for {len(names)} arguments {names}")
+            return {n: a for n, a in zip(names, args) if a is not None}
+        inputs = set(self.list_inputs())
+        for key in kwargs:
+            if key not in inputs:
+                raise MXNetError(f"{function}: {key!r} is not an input of the symbol; inputs are {sorted(inputs)}")
+        return {k: v for k, v in kwargs.items() if v is not None}
+
+    # -- serialisation -------------------------------------------------------------------------------
+    def tojson(self, remove_amp_cast=True):
+        """The graph as MXNet 1.x NNVM JSON (``nodes``, ``arg_nodes``, ``node_row_ptr``, ``heads``)."""
+        return graph_json.to_json(self, remove_amp_cast)
+
+    def save(self, fname, remove_amp_cast=True):
+        """Write ``tojson()`` to ``fname`` atomically (temporary file, then rename)."""
+        from ..util import atomic_write
+        atomic_write(fname, self.tojson(remove_amp_cast).encode("utf-8"))
+
+    def debug_str(self):
+        lines = []
+        for node in self._nodes():
+            if node.op is None:
+                lines.append(f"Variable:{node.name}")
+            else:
+                lines.append(f"Op:{node.op.name}, Name={node.name}")
+                for child, index in node.inputs:
+                    lines.append(f"\targ: {child.output_names()[index]}")
+                for key, value in node.op.attrs.items():
+                    lines.append(f"Attr:\t{key}={value}")
+        return "\n".join(lines)
+
+    # -- binding ----------------------------------------------------------------------------------------
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        """Allocate every argument, gradient and aux array from input shapes and bind.
+
+        ``kwargs`` maps input names to shapes; ``type_dict`` names to dtypes (default
+        float32); ``grad_req`` is 'write', 'add', 'null', a list or a dict.  Arrays in
+        ``shared_buffer`` (name -> NDArray) are reused when their shapes match.
+        """
+        from ..executor import Executor
+        return Executor.simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
+                                    shared_arg_names=shared_arg_names, shared_exec=shared_exec,
+                                    shared_buffer=shared_buffer, shapes=kwargs)
+
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+             shared_exec=None):
+        """Bind to given arrays: ``args`` / ``args_grad`` / ``aux_states`` as lists (in
+        ``list_arguments`` / ``list_auxiliary_states`` order) or dicts by name."""
+        from ..executor import Executor
+        return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx=group2ctx)
+
+    # -- arithmetic ---------------------------------------------------------------------------------------
+    def _binary(self, other, symbol_op, scalar_op, reverse=False):
+        if isinstance(other, Symbol):
+            lhs, rhs = (other, self) if reverse else (self, other)
+            return create(symbol_op, lhs, rhs)
+        if isinstance(other, (numbers.Number, np.generic)):
+            return create(scalar_op, self, scalar=float(other))
+        raise MXNetError(f"Symbol arithmetic: unsupported operand type {type(other).__name__}")
+
+    def __add__(self, other): return self._binary(other, "_Plus", "_PlusScalar")
+    def __radd__(self, other): return self._binary(other, "_Plus", "_PlusScalar", True)
+    def __sub__(self, other): return self._binary(other, "_Minus", "_MinusScalar")
+    def __rsub__(self, other): return self._binary(other, "_Minus", "_RMinusScalar", True)
+    def __mul__(self, other): return self._binary(other, "_Mul", "_MulScalar")
+    def __rmul__(self, other): return self._binary(other, "_Mul", "_MulScalar", True)
+    def __truediv__(self, other): return self._binary(other, "_Div", "_DivScalar")
+    def __rtruediv__(self, other): return self._binary(other, "_Div", "_RDivScalar", True)
+    __div__ = __truediv__
+    __rdiv__ = __rtruediv__
+    def __mod__(self, other): return self._binary(other, "_Mod", "_ModScalar")
+    def __rmod__(self, other): return self._binary(other, "_Mod", "_RModScalar", True)
+    def __pow__(self, other): return self._binary(other, "_Power", "_PowerScalar")
+    def __rpow__(self, other): return self._binary(other, "_Power", "_RPowerScalar", True)
+    def __neg__(self): return self.__mul__(-1.0)
+    def __eq__(self, other): return self._binary(other, "_equal", "_equal_scalar")
+    def __ne__(self, other): return self._binary(other, "_not_equal", "_not_equal_scalar")
+    def __gt__(self, other): return self._binary(other, "_greater", "_greater_scalar")
+    def __ge__(self, other): return self._binary(other, "_greater_equal", "_greater_equal_scalar")
+    def __lt__(self, other): return self._binary(other, "_lesser", "_lesser_scalar")
+    def __le__(self, other): return self._binary(other, "_lesser_equal", "_lesser_equal_scalar")
+    __hash__ = object.__hash__
+
+    def __iadd__(self, other): return self.__add__(other)
+    def __isub__(self, other): return self.__sub__(other)
+    def __imul__(self, other): return self.__mul__(other)
+    def __itruediv__(self, other): return self.__truediv__(other)
+
+    # fluent methods that legacy code calls on symbols
+    def reshape(self, *args, **kwargs):
+        shape = args[0] if len(args) == 1 else args
+        if shape:
+            kwargs["shape"] = shape
+        return create("Reshape", self, **kwargs)
+
+    def flatten(self, **kwargs):
+        return create("Flatten", self, **kwargs)
+
+
+def _strip(key):
+    if key.startswith("__") and key.endswith("__") and len(key) > 4:
+        return key[2:-2]
+    return key
+
+
+_DTYPE_CODES = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6,
+                "bool": 7, "int16": 8}
+
+
+def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
+             profiler_scope=None, **kwargs):
+    """A named input of the graph (data, label or parameter).
+
+    ``shape`` (tuple), ``dtype``, ``lr_mult``, ``wd_mult`` and ``init`` (an Initializer or
+    its JSON string) are stored as ``__shape__``, ``__dtype__``, ``__lr_mult__``,
+    ``__wd_mult__`` and ``__init__`` attributes.  Extra keyword attributes must be
+    spelt ``__key__`` (MXNet's rule).
+    """
+    if not isinstance(name, str):
+        raise MXNetError(f"Variable: name must be a string, got {type(name).__name__}")
+    attrs = AttrScope.current.get(attr)
+    if shape is not None:
+        attrs["__shape__"] = format_value(tuple(shape))
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = format_value(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = format_value(wd_mult)
+    if dtype is not None:
+        attrs["__dtype__"] = str(_DTYPE_CODES[np.dtype(dtype).name])
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}.get(stype, 0))
+    for key, value in kwargs.items():
+        if not (key.startswith("__") and key.endswith("__")):
+            raise MXNetError(f"Variable: extra attribute {key!r} must be written as '__{key}__'")
+        attrs[key] = str(value)
+    return Symbol([(Node(None, name, attrs), 0)])
+
+
+var = Variable
+
+
+def Group(symbols):
+    """One symbol whose outputs are the outputs of every symbol in ``symbols``, in order."""
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise MXNetError("Group: expected a non-empty list of Symbols")
+    entries = []
+    for symbol in symbols:
+        entries.extend(symbol._outputs)
+    return Symbol(entries)
+
+
+def create(op_name, *args, **kwargs):
+    """Create a node of operator ``op_name``: Symbols (positional or by argument name) are
+    inputs, other keywords are attributes; ``name=`` and ``attr=`` as in MXNet.  Inputs
+    not given become new variables named ``<name>_<argument>``.
+    """
+    op_class = registry.get_operator(op_name)
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    symbol_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
+    attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol) and v is not None or
+             (v is None and k in op_class.schema and False)}
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
+        args = tuple(args[0])
+    for position, value in enumerate(args):
+        if not isinstance(value, Symbol):
+            raise MXNetError(f"Operator {op_name}: positional input {position} must be a Symbol, "
+                             f"got {type(value).__name__}")
+    if op_class.variadic and "num_args" in op_class.schema and "num_args" not in attrs:
+        attrs["num_args"] = len(args) + len(symbol_kwargs)
+    # hidden attributes passed as keywords (e.g. __layout__) go to the node, not the operator
+    hidden = {k: str(v) for k, v in attrs.items() if k.startswith("__") and k.endswith("__")}
+    attrs = {k: v for k, v in attrs.items() if k not in hidden}
+    op = op_class(attrs)
+    hint = op_name.lower()
+    name = NameManager.current.get(name, hint)
+    input_names = op.arguments() + op.auxiliary_states()
+    if len(args) > len(input_names):
+        raise MXNetError(f"Operator {op_name} ({name}): takes {len(input_names)} inputs {input_names}, "
+                         f"got {len(args)} positional")
+    given = dict(zip(input_names, args))
+    for key, value in symbol_kwargs.items():
+        if key not in input_names:
+            raise MXNetError(f"Operator {op_name} ({name}): unknown input {key!r}; inputs are {input_names}")
+        if key in given:
+            raise MXNetError(f"Operator {op_name} ({name}): input {key!r} given twice")
+        given[key] = value
+    inputs = []
+    for input_name in input_names:
+        symbol = given.get(input_name)
+        if symbol is None:
+            if op.variadic:
+                raise MXNetError(f"Operator {op_name} ({name}): missing input {input_name}")
+            symbol = Variable(f"{name}_{input_name}")
+        if len(symbol._outputs) != 1:
+            raise MXNetError(f"Operator {op_name} ({name}): input {input_name!r} must be a single-output "
+                             f"symbol, got a group of {len(symbol._outputs)}")
+        inputs.append(symbol._outputs[0])
+    node_attrs = dict(op.attrs)
+    node_attrs.update(AttrScope.current.get(attr))
+    node_attrs.update(hidden)
+    node = Node(op, name, node_attrs, inputs)
+    count = op.num_visible_outputs()
+    return Symbol([(node, i) for i in range(count)])
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol producing zeros of ``shape``."""
+    return create("_zeros", shape=tuple(shape) if not isinstance(shape, int) else (shape,),
+                  dtype=np.dtype(dtype or np.float32).name, **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol producing ones of ``shape``."""
+    return create("_ones", shape=tuple(shape) if not isinstance(shape, int) else (shape,),
+                  dtype=np.dtype(dtype or np.float32).name, **kwargs)
+
+
+def load_json(json_str):
+    """A Symbol from MXNet graph JSON (1.x NNVM or the older ``param``/``attr`` spelling)."""
+    return graph_json.from_json(json_str)
+
+
+def load(fname):
+    """A Symbol from a ``-symbol.json`` file; MXNetError naming the file if unreadable."""
+    try:
+        with open(fname, "r", encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        raise MXNetError(f"sym.load: cannot read {fname!r}: {error}") from None
+    try:
+        return load_json(text)
+    except MXNetError as error:
+        raise MXNetError(f"sym.load: {fname!r}: {error}") from None
