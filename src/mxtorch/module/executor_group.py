@@ -312,7 +312,7 @@ class DataParallelExecutorGroup:
                 args.append(old)
                 grads.append(old_grad)
                 continue
-            if name in self.param_names:
+            if name in self.param_names and not _batch_shaped(old.shape, shape, base, data_shapes):
                 raise MXNetError(f"reshape: parameter {name!r} would change shape from {old.shape} to {shape}; "
                                  f"the new input shapes {[(d.name, d.shape) for d in data_shapes]} do not fit "
                                  f"the bound parameters")
@@ -537,6 +537,16 @@ class DataParallelExecutorGroup:
     @property
     def _total_bytes(self):
         return self._total_exec_bytes
+
+
+def _batch_shaped(old_shape, new_shape, base, data_shapes):
+    """True when a "parameter" only changes along axis 0 with the batch size: an unused label
+    of a module bound without label names (MXNet made it a parameter and refused to reshape)."""
+    if len(old_shape) != len(new_shape) or not old_shape or old_shape[1:] != tuple(new_shape[1:]):
+        return False
+    old_batch = {array.shape[0] for name, array in base.arg_dict.items()
+                 if any(desc.name == name for desc in data_shapes) and array.ndim}
+    return old_shape[0] in old_batch
 
 
 def _trim(array, keep, rows):

@@ -281,8 +281,9 @@ class Module(BaseModule):
     def reshape(self, data_shapes, label_shapes=None):
         """Re-bind for new input shapes, keeping parameters (and optimizer state)."""
         self._require("reshape")
-        self._data_shapes, self._label_shapes = self._parse_shapes(data_shapes, label_shapes)
-        self._exec_group.reshape(self._data_shapes, self._label_shapes)
+        new_data_shapes, new_label_shapes = self._parse_shapes(data_shapes, label_shapes)
+        self._exec_group.reshape(new_data_shapes, new_label_shapes)
+        self._data_shapes, self._label_shapes = new_data_shapes, new_label_shapes
 
     # -- optimizer -------------------------------------------------------------------------------------
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),

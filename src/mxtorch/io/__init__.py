@@ -1,0 +1,13 @@
+"""``mx.io``: data iterators (MXNet 1.9.1's Python classes and the CSV / MNIST file readers).
+
+``DataDesc``, ``DataBatch``, ``DataIter``, ``NDArrayIter``, ``ResizeIter``,
+``PrefetchingIter`` and ``MXDataIter`` live in :mod:`mxtorch.io.io`;
+``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`.
+"""
+from . import io
+from . import utils
+from .io import (DataDesc, DataBatch, DataIter, ResizeIter, PrefetchingIter, NDArrayIter, MXDataIter)
+from .native import CSVIter, MNISTIter
+
+__all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter",
+           "MXDataIter", "CSVIter", "MNISTIter"]
