@@ -226,19 +226,22 @@ class Symbol:
         return attrs.get(hidden)
 
     def list_attr(self, recursive=False):
-        """Attributes of this node (``recursive`` is deprecated: use ``attr_dict``)."""
+        """Attributes of this node.  Hidden keys are reported as stored (``__shape__``);
+        the legacy keys (``__lr_mult__``, ``__ctx_group__``, ...) also under their plain name,
+        as MXNet 1.9.1 does.  ``recursive`` was removed in MXNet 1.x: use ``attr_dict``."""
         if recursive:
             raise MXNetError("list_attr(recursive=True) is removed in MXNet 1.x; use attr_dict()")
         if len(self._outputs) != 1:
             return {}
-        return {_strip(k): v for k, v in self._outputs[0][0].attrs.items()}
+        return _reported_attrs(self._outputs[0][0].attrs)
 
     def attr_dict(self):
-        """``{node_name: {attribute: value}}`` for every node that has attributes."""
+        """``{node_name: {attribute: value}}`` for every node that has attributes (keys as in
+        ``list_attr``)."""
         result = {}
         for node in self._nodes():
             if node.attrs:
-                result[node.name] = {_strip(k): v for k, v in node.attrs.items()}
+                result[node.name] = _reported_attrs(node.attrs)
         return result
 
     def _set_attr(self, **kwargs):
@@ -357,7 +360,9 @@ class Symbol:
             lhs, rhs = (other, self) if reverse else (self, other)
             return create(symbol_op, lhs, rhs)
         if isinstance(other, (numbers.Number, np.generic)):
-            return create(scalar_op, self, scalar=float(other))
+            # MXNet writes the scalar as Python prints it: 2 -> "2", 0.5 -> "0.5"
+            value = other.item() if isinstance(other, np.generic) else other
+            return create(scalar_op, self, scalar=value)
         raise MXNetError(f"Symbol arithmetic: unsupported operand type {type(other).__name__}")
 
     def __add__(self, other): return self._binary(other, "_Plus", "_PlusScalar")
@@ -397,6 +402,20 @@ class Symbol:
 
     def flatten(self, **kwargs):
         return create("Flatten", self, **kwargs)
+
+
+# hidden attributes that MXNet also reports under their plain, older name
+LEGACY_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage", "profiler_scope")
+
+
+def _reported_attrs(attrs):
+    result = {}
+    for key, value in attrs.items():
+        result[key] = value
+        plain = _strip(key)
+        if plain != key and plain in LEGACY_HIDDEN_KEYS:
+            result[plain] = value
+    return result
 
 
 def _strip(key):
@@ -489,20 +508,22 @@ def create(op_name, *args, **kwargs):
         if key in given:
             raise MXNetError(f"Operator {op_name} ({name}): input {key!r} given twice")
         given[key] = value
+    node_attrs = dict(op.attrs)
+    node_attrs.update(AttrScope.current.get(attr))
+    node_attrs.update(hidden)
     inputs = []
     for input_name in input_names:
         symbol = given.get(input_name)
         if symbol is None:
             if op.variadic:
                 raise MXNetError(f"Operator {op_name} ({name}): missing input {input_name}")
-            symbol = Variable(f"{name}_{input_name}")
+            # as in MXNet, an implicit variable carries its operator's attributes
+            # (so a layer's __lr_mult__ / __ctx_group__ reach its weights)
+            symbol = Symbol([(Node(None, f"{name}_{input_name}", dict(node_attrs)), 0)])
         if len(symbol._outputs) != 1:
             raise MXNetError(f"Operator {op_name} ({name}): input {input_name!r} must be a single-output "
                              f"symbol, got a group of {len(symbol._outputs)}")
         inputs.append(symbol._outputs[0])
-    node_attrs = dict(op.attrs)
-    node_attrs.update(AttrScope.current.get(attr))
-    node_attrs.update(hidden)
     node = Node(op, name, node_attrs, inputs)
     count = op.num_visible_outputs()
     return Symbol([(node, i) for i in range(count)])

@@ -1,0 +1,56 @@
+"""AdaGrad (MXNet's ``adagrad``), on torch tensors.
+
+Per step, with ``g = clip(rescale_grad * grad, clip_gradient)`` (clipped whenever
+``clip_gradient`` is not None, as MXNet's Python rule does)::
+
+    history += g**2
+    weight = weight - lr * (g / sqrt(history + eps) + wd * weight)
+
+The state is the ``history`` array (float32, like MXNet's).
+"""
+from __future__ import annotations
+
+import torch
+
+from ..ndarray.ndarray import zeros
+from .optimizer import Optimizer, register, _check_arrays, _python_clip
+
+__all__ = ["AdaGrad", "adagrad_step"]
+
+
+def adagrad_step(weight, grad, history, *, lr, wd, eps, rescale_grad, clip_gradient):
+    """One AdaGrad step on torch tensors, in place on ``weight`` and ``history``."""
+    g = _python_clip(grad * rescale_grad, clip_gradient)
+    history.add_(g * g)
+    div = g / (history + eps).sqrt()
+    weight.add_((div + weight * wd) * -lr)
+
+
+@register
+class AdaGrad(Optimizer):
+    """AdaGrad (MXNet's ``AdaGrad``).
+
+    Parameters
+    ----------
+    eps : float, default 1e-7
+        Added to the history inside the square root (attribute ``float_stable_eps``).
+    **kwargs
+        The base :class:`Optimizer` arguments.
+    """
+
+    def __init__(self, eps=1e-7, **kwargs):
+        super().__init__(**kwargs)
+        self.float_stable_eps = eps
+
+    def create_state(self, index, weight):
+        return zeros(weight.shape, weight.context)
+
+    def update(self, index, weight, grad, state):
+        _check_arrays("AdaGrad", weight, grad)
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        with torch.no_grad():
+            adagrad_step(weight._tensor, grad._tensor, state._tensor, lr=lr, wd=wd,
+                         eps=self.float_stable_eps, rescale_grad=self.rescale_grad,
+                         clip_gradient=self.clip_gradient)

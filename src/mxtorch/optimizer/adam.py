@@ -1,0 +1,76 @@
+"""Adam (MXNet's ``adam``), on torch tensors.
+
+At step ``t`` (the parameter's update count), with
+``g = clip(rescale_grad * grad + wd * weight, clip_gradient)`` (weight decay enters
+before the clip, as in MXNet's ``adam_update`` kernel)::
+
+    mean = beta1 * mean + (1 - beta1) * g
+    var  = beta2 * var + (1 - beta2) * g**2
+    weight = weight - lr_t * mean / (sqrt(var) + epsilon)
+    lr_t = lr * sqrt(1 - beta2**t) / (1 - beta1**t)
+
+The state is the tuple ``(mean, var)``.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..ndarray.ndarray import zeros
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus
+
+__all__ = ["Adam", "adam_step"]
+
+
+def adam_step(weight, grad, mean, var, *, lr, wd, beta1, beta2, epsilon, rescale_grad, clip_gradient):
+    """One Adam step on torch tensors with the bias correction already folded into ``lr``."""
+    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad + wd * weight, clip_gradient)
+    mean.mul_(beta1).add_(_one_minus(beta1, weight) * g)
+    var.mul_(beta2).add_(_one_minus(beta2, weight) * g * g)
+    weight.sub_(lr * mean / (var.sqrt() + epsilon))
+
+
+@register
+class Adam(Optimizer):
+    """Adam (MXNet's ``Adam``).
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.001
+    beta1 : float, default 0.9
+        Decay of the first-moment estimate.
+    beta2 : float, default 0.999
+        Decay of the second-moment estimate.
+    epsilon : float, default 1e-8
+        Added to ``sqrt(var)`` in the denominator.
+    lazy_update : bool, default True
+        Accepted for compatibility; arrays are dense, so every row is updated.
+    **kwargs
+        The base :class:`Optimizer` arguments.
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 lazy_update=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
+                zeros(weight.shape, weight.context, dtype=weight.dtype))
+
+    def update(self, index, weight, grad, state):
+        _check_arrays("Adam", weight, grad)
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
+        mean, var = state
+        with torch.no_grad():
+            adam_step(weight._tensor, grad._tensor, mean._tensor, var._tensor, lr=lr, wd=wd,
+                      beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                      rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)

@@ -1,0 +1,68 @@
+"""FTML, Follow the Moving Leader (MXNet's ``ftml``), on torch tensors.
+
+At step ``t``, with ``g = clip(rescale_grad * grad + wd * weight, clip_gradient)``::
+
+    v = beta2 * v + (1 - beta2) * g**2
+    d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + epsilon)
+    z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * weight
+    d = d_t
+    weight = -z / d_t
+
+The state is the tuple ``(d, v, z)``.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..ndarray.ndarray import zeros
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus, _power
+
+__all__ = ["FTML", "ftml_step"]
+
+
+def ftml_step(weight, grad, d, v, z, *, lr, wd, t, beta1, beta2, epsilon, rescale_grad, clip_gradient):
+    """One FTML step on torch tensors, in place on ``weight`` and ``d``, ``v``, ``z``."""
+    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad + wd * weight, clip_gradient)
+    v.mul_(beta2).add_(_one_minus(beta2, weight) * g * g)
+    d_t = _one_minus(_power(beta1, t, weight), weight) / lr \
+        * ((v / _one_minus(_power(beta2, t, weight), weight)).sqrt() + epsilon)
+    z.mul_(beta1).add_(_one_minus(beta1, weight) * g - (d_t - beta1 * d) * weight)
+    d.copy_(d_t)
+    weight.copy_(-z / d_t)
+
+
+@register
+class FTML(Optimizer):
+    """FTML (MXNet's ``FTML``).
+
+    Parameters
+    ----------
+    beta1 : float, default 0.6
+    beta2 : float, default 0.999
+    epsilon : float, default 1e-8
+    **kwargs
+        The base :class:`Optimizer` arguments.
+    """
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
+                zeros(weight.shape, weight.context, dtype=weight.dtype),
+                zeros(weight.shape, weight.context, dtype=weight.dtype))
+
+    def update(self, index, weight, grad, state):
+        _check_arrays("FTML", weight, grad)
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        d, v, z = state
+        with torch.no_grad():
+            ftml_step(weight._tensor, grad._tensor, d._tensor, v._tensor, z._tensor, lr=lr, wd=wd, t=t,
+                      beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                      rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)

@@ -1,0 +1,62 @@
+"""FTRL-Proximal (MXNet's ``ftrl``), on torch tensors.
+
+Per step, with ``g = clip(rescale_grad * grad, clip_gradient)``::
+
+    z += g - (sqrt(n + g**2) - sqrt(n)) * weight / lr
+    n += g**2
+    weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd)   where |z| > lamda1, else 0
+
+The state is the tuple ``(z, n)``.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..ndarray.ndarray import zeros
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip
+
+__all__ = ["Ftrl", "ftrl_step"]
+
+
+def ftrl_step(weight, grad, z, n, *, lr, wd, lamda1, beta, rescale_grad, clip_gradient):
+    """One FTRL step on torch tensors, in place on ``weight``, ``z`` and ``n``."""
+    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
+    z.add_(g - ((n + g * g).sqrt() - n.sqrt()) * weight / lr)
+    n.add_(g * g)
+    value = (torch.sign(z) * lamda1 - z) / ((beta + n.sqrt()) / lr + wd)
+    weight.copy_(value * (z.abs() > lamda1).to(weight.dtype))
+
+
+@register
+class Ftrl(Optimizer):
+    """FTRL-Proximal (MXNet's ``Ftrl``).
+
+    Parameters
+    ----------
+    lamda1 : float, default 0.01
+        L1 regularisation strength.
+    learning_rate : float, default 0.1
+    beta : float, default 1
+        Per-coordinate learning-rate offset.
+    **kwargs
+        The base :class:`Optimizer` arguments.
+    """
+
+    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
+        super().__init__(**kwargs)
+        self.lamda1 = lamda1
+        self.beta = beta
+        self.lr = learning_rate
+
+    def create_state(self, index, weight):
+        return (zeros(weight.shape, weight.context), zeros(weight.shape, weight.context))
+
+    def update(self, index, weight, grad, state):
+        _check_arrays("Ftrl", weight, grad)
+        self._update_count(index)
+        wd = self._get_wd(index)
+        lr = self._get_lr(index)
+        z, n = state
+        with torch.no_grad():
+            ftrl_step(weight._tensor, grad._tensor, z._tensor, n._tensor, lr=lr, wd=wd, lamda1=self.lamda1,
+                      beta=self.beta, rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)

@@ -1,0 +1,97 @@
+"""Nesterov accelerated gradient (MXNet's ``nag``), on torch tensors.
+
+Per step, with ``g = clip(rescale_grad * grad, clip_gradient)`` (MXNet's ``nag_mom_update``
+kernel adds weight decay after the clip) and ``mom`` the lr-scaled momentum::
+
+    mom' = momentum * mom
+    weight_new = weight + momentum * (mom' - lr * (g + wd * weight)) - lr * (g + wd * weight)
+    mom = mom' - lr * (g + wd * weight_new)
+
+The last line reproduces MXNet 1.9.1 exactly: its kernel writes the weight in place before it
+updates the momentum, so the momentum's weight-decay term sees the new weight.
+
+Without momentum the step is plain SGD.  The state is the momentum buffer (None without
+momentum); with ``multi_precision`` and a float16 weight it is ``(buffer, float32 master)``.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import torch
+
+from ..ndarray.ndarray import zeros
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip
+from .sgd import sgd_step
+
+__all__ = ["NAG", "nag_step"]
+
+
+def nag_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, clip_gradient):
+    """One NAG step on torch tensors, in place; ``momentum_buffer`` None means plain SGD."""
+    if momentum_buffer is None:
+        sgd_step(weight, grad, None, lr=lr, wd=wd, momentum=0.0, rescale_grad=rescale_grad,
+                 clip_gradient=clip_gradient)
+        return
+    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
+    momentum_buffer.mul_(momentum)
+    step = lr * (g + wd * weight)
+    weight.add_(momentum * (momentum_buffer - step) - step)
+    momentum_buffer.sub_(lr * (g + wd * weight))
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated SGD (MXNet's ``NAG``).
+
+    Parameters
+    ----------
+    momentum : float, default 0.0
+        Momentum decay; 0 keeps no state and steps like SGD.
+    **kwargs
+        The base :class:`Optimizer` arguments.
+    """
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in the NAG optimizer can lead to poor accuracy "
+                          "or slow convergence; consider multi_precision=True")
+        return self.create_state(index, weight)
+
+    def _update_impl(self, index, weight, grad, state, multi_precision=False):
+        _check_arrays("NAG", weight, grad)
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        momentum = self.momentum if self.momentum > 0 else 0.0
+        with torch.no_grad():
+            if multi_precision:
+                buffer, master = state
+                nag_step(master._tensor, grad._tensor.float(), None if buffer is None else buffer._tensor,
+                         lr=lr, wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
+                         clip_gradient=self.clip_gradient)
+                weight._tensor.copy_(master._tensor)
+            else:
+                nag_step(weight._tensor, grad._tensor, None if state is None else state._tensor,
+                         lr=lr, wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
+                         clip_gradient=self.clip_gradient)
+
+    def update(self, index, weight, grad, state):
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        use_multi_precision = self.multi_precision and weight.dtype == np.float16 \
+            and isinstance(state, (tuple, list))
+        self._update_impl(index, weight, grad, state, multi_precision=use_multi_precision)

@@ -1,0 +1,424 @@
+"""The optimizer base class, its registry, and the Updater that Module and KVStore call.
+
+An optimizer owns the hyper-parameters (learning rate, weight decay, gradient
+rescaling and clipping, per-parameter multipliers, an optional learning-rate
+schedule) and one update rule.  The :class:`Updater` owns the per-parameter
+state (momentum buffers, moment estimates) created by the optimizer, keyed by
+the parameter's index, and saves/loads it in MXNet 1.9.1's ``.states`` pickle
+format.
+
+Every update runs in place on the weight's torch tensor (``NDArray._tensor``)
+under ``torch.no_grad()``, on the weight's device.
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+import torch
+
+from ..base import MXNetError, py_str
+from ..ndarray.ndarray import NDArray
+
+__all__ = ["Optimizer", "Updater", "get_updater", "create", "register"]
+
+
+class Optimizer:
+    """Base class of every optimizer (MXNet's ``mx.optimizer.Optimizer``).
+
+    Parameters
+    ----------
+    rescale_grad : float, default 1.0
+        Every gradient is multiplied by this before it is used (Module sets it to
+        ``1 / batch_size``).
+    param_idx2name : dict of int to str, optional
+        Parameter names by index.  When given, every name that ends neither in
+        ``_weight`` nor in ``_gamma`` gets a weight-decay multiplier of 0 (so biases,
+        BatchNorm betas and other parameters are not decayed), as in MXNet.
+    wd : float, default 0.0
+        Weight-decay (L2) coefficient.
+    clip_gradient : float, optional
+        Clip the rescaled gradient to ``[-clip_gradient, clip_gradient]``.
+    learning_rate : float, optional
+        The learning rate; ``None`` means 0.01 unless a subclass sets another default
+        or ``lr_scheduler`` is given.  When both are given, the schedule's ``base_lr``
+        is overwritten by ``learning_rate`` (MXNet behaviour, logged as a warning).
+    lr_scheduler : mxtorch.lr_scheduler.LRScheduler, optional
+        Called with ``num_update`` to give the learning rate of each step.
+    sym : Symbol, optional
+        A symbol whose variables' ``__lr_mult__`` / ``__wd_mult__`` attributes set the
+        multipliers of the same-named parameters (read through ``sym.attr_dict()`` and
+        ``sym.list_arguments()``; any object with those two methods works).
+    begin_num_update : int, default 0
+        The update counter each parameter starts from.
+    multi_precision : bool, default False
+        Keep a float32 master copy of float16 weights and update that copy.
+    param_dict : dict of int to Parameter, optional
+        Gluon-style parameters whose ``lr_mult`` / ``wd_mult`` take precedence.
+
+    Attributes ``lr``, ``wd``, ``rescale_grad``, ``clip_gradient``, ``lr_scheduler``,
+    ``num_update``, ``begin_num_update``, ``multi_precision``, ``idx2name``,
+    ``param_dict``, ``lr_mult``, ``wd_mult``, ``aggregate_num`` and ``sym_info`` have
+    MXNet's names and meanings, so optimizers pickled by MXNet load into these classes.
+    """
+
+    opt_registry = {}
+
+    def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
+                 multi_precision=False, param_dict=None):
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None:
+            if lr_scheduler.base_lr != learning_rate:
+                logging.warning("Optimizer: the lr_scheduler's base_lr %s is overwritten by the "
+                                "optimizer's learning_rate %s", lr_scheduler.base_lr, learning_rate)
+                lr_scheduler.base_lr = learning_rate
+        self.wd = wd
+        self.lr_mult = {}
+        self.wd_mult = {}
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 0
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise MXNetError("Optimizer: param_idx2name must be a dict of parameter index to name, "
+                             f"got {type(param_idx2name).__name__}")
+        self.idx2name = param_idx2name.copy()
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        self.param_dict = param_dict if param_dict else {}
+        self.allow_np_array = False
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # -- registry -------------------------------------------------------------------------
+    @staticmethod
+    def register(klass):
+        """Register an Optimizer subclass under its lower-cased class name; returns the class.
+
+        Usable as a decorator.  Registering a second class of the same name replaces the
+        first with a warning, as in MXNet.
+        """
+        if not (isinstance(klass, type) and issubclass(klass, Optimizer)):
+            raise MXNetError(f"Optimizer.register: expected a subclass of Optimizer, got {klass!r}")
+        name = klass.__name__.lower()
+        previous = Optimizer.opt_registry.get(name)
+        if previous is not None and previous is not klass:
+            warnings.warn(f"Optimizer.register: {klass.__module__}.{klass.__name__} overrides the "
+                          f"optimizer {previous.__module__}.{previous.__name__} registered as {name!r}")
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name, **kwargs):
+        """An instance of the optimizer registered as ``name`` (case-insensitive).
+
+        Raises MXNetError naming the registered optimizers when ``name`` is unknown.
+        """
+        if not isinstance(name, str):
+            raise MXNetError(f"create_optimizer: name must be a string, got {type(name).__name__}")
+        klass = Optimizer.opt_registry.get(name.lower())
+        if klass is None:
+            raise MXNetError(f"create_optimizer: cannot find optimizer {name!r}; registered optimizers "
+                             f"are {sorted(Optimizer.opt_registry)}")
+        return klass(**kwargs)
+
+    # -- learning rate ------------------------------------------------------------------------
+    @property
+    def learning_rate(self):
+        """The current learning rate: ``lr_scheduler(num_update)`` if a schedule is set, else ``lr``."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def set_learning_rate(self, lr):
+        """Set the learning rate; MXNetError when an lr_scheduler decides it instead."""
+        if self.lr_scheduler is not None:
+            raise MXNetError("set_learning_rate: this optimizer has an lr_scheduler, which sets the "
+                             "learning rate; set_learning_rate only works without one")
+        self.lr = lr
+
+    def set_lr_scale(self, args_lrscale):
+        """Removed in MXNet; raises MXNetError pointing to ``set_lr_mult``."""
+        raise MXNetError("set_lr_scale is deprecated (and raised in MXNet 1.9.1); use set_lr_mult")
+
+    def set_lr_mult(self, args_lr_mult):
+        """Set learning-rate multipliers, keyed by parameter name or index.
+
+        Multipliers from the symbol's ``__lr_mult__`` attributes (when ``sym`` was given)
+        are applied first, then ``args_lr_mult`` overrides them.
+        """
+        self.lr_mult = {}
+        if self.sym_info:
+            attr, arg_names = self.sym_info
+            for name in arg_names:
+                if name in attr and "__lr_mult__" in attr[name]:
+                    self.lr_mult[name] = float(attr[name]["__lr_mult__"])
+        self.lr_mult.update(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult):
+        """Set weight-decay multipliers, keyed by parameter name or index.
+
+        Defaults: 0 for every name in ``idx2name`` that ends neither in ``_weight`` nor in
+        ``_gamma``; then the symbol's ``__wd_mult__`` attributes; then ``args_wd_mult``.
+        """
+        self.wd_mult = {}
+        for name in self.idx2name.values():
+            if not (name.endswith("_weight") or name.endswith("_gamma")):
+                self.wd_mult[name] = 0.0
+        if self.sym_info:
+            attr, arg_names = self.sym_info
+            for name in arg_names:
+                if name in attr and "__wd_mult__" in attr[name]:
+                    self.wd_mult[name] = float(attr[name]["__wd_mult__"])
+        self.wd_mult.update(args_wd_mult)
+
+    # -- counters and per-parameter hyper-parameters -----------------------------------
+    def _set_current_context(self, device_id):
+        """Switch to the update counters of device ``device_id`` (one set per device, as MXNet)."""
+        if device_id not in self._all_index_update_counts:
+            self._all_index_update_counts[device_id] = {}
+        self._index_update_count = self._all_index_update_counts[device_id]
+
+    def _update_count(self, index):
+        """Count one more update of ``index`` (an int or a list of them); updates ``num_update``."""
+        indices = index if isinstance(index, (list, tuple)) else [index]
+        for idx in indices:
+            if idx not in self._index_update_count:
+                self._index_update_count[idx] = self.begin_num_update
+            self._index_update_count[idx] += 1
+            self.num_update = max(self._index_update_count[idx], self.num_update)
+
+    def _get_lrs(self, indices):
+        """Learning rates (floats) for ``indices``: the current rate times each multiplier."""
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lrs = [lr for _ in indices]
+        for position, index in enumerate(indices):
+            if index in self.param_dict:
+                lrs[position] *= self.param_dict[index].lr_mult
+            elif index in self.lr_mult:
+                lrs[position] *= self.lr_mult[index]
+            elif index in self.idx2name:
+                lrs[position] *= self.lr_mult.get(self.idx2name[index], 1.0)
+        return lrs
+
+    def _get_lr(self, index):
+        """Learning rate (float) for parameter ``index``."""
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        """Weight decays (floats) for ``indices``: ``wd`` times each multiplier."""
+        wds = [self.wd for _ in indices]
+        for position, index in enumerate(indices):
+            if index in self.param_dict:
+                wds[position] *= self.param_dict[index].wd_mult
+            elif index in self.wd_mult:
+                wds[position] *= self.wd_mult[index]
+            elif index in self.idx2name:
+                wds[position] *= self.wd_mult.get(self.idx2name[index], 1.0)
+        return wds
+
+    def _get_wd(self, index):
+        """Weight decay (float) for parameter ``index``."""
+        return self._get_wds([index])[0]
+
+    # -- state and update ----------------------------------------------------------------------
+    def create_state(self, index, weight):
+        """The auxiliary state of one weight (None here; subclasses return NDArrays or tuples)."""
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        """Like ``create_state``; for a float16 weight with ``multi_precision`` the state is
+        ``(float32 copy of weight, create_state(index, that copy))``."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (master, self.create_state(index, master))
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in an optimizer can lead to poor accuracy or slow "
+                          "convergence; consider multi_precision=True")
+        return self.create_state(index, weight)
+
+    def update(self, index, weight, grad, state):
+        """Update ``weight`` (NDArray, in place) from ``grad`` (NDArray) and ``state``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement update()")
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """``update``, or for float16 weights with ``multi_precision`` an update of the float32
+        master copy in ``state[0]`` followed by a cast back into ``weight``."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master, inner_state = state[0], state[1]
+            grad32 = grad.astype(np.float32)
+            self.update(index, master, grad32, inner_state)
+            with torch.no_grad():
+                weight._tensor.copy_(master._tensor)
+        else:
+            self.update(index, weight, grad, state)
+
+    # -- pickling -----------------------------------------------------------------------------
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("param_dict", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__ = dict(state)
+        self.param_dict = {}
+        self.__dict__.setdefault("allow_np_array", False)
+        self.__dict__.setdefault("aggregate_num", 0)
+
+
+register = Optimizer.register
+create = Optimizer.create_optimizer
+
+
+# -- helpers shared by the update rules ------------------------------------------------------------
+def _check_arrays(name, weight, grad):
+    if not isinstance(weight, NDArray) or not isinstance(grad, NDArray):
+        raise MXNetError(f"{name}.update: weight and grad must be NDArrays, got "
+                         f"{type(weight).__name__} and {type(grad).__name__}")
+    if weight.shape != grad.shape:
+        raise MXNetError(f"{name}.update: weight shape {weight.shape} and grad shape {grad.shape} differ")
+
+
+def _kernel_clip(tensor, clip_gradient):
+    """Clip as MXNet's fused update operators do: only for a set, non-negative bound.
+
+    The optimizers pass ``clip_gradient`` to the operator only when it is truthy, and the
+    operator clips only when it is >= 0; so 0 and negative bounds mean "no clipping".
+    """
+    if clip_gradient and clip_gradient >= 0:
+        return tensor.clamp(-clip_gradient, clip_gradient)
+    return tensor
+
+
+def _python_clip(tensor, clip_gradient):
+    """Clip as MXNet's Python-level update rules do: whenever the bound is not None."""
+    if clip_gradient is not None:
+        return tensor.clamp(-clip_gradient, clip_gradient)
+    return tensor
+
+
+def _one_minus(value, tensor):
+    """``1 - value`` computed in the tensor's precision (float32 unless float64), as MXNet's fused
+    kernels do after casting their float parameters to the weight's type; in float32,
+    ``1 - 0.999`` is 0.00099998713, not 0.001."""
+    scalar_type = np.float64 if tensor.dtype == torch.float64 else np.float32
+    return float(scalar_type(1) - scalar_type(value))
+
+
+def _power(base, exponent, tensor):
+    """``base ** exponent`` in the tensor's precision (float32 unless float64), as MXNet's kernels."""
+    scalar_type = np.float64 if tensor.dtype == torch.float64 else np.float32
+    return float(scalar_type(base) ** scalar_type(exponent))
+
+
+def _as_list(index, weight, grad, state):
+    if isinstance(index, (list, tuple)):
+        return list(index), list(weight), list(grad), list(state)
+    return [index], [weight], [grad], [state]
+
+
+# -- Updater ---------------------------------------------------------------------------------------
+class Updater:
+    """Applies an optimizer to parameters by index and keeps their states (MXNet's ``Updater``).
+
+    ``updater(index, grad, weight)`` accepts one index with one NDArray each, or lists of
+    them (as ``mx.model._update_params`` passes).  States are created on first use with
+    ``optimizer.create_state_multi_precision``; states loaded by ``set_states`` are moved to
+    the weight's context on the next call.
+    """
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+        self.aggregate_updates = optimizer.aggregate_num > 0
+
+    def __call__(self, index, grad, weight):
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if not (len(indices) == len(grads) == len(weights)):
+            raise MXNetError(f"Updater: got {len(indices)} indices, {len(grads)} gradients and "
+                             f"{len(weights)} weights; the counts must agree")
+        if weights:
+            self.optimizer._set_current_context(weights[0].context.device_id)
+        for position, idx in enumerate(indices):
+            if isinstance(idx, bytes):
+                idx = py_str(idx)
+                indices[position] = idx
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weights[position])
+                self.states_synced[idx] = True
+            elif not self.states_synced.get(idx, False):
+                self.states[idx] = self.sync_state_context(self.states[idx], weights[position].context)
+                self.states_synced[idx] = True
+        if self.aggregate_updates:
+            groups = {}
+            for idx, w, g in zip(indices, weights, grads):
+                groups.setdefault(w.dtype, []).append((idx, w, g))
+            size = self.optimizer.aggregate_num
+            for members in groups.values():
+                group_indices, group_weights, group_grads = zip(*members)
+                for start in range(0, len(group_indices), size):
+                    stop = start + size
+                    states = [self.states[i] for i in group_indices[start:stop]]
+                    self.optimizer.update_multi_precision(list(group_indices[start:stop]),
+                                                          list(group_weights[start:stop]),
+                                                          list(group_grads[start:stop]), states)
+        else:
+            for idx, w, g in zip(indices, weights, grads):
+                self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+
+    def sync_state_context(self, state, context):
+        """``state`` (None, NDArray or nested tuples/lists of them) moved to ``context``."""
+        if isinstance(state, NDArray):
+            return state.as_in_context(context)
+        if isinstance(state, (tuple, list)):
+            synced = [self.sync_state_context(item, context) for item in state]
+            return tuple(synced) if isinstance(state, tuple) else synced
+        return state
+
+    def set_states(self, states):
+        """Load states from ``bytes`` in MXNet's ``.states`` pickle format.
+
+        A pickled ``(states, optimizer)`` pair (``get_states(dump_optimizer=True)``) also
+        replaces ``self.optimizer``.  Only NDArrays, plain containers and optimizer /
+        lr-scheduler classes are accepted; anything else raises MXNetError.
+        """
+        from .states_format import loads_states
+        loaded = loads_states(states)
+        if isinstance(loaded, tuple) and len(loaded) == 2 and isinstance(loaded[0], dict) \
+                and isinstance(loaded[1], Optimizer):
+            self.states, self.optimizer = loaded
+            self.aggregate_updates = self.optimizer.aggregate_num > 0
+        elif isinstance(loaded, dict):
+            self.states = loaded
+        else:
+            raise MXNetError(f"Updater.set_states: expected a pickled dict of states or a (states, "
+                             f"optimizer) pair, got {type(loaded).__name__}")
+        self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def get_states(self, dump_optimizer=False):
+        """The states as ``bytes`` in MXNet's ``.states`` pickle format (protocol 4).
+
+        NDArrays are written as MXNet writes them, so MXNet 1.9.1 loads the result; with
+        ``dump_optimizer=True`` the pickle holds ``(states, optimizer)``.
+        """
+        from .states_format import dumps_states
+        return dumps_states((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def get_updater(optimizer):
+    """An :class:`Updater` for ``optimizer`` (MXNet's ``get_updater``)."""
+    return Updater(optimizer)

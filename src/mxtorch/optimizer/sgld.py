@@ -1,0 +1,43 @@
+"""Stochastic gradient Langevin dynamics (MXNet's ``sgld``), on torch tensors.
+
+With ``g = clip(rescale_grad * grad, clip_gradient)`` (clipped whenever ``clip_gradient`` is
+not None)::
+
+    weight = weight - lr / 2 * (g + wd * weight) + noise,   noise ~ N(0, lr)
+
+The noise comes from torch's generator on the weight's device (``mx.random.seed`` repeats
+it).  No state.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .optimizer import Optimizer, register, _check_arrays, _python_clip
+
+__all__ = ["SGLD", "sgld_step"]
+
+
+def sgld_step(weight, grad, *, lr, wd, rescale_grad, clip_gradient):
+    """One SGLD step on torch tensors, in place on ``weight``."""
+    g = _python_clip(grad * rescale_grad, clip_gradient)
+    weight.add_(-lr / 2 * (g + wd * weight))
+    weight.add_(torch.randn_like(weight) * math.sqrt(lr))
+
+
+@register
+class SGLD(Optimizer):
+    """SGLD (MXNet's ``SGLD``); takes the base :class:`Optimizer` arguments."""
+
+    def create_state(self, index, weight):
+        return None
+
+    def update(self, index, weight, grad, state):
+        _check_arrays("SGLD", weight, grad)
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        with torch.no_grad():
+            sgld_step(weight._tensor, grad._tensor, lr=lr, wd=wd, rescale_grad=self.rescale_grad,
+                      clip_gradient=self.clip_gradient)

@@ -1,0 +1,72 @@
+"""Signum and signSGD (MXNet's ``signum``), on torch tensors.
+
+With ``g = clip(rescale_grad * grad, clip_gradient)``::
+
+    momentum == 0 (signSGD):  weight = (1 - lr * wd) * weight - lr * sign(g)
+    momentum > 0 (Signum):    mom = momentum * mom - (1 - momentum) * (g + wd * weight)
+                              weight = (1 - lr * wd_lh) * weight + lr * sign(mom)
+
+``wd_lh`` is decoupled weight decay.  The state is the (negated) momentum, None for signSGD.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..ndarray.ndarray import zeros
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus
+
+__all__ = ["Signum", "signsgd_step", "signum_step"]
+
+
+def signsgd_step(weight, grad, *, lr, wd, rescale_grad, clip_gradient):
+    """One signSGD step on torch tensors, in place on ``weight``."""
+    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
+    weight.mul_(1 - lr * wd).sub_(lr * torch.sign(g))
+
+
+def signum_step(weight, grad, momentum_buffer, *, lr, wd, momentum, wd_lh, rescale_grad, clip_gradient):
+    """One Signum step on torch tensors, in place on ``weight`` and ``momentum_buffer``."""
+    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
+    momentum_buffer.mul_(momentum).sub_(_one_minus(momentum, weight) * (g + wd * weight))
+    weight.mul_(1 - lr * wd_lh).add_(lr * torch.sign(momentum_buffer))
+
+
+@register
+class Signum(Optimizer):
+    """Signum / signSGD (MXNet's ``Signum``).
+
+    Parameters
+    ----------
+    learning_rate : float, default 0.01
+    momentum : float, default 0.9
+        0 gives signSGD (no state).
+    wd_lh : float, default 0.0
+        Decoupled weight decay (Loshchilov & Hutter).
+    **kwargs
+        The base :class:`Optimizer` arguments.
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = momentum
+        self.wd_lh = wd_lh
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return None
+
+    def update(self, index, weight, grad, state):
+        _check_arrays("Signum", weight, grad)
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        with torch.no_grad():
+            if state is not None:
+                signum_step(weight._tensor, grad._tensor, state._tensor, lr=lr, wd=wd,
+                            momentum=self.momentum if self.momentum > 0 else 0.0,
+                            wd_lh=self.wd_lh or 0.0, rescale_grad=self.rescale_grad,
+                            clip_gradient=self.clip_gradient)
+            else:
+                signsgd_step(weight._tensor, grad._tensor, lr=lr, wd=wd, rescale_grad=self.rescale_grad,
+                             clip_gradient=self.clip_gradient)

@@ -1,0 +1,273 @@
+"""MXNet 1.9.1's ``.states`` file: a pickle of optimizer states, read and written without MXNet.
+
+The file is a pickle (protocol 4) of ``{index: state}`` (or of ``(states, optimizer)``),
+where each state is None, an NDArray or a tuple of NDArrays.  MXNet pickles an NDArray as
+a call of the global ``mxnet.ndarray.ndarray.NDArray`` with ``(None,)`` followed by a
+BUILD with ``{'handle': bytearray(raw)}``, ``raw`` being one array in the NDArray binary
+format (the ``MXNDArraySaveRawBytes`` layout, also used per record in ``.params`` files).
+
+Reading uses an unpickler that only resolves an allow-list of globals (MXNet's and
+mxtorch's NDArray, optimizer and lr-scheduler classes, ``bytearray`` and the copyreg
+helpers pickle uses for plain objects), so a crafted file cannot run code; any other
+global raises MXNetError.  Writing emits the same opcodes MXNet does, so MXNet 1.9.1
+loads the result.
+"""
+from __future__ import annotations
+
+import collections
+import copyreg
+import io
+import pickle
+import struct
+
+import numpy as np
+import torch
+
+from ..base import MXNetError
+from ..context import Context
+from ..ndarray.ndarray import NDArray, to_numpy_dtype
+
+__all__ = ["dumps_states", "loads_states"]
+
+_PROTOCOL = 4
+_MAGIC_V1 = 0xF993FAC8
+_MAGIC_V2 = 0xF993FAC9
+_MAGIC_V3 = 0xF993FACA
+_FLAG_TO_DTYPE = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32,
+                  5: np.int8, 6: np.int64, 7: np.bool_, 8: np.int16}
+_DTYPE_TO_FLAG = {np.dtype(v): k for k, v in _FLAG_TO_DTYPE.items()}
+
+
+# -- one array <-> bytes ---------------------------------------------------------------------------
+def _save_raw_bytes(array):
+    """Bytes of one NDArray in MXNet's per-array layout (from mxtorch.ndarray.serialization when
+    it provides ``save_raw_bytes``, otherwise written here)."""
+    try:
+        from ..ndarray.serialization import save_raw_bytes
+    except ImportError:
+        save_raw_bytes = None
+    if save_raw_bytes is not None:
+        return bytes(save_raw_bytes(array))
+    return _fallback_save_raw_bytes(array)
+
+
+def _load_raw_bytes(data):
+    """The NDArray stored in ``data`` (MXNet's per-array layout)."""
+    try:
+        from ..ndarray.serialization import load_raw_bytes
+    except ImportError:
+        load_raw_bytes = None
+    if load_raw_bytes is not None:
+        return load_raw_bytes(bytes(data))
+    return _fallback_load_raw_bytes(bytes(data))
+
+
+def _fallback_save_raw_bytes(array):
+    tensor = array._tensor.detach()
+    dtype = to_numpy_dtype(tensor.dtype) if tensor.dtype != torch.bfloat16 else None
+    if dtype not in _DTYPE_TO_FLAG:
+        raise MXNetError(f"states file: cannot write an array of dtype {tensor.dtype}; MXNet's format "
+                         f"supports {sorted(np.dtype(d).name for d in _DTYPE_TO_FLAG)}")
+    values = np.ascontiguousarray(tensor.cpu().numpy()).astype(dtype.newbyteorder("<"), copy=False)
+    shape = tuple(values.shape)
+    out = io.BytesIO()
+    out.write(struct.pack("<Ii", _MAGIC_V2, 0))
+    out.write(struct.pack("<I", len(shape)))
+    out.write(struct.pack(f"<{len(shape)}q", *shape))
+    if len(shape) == 0:
+        return out.getvalue()
+    out.write(struct.pack("<iii", 1, 0, _DTYPE_TO_FLAG[dtype]))
+    out.write(values.tobytes())
+    return out.getvalue()
+
+
+def _fallback_load_raw_bytes(data):
+    def take(fmt, offset):
+        size = struct.calcsize(fmt)
+        if offset + size > len(data):
+            raise MXNetError(f"states file: an array record ends early ({len(data)} bytes, needed "
+                             f"{offset + size})")
+        return struct.unpack_from(fmt, data, offset), offset + size
+
+    (magic,), offset = take("<I", 0)
+    if magic not in (_MAGIC_V2, _MAGIC_V3):
+        raise MXNetError(f"states file: unsupported array record magic 0x{magic:08X}; expected "
+                         f"0x{_MAGIC_V2:08X}")
+    (stype,), offset = take("<i", offset)
+    if stype != 0:
+        raise MXNetError(f"states file: sparse arrays (storage type {stype}) are not supported")
+    (ndim,), offset = take("<i", offset)
+    if ndim <= 0 and magic == _MAGIC_V2:
+        return NDArray(torch.empty((0,), dtype=torch.float32))
+    shape, offset = take(f"<{ndim}q", offset) if ndim > 0 else ((), offset)
+    (dev_type, dev_id, flag), offset = take("<iii", offset)
+    if flag not in _FLAG_TO_DTYPE:
+        raise MXNetError(f"states file: unsupported dtype flag {flag}")
+    dtype = np.dtype(_FLAG_TO_DTYPE[flag]).newbyteorder("<")
+    count = int(np.prod(shape)) if shape else 1
+    end = offset + count * dtype.itemsize
+    if end > len(data):
+        raise MXNetError(f"states file: array data of shape {shape} needs {end} bytes, record has {len(data)}")
+    values = np.frombuffer(data, dtype=dtype, count=count, offset=offset).reshape(shape)
+    return NDArray(torch.from_numpy(values.astype(dtype.newbyteorder("="), copy=True)), Context("cpu", 0))
+
+
+# -- reading ---------------------------------------------------------------------------------------
+class _PickledNDArray:
+    """What MXNet's pickled NDArray unpickles to before it is turned into an mxtorch NDArray."""
+
+    def __init__(self, handle=None):
+        self.handle = handle
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict) or "handle" not in state:
+            raise MXNetError("states file: a pickled NDArray has no 'handle' entry")
+        self.handle = state["handle"]
+
+
+def _optimizer_class(name):
+    from .optimizer import Optimizer
+    klass = Optimizer.opt_registry.get(name.lower())
+    if klass is None:
+        raise MXNetError(f"states file: the pickled optimizer class {name!r} has no mxtorch "
+                         f"counterpart; known optimizers are {sorted(Optimizer.opt_registry)}")
+    return klass
+
+
+def _scheduler_class(name):
+    from .. import lr_scheduler
+    klass = getattr(lr_scheduler, name, None)
+    if not (isinstance(klass, type) and issubclass(klass, lr_scheduler.LRScheduler)):
+        raise MXNetError(f"states file: the pickled learning-rate scheduler class {name!r} has no "
+                         f"mxtorch counterpart")
+    return klass
+
+
+_SAFE_GLOBALS = {
+    ("builtins", "bytearray"): bytearray,
+    ("builtins", "set"): set,
+    ("builtins", "frozenset"): frozenset,
+    ("builtins", "complex"): complex,
+    ("builtins", "slice"): slice,
+    ("builtins", "object"): object,
+    ("copyreg", "_reconstructor"): copyreg._reconstructor,
+    ("copyreg", "__newobj__"): copyreg.__newobj__,
+    ("collections", "OrderedDict"): collections.OrderedDict,
+}
+
+
+class _StatesUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        if (module, name) in (("mxnet.ndarray.ndarray", "NDArray"), ("mxnet.ndarray", "NDArray")):
+            return _PickledNDArray
+        if (module, name) in _SAFE_GLOBALS:
+            return _SAFE_GLOBALS[(module, name)]
+        if module in ("numpy", "numpy.core.multiarray", "numpy._core.multiarray") \
+                and name in ("dtype", "scalar"):
+            return _numpy_global(module, name)
+        if module in ("mxnet.optimizer.optimizer", "mxnet.optimizer", "mxnet.optimizer.contrib") \
+                or module.startswith("mxtorch.optimizer"):
+            return _optimizer_class(name)
+        if module in ("mxnet.lr_scheduler", "mxtorch.lr_scheduler"):
+            return _scheduler_class(name)
+        raise MXNetError(f"states file: refusing to load the global {module}.{name}; a .states file "
+                         f"only holds NDArrays, containers and optimizer objects")
+
+
+def _numpy_global(module, name):
+    if name == "dtype":
+        return np.dtype
+    try:
+        from numpy.core.multiarray import scalar
+    except ImportError:
+        from numpy._core.multiarray import scalar
+    return scalar
+
+
+def _to_ndarrays(value, seen=None):
+    """Replace every pickled MXNet NDArray inside ``value`` by an mxtorch NDArray."""
+    if isinstance(value, _PickledNDArray):
+        if value.handle is None:
+            return None
+        return _load_raw_bytes(value.handle)
+    if isinstance(value, tuple):
+        return tuple(_to_ndarrays(item) for item in value)
+    if isinstance(value, list):
+        return [_to_ndarrays(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _to_ndarrays(item) for key, item in value.items()}
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        for key, item in list(vars(value).items()):
+            if isinstance(item, (_PickledNDArray, tuple, list, dict)):
+                setattr(value, key, _to_ndarrays(item))
+    return value
+
+
+def loads_states(data):
+    """Unpickle a ``.states`` payload (bytes) into mxtorch objects; MXNetError on bad input."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise MXNetError(f"set_states: expected the bytes of a .states file, got {type(data).__name__}")
+    try:
+        loaded = _StatesUnpickler(io.BytesIO(bytes(data))).load()
+    except MXNetError:
+        raise
+    except Exception as error:  # truncated or corrupt pickles raise many error types
+        raise MXNetError(f"set_states: the data is not a valid optimizer states pickle "
+                         f"({type(error).__name__}: {error})") from None
+    return _to_ndarrays(loaded)
+
+
+# -- writing ---------------------------------------------------------------------------------------
+class _MXNetNDArrayGlobal:
+    """Stands for the global ``mxnet.ndarray.ndarray.NDArray`` in a pickle being written."""
+
+
+class _StatesPickler(pickle._Pickler):
+    """Pickler writing NDArrays as MXNet 1.9.1 does.
+
+    The pure-Python pickler is used because it lets ``save_global`` emit the name of a class
+    (``mxnet.ndarray.ndarray.NDArray``) that is not importable here.
+    """
+
+    def reducer_override(self, obj):
+        if isinstance(obj, NDArray):
+            return _MXNetNDArrayGlobal, (None,), {"handle": bytearray(_save_raw_bytes(obj))}
+        return NotImplemented
+
+    def save_global(self, obj, name=None):
+        mxnet_name = _mxnet_global_name(obj)
+        if mxnet_name is not None:
+            self.save(mxnet_name[0])
+            self.save(mxnet_name[1])
+            self.write(pickle.STACK_GLOBAL)
+            self.memoize(obj)
+            return
+        super().save_global(obj, name)
+
+
+def _mxnet_global_name(obj):
+    """``(module, name)`` under which MXNet 1.9.1 knows ``obj``, or None.
+
+    mxtorch's own optimizer and scheduler classes are written under MXNet's names (their
+    attributes have MXNet's names too), so MXNet loads a ``dump_optimizer=True`` pickle and
+    mxtorch maps the names back when reading.
+    """
+    if obj is _MXNetNDArrayGlobal:
+        return ("mxnet.ndarray.ndarray", "NDArray")
+    if not isinstance(obj, type):
+        return None
+    module = getattr(obj, "__module__", "")
+    if module == "mxtorch.optimizer.contrib":
+        return ("mxnet.optimizer.contrib", obj.__name__)
+    if module.startswith("mxtorch.optimizer."):
+        return ("mxnet.optimizer.optimizer", obj.__name__)
+    if module == "mxtorch.lr_scheduler":
+        return ("mxnet.lr_scheduler", obj.__name__)
+    return None
+
+
+def dumps_states(value):
+    """Pickle ``value`` (states dict or ``(states, optimizer)``) in MXNet's ``.states`` format."""
+    out = io.BytesIO()
+    _StatesPickler(out, protocol=_PROTOCOL).dump(value)
+    return out.getvalue()
