@@ -3,3 +3,5 @@ from .base_module import BaseModule  # noqa: F401
 from .module import Module  # noqa: F401
 from .executor_group import DataParallelExecutorGroup  # noqa: F401
 from . import base_module, module, executor_group  # noqa: F401
+from .mutable_module import MutableModule  # noqa: F401
+from . import mutable_module  # noqa: F401
