@@ -1,0 +1,236 @@
+"""``python -m mxtorch train|score``: train and score a network on the bundled digits.
+
+``train`` follows MXNet 1.x's ``example/image-classification`` script
+(``common/fit.py``): the same flag names and meanings where they apply, a
+``Module`` trained with ``fit``, a Speedometer in the log, a checkpoint
+(``PREFIX-symbol.json`` + ``PREFIX-NNNN.params``) after every epoch when
+``--model-prefix`` is given, and resuming with ``--load-epoch``.  It ends by
+printing the validation accuracy as ``Validation-accuracy=<value>``.
+
+``score`` loads a checkpoint with ``mx.mod.Module.load``, binds it for
+inference and prints ``Validation-accuracy=<value>`` on the validation
+split.
+
+Data: ``mxtorch.datasets.load_digits`` (1,408 training and 389 validation
+images of 8x8 pixels, or resized to 28x28 with ``--image-size 28``).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import os
+import sys
+
+from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
+
+import mxtorch as mx
+from . import cli_networks
+from .base import MXNetError
+from .datasets import digits_iterators
+
+__all__ = ["main", "build_parser"]
+
+_DEFAULT_PREFIX_HELP = "checkpoint prefix: files PREFIX-symbol.json and PREFIX-NNNN.params"
+
+
+def _add_data_arguments(parser):
+    parser.add_argument("--image-size", type=int, default=8, choices=(8, 28),
+                        help="image height and width: 8 as stored, or 28 (bilinear resize) (default 8)")
+    parser.add_argument("--batch-size", type=int, default=64, help="samples per batch (default 64)")
+    parser.add_argument("--gpus", type=str, default="",
+                        help="GPUs to use, e.g. '0' or '0,1'; empty uses the CPU (default empty)")
+
+
+def build_parser():
+    """The argparse parser of ``python -m mxtorch``."""
+    parser = argparse.ArgumentParser(prog="python -m mxtorch",
+                                     description="Train or score an MXNet-style network on the bundled digits.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    train = commands.add_parser("train", help="train a network with Module.fit")
+    train.add_argument("--network", type=str, default="lenet", choices=sorted(cli_networks.NETWORKS),
+                       help="network to train (default lenet)")
+    train.add_argument("--num-layers", type=int, default=20,
+                       help="resnet depth, 6 * n + 2 (default 20; other networks ignore it)")
+    _add_data_arguments(train)
+    train.add_argument("--num-epochs", type=int, default=10, help="last epoch to train, 1-based (default 10)")
+    train.add_argument("--lr", type=float, default=0.05, help="initial learning rate (default 0.05)")
+    train.add_argument("--lr-factor", type=float, default=0.1,
+                       help="multiply the learning rate by this at each of --lr-step-epochs (default 0.1)")
+    train.add_argument("--lr-step-epochs", type=str, default="8",
+                       help="comma-separated epochs at which the learning rate drops; empty: never (default '8')")
+    train.add_argument("--optimizer", type=str, default="sgd", help="optimizer name for mx.optimizer (default sgd)")
+    train.add_argument("--mom", type=float, default=0.9, help="momentum, for sgd and nag (default 0.9)")
+    train.add_argument("--wd", type=float, default=0.0001, help="weight decay (default 0.0001)")
+    train.add_argument("--model-prefix", type=str, default=None,
+                       help=_DEFAULT_PREFIX_HELP + ", written after every epoch (default: no checkpoints)")
+    train.add_argument("--load-epoch", type=int, default=None,
+                       help="resume from PREFIX-NNNN.params of this epoch (needs --model-prefix)")
+    train.add_argument("--kv-store", type=str, default="local", help="key-value store type (default local)")
+    train.add_argument("--disp-batches", type=int, default=10,
+                       help="log speed and training accuracy every this many batches (default 10)")
+    train.add_argument("--seed", type=int, default=0, help="random seed for initialisation and shuffling (default 0)")
+    train.add_argument("--initializer", type=str, default="default",
+                       choices=("default", "xavier", "msra", "uniform", "normal"),
+                       help="weight initializer; default: Xavier(rnd_type='gaussian', factor_type='in', "
+                            "magnitude=2) (default default)")
+
+    score = commands.add_parser("score", help="print the validation accuracy of a saved checkpoint")
+    score.add_argument("--model-prefix", type=str, required=True, help=_DEFAULT_PREFIX_HELP)
+    score.add_argument("--load-epoch", type=int, required=True, help="epoch number NNNN of the .params file")
+    _add_data_arguments(score)
+    return parser
+
+
+def _contexts(gpus):
+    gpus = gpus.strip()
+    if not gpus:
+        return [mx.cpu()]
+    try:
+        indices = [int(index) for index in gpus.split(",")]
+    except ValueError:
+        raise MXNetError(f"--gpus must be comma-separated GPU numbers such as '0,1', got {gpus!r}") from None
+    available = mx.context.num_gpus()
+    missing = [index for index in indices if not 0 <= index < available]
+    if missing:
+        raise MXNetError(f"--gpus {gpus}: no GPU numbered {missing[0]}; this machine has {available} "
+                                 "(leave --gpus empty to use the CPU)")
+    return [mx.gpu(index) for index in indices]
+
+
+def _initializer(name):
+    if name == "default":
+        return mx.init.Xavier(rnd_type="gaussian", factor_type="in", magnitude=2)
+    if name == "xavier":
+        return mx.init.Xavier()
+    if name == "msra":
+        return mx.init.MSRAPrelu()
+    if name == "uniform":
+        return mx.init.Uniform()
+    return mx.init.Normal()
+
+
+def _learning_rate_schedule(args, batches_per_epoch):
+    """Initial learning rate and scheduler, as common/fit.py computes them.
+
+    The rate is already lowered for every step epoch at or before the epoch
+    training resumes from; the remaining steps become a MultiFactorScheduler
+    counted in updates from the start of this run.
+    """
+    begin_epoch = args.load_epoch or 0
+    if args.lr_factor >= 1 or not args.lr_step_epochs.strip():
+        return args.lr, None
+    try:
+        step_epochs = [int(epoch) for epoch in args.lr_step_epochs.split(",")]
+    except ValueError:
+        raise MXNetError(f"--lr-step-epochs must be comma-separated epoch numbers such as '30,60', "
+                         f"got {args.lr_step_epochs!r}") from None
+    learning_rate = args.lr * args.lr_factor ** sum(epoch <= begin_epoch for epoch in step_epochs)
+    steps = [batches_per_epoch * (epoch - begin_epoch) for epoch in step_epochs if epoch > begin_epoch]
+    if not steps:
+        return learning_rate, None
+    return learning_rate, mx.lr_scheduler.MultiFactorScheduler(step=steps, factor=args.lr_factor,
+                                                               base_lr=learning_rate)
+
+
+class _EpochProgress:
+    """Batch-end callback showing a tqdm bar per epoch (hidden when stderr is not a terminal)."""
+
+    def __init__(self, total):
+        self.total = total
+        self.bar = None
+
+    def __call__(self, param):
+        if self.bar is None or param.nbatch + 1 < self.bar.n:
+            self.close()
+            self.bar = tqdm(total=self.total, desc=f"Epoch[{param.epoch}]", unit="batch", leave=False,
+                            disable=None)
+        self.bar.update(param.nbatch + 1 - self.bar.n)
+        if self.bar.n >= self.total:
+            self.close()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _print_accuracy(mod, val_iter):
+    for name, value in mod.score(val_iter, "acc"):
+        print(f"Validation-{name}={value:f}", flush=True)
+
+
+def train(args):
+    if args.load_epoch is not None and args.model_prefix is None:
+        raise MXNetError("train: --load-epoch needs --model-prefix to find the checkpoint")
+    mx.random.seed(args.seed)          # torch and NumPy (NDArrayIter shuffles with NumPy)
+    train_iter, val_iter = digits_iterators(args.batch_size, image_size=args.image_size)
+    network = cli_networks.get_network(mx, args.network, num_classes=10, image_size=args.image_size,
+                                       num_layers=args.num_layers)
+    batches_per_epoch = math.ceil(train_iter.num_data / args.batch_size)
+
+    arg_params = aux_params = None
+    if args.load_epoch is not None:
+        _, arg_params, aux_params = mx.model.load_checkpoint(args.model_prefix, args.load_epoch)
+        logging.info("Loaded model %s-%04d.params", args.model_prefix, args.load_epoch)
+
+    learning_rate, scheduler = _learning_rate_schedule(args, batches_per_epoch)
+    optimizer_params = {"learning_rate": learning_rate, "wd": args.wd}
+    if scheduler is not None:
+        optimizer_params["lr_scheduler"] = scheduler
+    if args.optimizer in ("sgd", "nag"):
+        optimizer_params["momentum"] = args.mom
+
+    progress = _EpochProgress(batches_per_epoch)
+    batch_end_callback = [mx.callback.Speedometer(args.batch_size, args.disp_batches), progress]
+    epoch_end_callback = None
+    if args.model_prefix:
+        os.makedirs(os.path.dirname(os.path.abspath(args.model_prefix)), exist_ok=True)
+        epoch_end_callback = mx.callback.do_checkpoint(args.model_prefix)
+
+    mod = mx.mod.Module(network, context=_contexts(args.gpus))
+    with logging_redirect_tqdm():
+        try:
+            mod.fit(train_iter,
+                    eval_data=val_iter,
+                    eval_metric="acc",
+                    kvstore=args.kv_store,
+                    optimizer=args.optimizer,
+                    optimizer_params=optimizer_params,
+                    initializer=_initializer(args.initializer),
+                    arg_params=arg_params,
+                    aux_params=aux_params,
+                    allow_missing=True,
+                    batch_end_callback=batch_end_callback,
+                    epoch_end_callback=epoch_end_callback,
+                    begin_epoch=args.load_epoch or 0,
+                    num_epoch=args.num_epochs)
+        finally:
+            progress.close()
+    _print_accuracy(mod, val_iter)
+
+
+def score(args):
+    _, val_iter = digits_iterators(args.batch_size, image_size=args.image_size)
+    mod = mx.mod.Module.load(args.model_prefix, args.load_epoch, context=_contexts(args.gpus))
+    mod.bind(data_shapes=val_iter.provide_data, label_shapes=val_iter.provide_label, for_training=False)
+    _print_accuracy(mod, val_iter)
+
+
+def main(argv=None):
+    """Run ``python -m mxtorch`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    An MXNetError (bad flag value, missing checkpoint file, shapes that do
+    not fit the checkpoint) is reported as one line on stderr with exit
+    status 1.
+    """
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    try:
+        {"train": train, "score": score}[args.command](args)
+    except MXNetError as error:
+        print(f"python -m mxtorch {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    return 0
