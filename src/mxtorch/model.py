@@ -68,18 +68,20 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
         kvstore.pull(name, arg_list, priority=-index)
 
 
-def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None):
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None,
+                   param_index=None):
     """Aggregate gradients across devices (through ``kvstore`` when given) and call
     ``updater(index * num_device + k, grad, weight)`` for each device ``k``, MXNet's key
-    scheme (so optimizer state indices match MXNet's ``.states`` files)."""
+    scheme (so optimizer state indices match MXNet's ``.states`` files).  ``param_index``
+    (name -> index) overrides the position, for buckets with parameters of their own."""
     updates = [[] for _ in range(num_device)]
     for i, pair in enumerate(zip(param_arrays, grad_arrays)):
         arg_list, grad_list = pair
         if grad_list[0] is None:
             continue
-        index = i
+        index = param_index[param_names[i]] if param_index else i
         if kvstore:
-            name = param_names[index]
+            name = param_names[i]
             kvstore.push(name, grad_list, priority=-index)
             kvstore.pull(name, grad_list, priority=-index)
         elif num_device > 1:

@@ -333,6 +333,7 @@ class Executor:
             grads = torch.autograd.grad(heads, [leaf for _, leaf in leaves], head_grads, allow_unused=True)
         else:
             grads = [None] * len(leaves)
+        head_storage = {h.untyped_storage().data_ptr() for h in head_grads}
         with torch.no_grad():
             for (index, _), grad in zip(leaves, grads):
                 target = self.grad_arrays[index]
@@ -344,6 +345,10 @@ class Executor:
                         target._tensor.add_(grad.to(target._tensor.dtype))
                 elif grad is None:
                     target._tensor.zero_()
+                elif _can_adopt(grad, target._tensor, head_storage):
+                    # 'write': take autograd's fresh buffer instead of copying it; every holder
+                    # of the gradient NDArray (updater, kvstore, shared modules) sees it
+                    target._tensor = grad
                 else:
                     target._tensor.copy_(grad)
 
@@ -412,3 +417,13 @@ class Executor:
 
 def _is_zero_size_given(name, shapes):
     return name in shapes and 0 in tuple(shapes[name])
+
+
+def _can_adopt(grad, target, head_storage):
+    """Whether a gradient tensor from autograd can replace the bound gradient buffer: same
+    shape, dtype and device, dense and contiguous, and not the storage of a head gradient
+    passed in by the caller (which the caller may still own)."""
+    return (grad.shape == target.shape and grad.dtype == target.dtype and grad.device == target.device
+            and grad.is_contiguous() and grad.layout == torch.strided
+            and grad.untyped_storage().data_ptr() not in head_storage
+            and grad.untyped_storage().nbytes() == grad.numel() * grad.element_size())

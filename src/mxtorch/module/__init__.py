@@ -5,3 +5,5 @@ from .executor_group import DataParallelExecutorGroup  # noqa: F401
 from . import base_module, module, executor_group  # noqa: F401
 from .mutable_module import MutableModule  # noqa: F401
 from . import mutable_module  # noqa: F401
+from .bucketing_module import BucketingModule  # noqa: F401
+from . import bucketing_module  # noqa: F401

@@ -79,6 +79,8 @@ class Module(BaseModule):
         self._exec_group = None
         self._data_shapes = None
         self._label_shapes = None
+        # name -> optimizer index when buckets add parameters of their own (BucketingModule)
+        self._param_index = None
 
     # -- checkpoints --------------------------------------------------------------------------------
     @staticmethod
@@ -212,8 +214,11 @@ class Module(BaseModule):
 
     def _refresh_kvstore(self):
         if self.optimizer_initialized and self._kvstore is not None and self._update_on_kvstore:
+            overwrite = getattr(self._kvstore, "_overwrite", None)   # mxtorch stores; others keep MXNet's way
+            if overwrite is None:
+                return
             for name, block in zip(self._exec_group.param_names, self._exec_group.param_arrays):
-                self._kvstore.init(name, block[0])
+                overwrite(name, block[0])
 
     def _sync_params_from_devices(self):
         self._exec_group.get_params(self._arg_params, self._aux_params)
@@ -410,7 +415,7 @@ class Module(BaseModule):
         else:
             _update_params(self._exec_group.param_arrays, self._exec_group.grad_arrays, updater=self._updater,
                            num_device=len(self._context), kvstore=self._kvstore,
-                           param_names=self._exec_group.param_names)
+                           param_names=self._exec_group.param_names, param_index=self._param_index)
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the last forward: a list of NDArrays (merged over contexts) or, with
