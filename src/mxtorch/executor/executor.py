@@ -316,6 +316,10 @@ class Executor:
                 raise MXNetError(f"backward: {len(out_grads)} head gradients for {len(outputs)} outputs")
         heads, head_grads = [], []
         for position, tensor in enumerate(outputs):
+            proxy = getattr(tensor, "_mx_gradient_proxy", None)
+            if not tensor.requires_grad and proxy is not None:
+                # an integer output (Cast) carries the float tensor that autograd can follow
+                tensor = proxy
             if not tensor.requires_grad:
                 continue
             grad = None if out_grads is None else out_grads[position]

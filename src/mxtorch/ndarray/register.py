@@ -22,6 +22,15 @@ def invoke(op_class, args, kwargs):
     attrs = {key: value for key, value in kwargs.items() if not isinstance(value, NDArray)}
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
         args = tuple(args[0])
+    count = 0
+    while count < len(args) and (isinstance(args[count], NDArray) or args[count] is None):
+        count += 1
+    if count < len(args) and not op_class.variadic:
+        for key, value in registry.positional_attributes(op_class, args[count:]).items():
+            if key in attrs:
+                raise MXNetError(f"Operator {op_class.name}: attribute {key!r} given twice")
+            attrs[key] = value
+        args = args[:count]
     if op_class.variadic and "num_args" in op_class.schema and "num_args" not in attrs:
         attrs["num_args"] = len(args) + len(arrays)
     op = op_class(attrs)
@@ -67,6 +76,34 @@ def _make_function(op_name, op_class):
     return function
 
 
+class _Namespace:
+    """``mx.nd.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators."""
+
+    def __init__(self, name):
+        self._name = name
+        self._operators = registry.namespace_operators(name)
+
+    def __getattr__(self, short_name):
+        operators = self.__dict__.get("_operators", {})
+        if short_name not in operators:
+            raise AttributeError(f"mx.nd.{self._name} has no operator {short_name!r}")
+        sample = f"_sample_{short_name}"
+        op_class = registry.get_operator(operators[short_name])
+
+        def function(*args, **kwargs):
+            # mx.nd.random.uniform(low=NDArray, ...) samples per element: the _sample_ form
+            if self._name == "random" and sample in registry.list_operators() and \
+                    any(isinstance(v, NDArray) for v in list(args) + list(kwargs.values())):
+                return invoke(registry.get_operator(sample), args, kwargs)
+            return invoke(op_class, args, kwargs)
+        function.__name__ = short_name
+        function.__doc__ = op_class.__doc__
+        return function
+
+    def __dir__(self):
+        return sorted(self._operators)
+
+
 def install(namespace):
     """Add a function for each registered operator name to ``namespace`` (a module dict)."""
     for op_name in registry.list_operators():
@@ -78,3 +115,7 @@ def install(namespace):
         function = _make_function(op_name, registry.get_operator(op_name))
         function._generated = True
         namespace[op_name] = function
+    for name in registry.NAMESPACE_PREFIXES:
+        if name == "random" and "random" in namespace:
+            continue
+        namespace[name] = _Namespace(name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 
+from ..base import MXNetError
 from .registry import Attr, Operator, register, Float, Bool, Choice, merge_shape, product
 
 __all__ = []
@@ -207,3 +208,232 @@ class MAERegressionOutput(_Regression):
 
     def difference(self, output, label):
         return torch.sign(output - label)
+
+
+@register("SVMOutput")
+class SVMOutput(Operator):
+    """Support-vector-machine head: identity forward on ``data`` ``(batch, classes)``; label
+    ``(batch,)`` holds class indices.  The backward pass (head gradients ignored) writes the
+    squared-hinge (L2-SVM, default) gradient ``2 * c * max(0, margin + x_j)`` for the other
+    classes and ``-2 * c * max(0, margin - x_y)`` for the label class, or with
+    ``use_linear`` the hinge (L1-SVM) gradient ``c * [margin + x_j > 0]`` /
+    ``-c * [margin - x_y > 0]`` (``c = regularization_coefficient``), not normalised by the
+    batch size, as in MXNet."""
+
+    is_loss = True
+    margin = Attr(Float, default=1.0)
+    regularization_coefficient = Attr(Float, default=1.0)
+    use_linear = Attr(Bool, default=False)
+
+    def arguments(self):
+        return ["data", "label"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
+        label = in_shapes[1]
+        if data is not None:
+            try:
+                label = merge_shape(label, (data[0],), "")
+            except MXNetError:
+                raise MXNetError(f"Operator {self.name}: argument 'label' must have shape ({data[0]},) "
+                                 f"for 'data' {tuple(data)}, got {tuple(label)}") from None
+        return [data, label], [data], []
+
+    def infer_type(self, in_types):
+        dtype = in_types[0] if in_types[0] is not None else in_types[1]
+        return [dtype, in_types[1] if in_types[1] is not None else dtype], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        data, label = inputs
+        output = data * 1 if data.requires_grad else data.clone()
+        if not data.requires_grad:
+            return [output]
+        scores = data.detach().reshape(data.shape[0], -1)
+        classes = scores.shape[1]
+        target = torch.nn.functional.one_hot(label.detach().reshape(-1).to(torch.int64).clamp(0, classes - 1),
+                                             classes).to(torch.bool)
+        coefficient = self.regularization_coefficient
+        if self.use_linear:
+            other = (self.margin + scores > 0).to(scores.dtype) * coefficient
+            own = -(self.margin - scores > 0).to(scores.dtype) * coefficient
+        else:
+            other = 2 * torch.clamp(self.margin + scores, min=0) * coefficient
+            own = -2 * torch.clamp(self.margin - scores, min=0) * coefficient
+        gradient = torch.where(target, own, other)
+        return [with_gradient(data, output, gradient.reshape(data.shape))]
+
+
+@register("MakeLoss")
+class MakeLoss(Operator):
+    """Turn ``data`` into a loss head: identity forward; the backward pass ignores head
+    gradients and writes ``grad_scale`` ('null' normalization), ``grad_scale / batch``
+    ('batch') or ``grad_scale / count(data > valid_thresh)`` ('valid', at least 1)."""
+
+    is_loss = True
+    grad_scale = Attr(Float, default=1.0)
+    valid_thresh = Attr(Float, default=0.0)
+    normalization = Attr(Choice("batch", "null", "valid"), default="null")
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        output = data * 1 if data.requires_grad else data.clone()
+        if not data.requires_grad:
+            return [output]
+        scale = self.grad_scale
+        if self.normalization == "batch":
+            scale = scale / max(data.shape[0], 1) if data.dim() else scale
+            gradient = torch.full_like(data, scale)
+        elif self.normalization == "valid":
+            count = (data.detach() > self.valid_thresh).sum().clamp(min=1).to(data.dtype)
+            gradient = torch.full_like(data, scale) / count
+        else:
+            gradient = torch.full_like(data, scale)
+        return [with_gradient(data, output, gradient)]
+
+
+@register("make_loss")
+class MakeLossLegacy(Operator):
+    """The older ``make_loss``: identity forward (output named ``loss``); the backward pass
+    writes ones into the data gradient whatever head gradient arrives."""
+
+    is_loss = True
+
+    def outputs(self):
+        return ["loss"]
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        output = data * 1 if data.requires_grad else data.clone()
+        if not data.requires_grad:
+            return [output]
+        return [with_gradient(data, output, torch.ones_like(data))]
+
+
+@register("softmax_cross_entropy")
+class SoftmaxCrossEntropy(Operator):
+    """``sum_i -log(softmax(data[i])[label[i]])`` over the batch: data ``(batch, classes)``,
+    label ``(batch,)`` class indices; output shape ``(1,)``.  The label gets a zero
+    gradient (MXNet refused to compute one)."""
+
+    def arguments(self):
+        return ["data", "label"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data, label = in_shapes
+        if data is not None:
+            if len(data) != 2:
+                raise MXNetError(f"Operator {self.name}: argument 'data' must be (batch, classes), "
+                                 f"got {tuple(data)}")
+            try:
+                label = merge_shape(label, (data[0],), "")
+            except MXNetError:
+                raise MXNetError(f"Operator {self.name}: argument 'label' must have shape ({data[0]},) for "
+                                 f"'data' {tuple(data)}, got {tuple(label)}") from None
+        return [data, label], [merge_shape(out_shapes[0], (1,), f"Operator {self.name} output")], []
+
+    def infer_type(self, in_types):
+        dtype = in_types[0] if in_types[0] is not None else in_types[1]
+        return [dtype, in_types[1] if in_types[1] is not None else dtype], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        data, label = inputs
+        index = label.detach().reshape(-1).to(torch.int64)
+        log_probability = torch.log_softmax(data, dim=-1)
+        picked = log_probability.gather(1, index.unsqueeze(1))
+        return [-picked.sum().reshape(1)]
+
+
+@register("smooth_l1")
+class SmoothL1(Operator):
+    """Elementwise smooth L1 with ``sigma = scalar``: ``0.5 * (sigma * x)^2`` where
+    ``|x| < 1 / sigma^2``, else ``|x| - 0.5 / sigma^2``."""
+
+    scalar = Attr(Float, default=1.0)
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        sigma2 = self.scalar * self.scalar
+        inside = data.abs() < 1.0 / sigma2
+        return [torch.where(inside, 0.5 * sigma2 * data * data, data.abs() - 0.5 / sigma2)]
+
+
+@register("CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss")
+class CTCLoss(Operator):
+    """Connectionist temporal classification loss per sequence (output ``(batch,)``).
+
+    ``data`` ``(T, batch, alphabet)`` holds unnormalised activations (softmax is applied
+    inside); ``label`` ``(batch, L)`` holds label indices.  ``blank_label='first'`` reserves
+    index 0 for the blank and pads labels with 0; ``'last'`` reserves ``alphabet - 1`` and
+    pads with -1.  ``use_data_lengths`` / ``use_label_lengths`` add the inputs
+    ``data_lengths`` / ``label_lengths`` ``(batch,)``; otherwise every sequence has length T
+    and a label ends at its first padding value.  The gradient follows the head gradient
+    (torch.nn.functional.ctc_loss); impossible alignments give an infinite loss."""
+
+    use_data_lengths = Attr(Bool, default=False)
+    use_label_lengths = Attr(Bool, default=False)
+    blank_label = Attr(Choice("first", "last"), default="first")
+
+    def arguments(self):
+        names = ["data", "label"]
+        if self.use_data_lengths:
+            names.append("data_lengths")
+        if self.use_label_lengths:
+            names.append("label_lengths")
+        return names
+
+    def outputs(self):
+        return ["output0"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data, label = in_shapes[0], in_shapes[1]
+        where = f"Operator {self.name}"
+        out = out_shapes[0]
+        rest = list(in_shapes[2:])
+        if data is not None:
+            if len(data) != 3:
+                raise MXNetError(f"{where}: argument 'data' must be (sequence_length, batch, alphabet_size), "
+                                 f"got {tuple(data)}")
+            batch = data[1]
+            if label is not None and (len(label) != 2 or (label[0] and batch and label[0] != batch)):
+                raise MXNetError(f"{where}: argument 'label' must be (batch, max_label_length) with batch "
+                                 f"{batch} ('data' {tuple(data)}), got {tuple(label)}")
+            if label is not None and len(label) == 2:
+                label = (label[0] or batch, label[1])
+            out = merge_shape(out, (batch,), f"{where} output")
+            rest = [merge_shape(s, (batch,), f"{where} argument {name!r}")
+                    for s, name in zip(rest, self.arguments()[2:])]
+        return [data, label] + rest, [out], []
+
+    def infer_type(self, in_types):
+        dtype = in_types[0] if in_types[0] is not None else in_types[1]
+        return [dtype] + [t if t is not None else dtype for t in in_types[1:]], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        data, label = inputs[0], inputs[1]
+        steps, batch, alphabet = data.shape
+        position = 2
+        if self.use_data_lengths:
+            data_lengths = inputs[position].detach().reshape(-1).to(torch.int64)
+            position += 1
+        else:
+            data_lengths = torch.full((batch,), steps, dtype=torch.int64, device=data.device)
+        labels = label.detach().to(torch.int64)
+        if self.blank_label == "first":
+            blank, padding = 0, 0
+        else:
+            blank, padding = alphabet - 1, -1
+        if self.use_label_lengths:
+            label_lengths = inputs[position].detach().reshape(-1).to(torch.int64)
+        else:
+            is_pad = labels == padding
+            first_pad = torch.where(is_pad.any(1), is_pad.to(torch.int64).argmax(1),
+                                    torch.full((batch,), labels.shape[1], dtype=torch.int64, device=data.device))
+            label_lengths = first_pad
+        if bool((labels.clamp(min=0) >= alphabet).any()):
+            raise MXNetError(f"Operator {self.name}: argument 'label' holds indices >= alphabet size {alphabet}")
+        targets = labels.clamp(min=0)
+        work = data if data.dtype in (torch.float32, torch.float64) else data.float()
+        log_probs = torch.log_softmax(work, dim=-1)
+        loss = torch.nn.functional.ctc_loss(log_probs, targets, data_lengths, label_lengths, blank=blank,
+                                            reduction="none", zero_infinity=False)
+        return [loss.to(data.dtype)]

@@ -285,3 +285,33 @@ class Operator:
 
 def product(values):
     return int(math.prod(values))
+
+
+def positional_attributes(op_class, values, op_name=None):
+    """Map positional values that follow an operator's inputs to its attributes, in the
+    order the schema declares them (MXNet's generated functions take ``clip(x, 0, 1)``), or in
+    the operator's ``positional_order`` where its class hierarchy declares them in another order."""
+    keys = list(getattr(op_class, "positional_order", None) or op_class.schema)
+    if len(values) > len(keys):
+        raise MXNetError(f"Operator {op_name or op_class.name}: {len(values)} positional attribute values for "
+                         f"{len(keys)} attributes {keys}")
+    return dict(zip(keys, values))
+
+
+# front-end namespaces: mx.nd.linalg.gemm2 is the operator _linalg_gemm2, and so on
+NAMESPACE_PREFIXES = {"linalg": ("_linalg_",), "contrib": ("_contrib_",), "random": ("_random_", "_sample_"),
+                      "image": ("_image_",), "sparse": ("_sparse_",)}
+
+
+def namespace_operators(namespace):
+    """``{short_name: operator_name}`` for a front-end namespace (linalg, contrib, random, ...).
+
+    For ``random`` the ``_random_`` form (scalar parameters) wins over ``_sample_`` (array
+    parameters); the front end picks ``_sample_`` when arrays are passed.
+    """
+    result = {}
+    for prefix in reversed(NAMESPACE_PREFIXES[namespace]):
+        for name in _REGISTRY:
+            if name.startswith(prefix):
+                result[name[len(prefix):]] = name
+    return result

@@ -25,6 +25,37 @@ def _install(namespace):
 _install(globals())
 
 
+class _Namespace:
+    """``mx.sym.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators."""
+
+    def __init__(self, name):
+        self._name = name
+        self._operators = _registry.namespace_operators(name)
+
+    def __getattr__(self, short_name):
+        operators = self.__dict__.get("_operators", {})
+        if short_name not in operators:
+            raise AttributeError(f"mx.sym.{self._name} has no operator {short_name!r}")
+        sample = f"_sample_{short_name}"
+        default = operators[short_name]
+
+        def function(*args, **kwargs):
+            # random.uniform(low=Symbol, ...) samples per element: the _sample_ form
+            if self._name == "random" and sample in _registry.list_operators() and \
+                    any(isinstance(v, Symbol) for v in list(args) + list(kwargs.values())):
+                return create(sample, *args, **kwargs)
+            return create(default, *args, **kwargs)
+        function.__name__ = short_name
+        return function
+
+    def __dir__(self):
+        return sorted(self._operators)
+
+
+for _name in _registry.NAMESPACE_PREFIXES:
+    globals()[_name] = _Namespace(_name)
+
+
 class _Internal:
     """``mx.sym._internal``: the underscore operator names (``_Plus``, ``_plus_scalar``)."""
 

@@ -216,14 +216,14 @@ class Symbol:
 
     # -- attributes -----------------------------------------------------------------------------
     def attr(self, key):
-        """The string attribute ``key`` of this symbol's node (``__key__`` also matched), or None."""
+        """The string attribute ``key`` of this symbol's node, or None.  As in MXNet 1.9.1 the
+        legacy keys (``lr_mult``, ``ctx_group``, ...) find their hidden ``__key__`` form;
+        other keys are looked up as given (``attr('__init__')``, not ``attr('init')``)."""
         if len(self._outputs) != 1:
             return None
         attrs = self._outputs[0][0].attrs
-        if key in attrs:
-            return attrs[key]
-        hidden = f"__{key}__"
-        return attrs.get(hidden)
+        hidden = graph_json.hidden_key(key)
+        return attrs.get(hidden, attrs.get(key))
 
     def list_attr(self, recursive=False):
         """Attributes of this node.  Hidden keys are reported as stored (``__shape__``);
@@ -241,7 +241,8 @@ class Symbol:
         result = {}
         for node in self._nodes():
             if node.attrs:
-                result[node.name] = _reported_attrs(node.attrs)
+                # nodes that share a name merge their attributes, as in MXNet
+                result.setdefault(node.name, {}).update(_reported_attrs(node.attrs))
         return result
 
     def _set_attr(self, **kwargs):
@@ -250,7 +251,7 @@ class Symbol:
             if not isinstance(value, str):
                 raise MXNetError(f"_set_attr: attribute {key!r} must be a string, got {type(value).__name__}")
             node = self._outputs[0][0]
-            node.attrs[key] = value
+            node.attrs[graph_json.hidden_key(key)] = value
 
     # -- shape and type inference ------------------------------------------------------------------
     def infer_shape(self, *args, **kwargs):
@@ -405,7 +406,7 @@ class Symbol:
 
 
 # hidden attributes that MXNet also reports under their plain, older name
-LEGACY_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage", "profiler_scope")
+LEGACY_HIDDEN_KEYS = graph_json.HIDDEN_KEYS
 
 
 def _reported_attrs(attrs):
@@ -439,7 +440,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     """
     if not isinstance(name, str):
         raise MXNetError(f"Variable: name must be a string, got {type(name).__name__}")
-    attrs = AttrScope.current.get(attr)
+    attrs = graph_json.hide_keys(AttrScope.current.get(attr))
     if shape is not None:
         attrs["__shape__"] = format_value(tuple(shape))
     if lr_mult is not None:
@@ -485,6 +486,15 @@ def create(op_name, *args, **kwargs):
              (v is None and k in op_class.schema and False)}
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
         args = tuple(args[0])
+    count = 0
+    while count < len(args) and isinstance(args[count], Symbol):
+        count += 1
+    if count < len(args) and not op_class.variadic:
+        for key, value in registry.positional_attributes(op_class, args[count:], op_name).items():
+            if key in attrs:
+                raise MXNetError(f"Operator {op_name}: attribute {key!r} given twice")
+            attrs[key] = value
+        args = args[:count]
     for position, value in enumerate(args):
         if not isinstance(value, Symbol):
             raise MXNetError(f"Operator {op_name}: positional input {position} must be a Symbol, "
@@ -509,7 +519,7 @@ def create(op_name, *args, **kwargs):
             raise MXNetError(f"Operator {op_name} ({name}): input {key!r} given twice")
         given[key] = value
     node_attrs = dict(op.attrs)
-    node_attrs.update(AttrScope.current.get(attr))
+    node_attrs.update(graph_json.hide_keys(AttrScope.current.get(attr)))
     node_attrs.update(hidden)
     inputs = []
     for input_name in input_names:
@@ -524,6 +534,9 @@ def create(op_name, *args, **kwargs):
             raise MXNetError(f"Operator {op_name} ({name}): input {input_name!r} must be a single-output "
                              f"symbol, got a group of {len(symbol._outputs)}")
         inputs.append(symbol._outputs[0])
+        if symbol._outputs[0][0].op is None:
+            # the operator's defaults for its input variables (MXNet's FSetInputVarAttrOnCompose)
+            graph_json.set_input_variable_attrs(op, input_name, symbol._outputs[0][0])
     node = Node(op, name, node_attrs, inputs)
     count = op.num_visible_outputs()
     return Symbol([(node, i) for i in range(count)])

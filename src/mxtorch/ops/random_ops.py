@@ -1,0 +1,265 @@
+"""Random sampling operators on torch's global generator (seeded by ``mx.random.seed``).
+
+Three families, as in MXNet 1.9.1:
+
+- ``_random_<dist>`` (aliases ``random_<dist>``; ``uniform``/``normal`` too): no inputs,
+  scalar parameters as attributes, output ``shape`` (a 0 dimension is filled by shape
+  inference, as for ``_zeros``), ``dtype`` float32 unless given (``_random_randint``:
+  int32).  The executor calls ``create(shape, device)`` with the inferred shape.
+- ``_random_<dist>_like``: the shape and dtype of the input ``data``.
+- ``_sample_<dist>`` (aliases ``sample_<dist>``): per-element parameters from input arrays
+  of one shape ``P``; output ``P + shape``.
+
+Parameterisations follow MXNet: gamma(``alpha`` shape, ``beta`` scale), exponential
+(``lam`` rate), poisson(``lam``), negative_binomial(``k`` successes, ``p`` success
+probability: failures before the k-th success), generalized_negative_binomial(``mu``
+mean, ``alpha`` dispersion: variance ``mu + alpha * mu^2``).  Samples carry no
+gradient except ``_sample_multinomial``'s log-probabilities (``get_prob=True``).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .registry import Attr, Operator, register, Int, Float, Bool, Shape, Choice, known, merge_shape
+from .tensor import torch_dtype, numpy_dtype, device_of
+
+__all__ = []
+
+
+def _standard_gamma(concentration):
+    """Gamma(concentration, scale 1) samples, one per element of ``concentration``."""
+    return torch.distributions.Gamma(concentration, torch.ones_like(concentration)).sample()
+
+
+def _draw(distribution, parameters, shape, dtype, device):
+    """Samples of ``shape`` (parameters broadcast against it) computed in float64/float32."""
+    work = torch.float64 if dtype == torch.float64 else torch.float32
+    params = [p.to(device=device, dtype=work) if isinstance(p, torch.Tensor)
+              else torch.tensor(float(p), dtype=work, device=device) for p in parameters]
+    params = [p.expand(shape) for p in params]
+    with torch.no_grad():
+        if distribution == "uniform":
+            low, high = params
+            sample = low + (high - low) * torch.rand(shape, dtype=work, device=device)
+        elif distribution == "normal":
+            loc, scale = params
+            sample = loc + scale * torch.randn(shape, dtype=work, device=device)
+        elif distribution == "gamma":
+            alpha, beta = params
+            sample = _standard_gamma(alpha) * beta
+        elif distribution == "exponential":
+            (lam,) = params
+            sample = torch.empty(shape, dtype=work, device=device).exponential_() / lam
+        elif distribution == "poisson":
+            (lam,) = params
+            sample = torch.poisson(lam.contiguous())
+        elif distribution == "negative_binomial":
+            k, p = params
+            rate = _standard_gamma(k) * (1 - p) / p
+            sample = torch.poisson(rate)
+        elif distribution == "generalized_negative_binomial":
+            mu, alpha = params
+            safe_alpha = torch.where(alpha > 0, alpha, torch.ones_like(alpha))
+            rate = _standard_gamma(1 / safe_alpha) * mu * safe_alpha
+            rate = torch.where(alpha > 0, rate, mu)
+            sample = torch.poisson(rate)
+        else:  # pragma: no cover - guarded by the declarations below
+            raise ValueError(distribution)
+    return sample.to(dtype)
+
+
+_PARAMETERS = {
+    "uniform": (("low", 0.0), ("high", 1.0)),
+    "normal": (("loc", 0.0), ("scale", 1.0)),
+    "gamma": (("alpha", 1.0), ("beta", 1.0)),
+    "exponential": (("lam", 1.0),),
+    "poisson": (("lam", 1.0),),
+    "negative_binomial": (("k", 1), ("p", 1.0)),
+    "generalized_negative_binomial": (("mu", 1.0), ("alpha", 1.0)),
+}
+# the argument names of the _sample_* forms (MXNet names the normal's mu/sigma there)
+_SAMPLE_ARGUMENTS = {
+    "uniform": ("low", "high"), "normal": ("mu", "sigma"), "gamma": ("alpha", "beta"),
+    "exponential": ("lam",), "poisson": ("lam",), "negative_binomial": ("k", "p"),
+    "generalized_negative_binomial": ("mu", "alpha"),
+}
+_FLOAT_DTYPES = Choice("None", "float16", "float32", "float64")
+
+
+def _float_dtype(value, name):
+    text = _FLOAT_DTYPES(value if value is not None else "None", name)
+    return None if text == "None" else text
+
+
+class _RandomCreator(Operator):
+    """Base of ``_random_<dist>``: no inputs; ``create(shape, device)`` draws the samples."""
+
+    distribution = None
+    shape = Attr(Shape, default=())
+    ctx = Attr(lambda v, n: str(v), default="")
+    dtype = Attr(_float_dtype, default=None)
+
+    def arguments(self):
+        return []
+
+    def _dtype_name(self):
+        return self.dtype or "float32"
+
+    def infer_shape(self, in_shapes, out_shapes):
+        shape = tuple(self.shape) if self.shape else None
+        return [], [merge_shape(out_shapes[0], shape, f"Operator {self.name} output")], []
+
+    def infer_type(self, in_types):
+        return [], [numpy_dtype(self._dtype_name())], []
+
+    def _parameters(self):
+        return [getattr(self, name) for name, _ in _PARAMETERS[self.distribution]]
+
+    def create(self, shape, device):
+        return _draw(self.distribution, self._parameters(), tuple(shape), torch_dtype(self._dtype_name()), device)
+
+    def forward(self, is_train, inputs, aux):
+        if not known(self.shape):
+            raise self.error(f"argument 'shape' must be fully given to sample imperatively, got {self.shape}")
+        return [self.create(self.shape, device_of(self.ctx))]
+
+
+class _RandomLike(Operator):
+    """Base of ``_random_<dist>_like``: samples with the shape and dtype of ``data``."""
+
+    distribution = None
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        parameters = [getattr(self, name) for name, _ in _PARAMETERS[self.distribution]]
+        dtype = data.dtype if data.is_floating_point() else torch.float32
+        return [_draw(self.distribution, parameters, tuple(data.shape), dtype, data.device)]
+
+
+class _Sample(Operator):
+    """Base of ``_sample_<dist>``: parameter arrays of one shape P; output ``P + shape``."""
+
+    distribution = None
+    shape = Attr(Shape, default=())
+    dtype = Attr(_float_dtype, default=None)
+
+    def arguments(self):
+        return list(_SAMPLE_ARGUMENTS[self.distribution])
+
+    def infer_shape(self, in_shapes, out_shapes):
+        common = None
+        for name, shape in zip(self.arguments(), in_shapes):
+            common = merge_shape(common, shape, f"Operator {self.name} argument {name!r}")
+        out = out_shapes[0]
+        if common is not None:
+            out = merge_shape(out, tuple(common) + tuple(self.shape), f"Operator {self.name} output")
+        return [common] * len(in_shapes), [out], []
+
+    def infer_type(self, in_types):
+        dtype = next((t for t in in_types if t is not None), None)
+        out = numpy_dtype(self.dtype) if self.dtype else np.dtype(np.float32)
+        return [dtype] * len(in_types), [out], []
+
+    def forward(self, is_train, inputs, aux):
+        base = tuple(inputs[0].shape)
+        extra = tuple(self.shape)
+        shape = base + extra
+        view = base + (1,) * len(extra)
+        parameters = [p.detach().reshape(view) for p in inputs]
+        dtype = torch_dtype(self.dtype or "float32")
+        return [_draw(self.distribution, parameters, shape, dtype, inputs[0].device)]
+
+
+def _declare(distribution):
+    attrs = {name: Attr(Int if isinstance(default, int) else Float, default=default)
+             for name, default in _PARAMETERS[distribution]}
+    names = {"uniform": ("uniform",), "normal": ("normal",)}.get(distribution, ())
+    order = tuple(name for name, _ in _PARAMETERS[distribution]) + ("shape", "ctx", "dtype")
+    creator = type(f"Random_{distribution}", (_RandomCreator,), dict(
+        attrs, distribution=distribution, positional_order=order,
+        __doc__=f"Samples of the {distribution} distribution of ``shape`` "
+                f"(parameters {', '.join(n for n, _ in _PARAMETERS[distribution])})."))
+    register(f"_random_{distribution}", f"random_{distribution}", *names)(creator)
+    like = type(f"Random_{distribution}_like", (_RandomLike,), dict(
+        attrs, distribution=distribution,
+        __doc__=f"Samples of the {distribution} distribution with the shape and dtype of ``data``."))
+    register(f"_random_{distribution}_like")(like)
+    sample = type(f"Sample_{distribution}", (_Sample,), dict(
+        distribution=distribution,
+        __doc__=f"Samples of the {distribution} distribution with per-element parameters "
+                f"{', '.join(_SAMPLE_ARGUMENTS[distribution])} (arrays of shape P); output P + shape."))
+    register(f"_sample_{distribution}", f"sample_{distribution}")(sample)
+
+
+for _distribution in _PARAMETERS:
+    _declare(_distribution)
+
+
+@register("_random_randint", "random_randint")
+class RandomRandint(_RandomCreator):
+    """Integers drawn uniformly from ``[low, high)`` of ``shape``, dtype int32 (or int64)."""
+
+    positional_order = ("low", "high", "shape", "ctx", "dtype")
+
+    low = Attr(Int, required=True)
+    high = Attr(Int, required=True)
+    dtype = Attr(lambda v, n: (None if str(v) == "None" else Choice("int32", "int64")(v, n)), default=None)
+
+    def validate(self):
+        if self.high <= self.low:
+            raise self.error(f"argument 'high' ({self.high}) must be larger than 'low' ({self.low})")
+
+    def _dtype_name(self):
+        return self.dtype or "int32"
+
+    def create(self, shape, device):
+        return torch.randint(self.low, self.high, tuple(shape), device=device,
+                             dtype=torch_dtype(self._dtype_name()))
+
+
+@register("_sample_multinomial", "sample_multinomial")
+class SampleMultinomial(Operator):
+    """Category indices drawn from the probabilities on the last axis of ``data``
+    ``(..., K)``: output ``data.shape[:-1] + shape`` (``(1,)`` for 1-D data without
+    ``shape``), dtype int32.  With ``get_prob`` a second output holds the log-probability
+    of each draw (float, differentiable with respect to ``data``)."""
+
+    shape = Attr(Shape, default=())
+    get_prob = Attr(Bool, default=False)
+    dtype = Attr(Choice("float16", "float32", "float64", "int32", "uint8"), default="int32")
+
+    def outputs(self):
+        return ["output0", "output1"] if self.get_prob else ["output"]
+
+    def _out(self, data):
+        shape = tuple(data[:-1]) + tuple(self.shape)
+        return shape if shape else (1,)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        outs = list(out_shapes)
+        if data is not None:
+            outs = [merge_shape(o, self._out(data), f"Operator {self.name} output {i}") for i, o in enumerate(outs)]
+        return [data], outs, []
+
+    def infer_type(self, in_types):
+        dtype = in_types[0]
+        outs = [numpy_dtype(self.dtype)]
+        if self.get_prob:
+            outs.append(dtype if dtype is not None else np.dtype(np.float32))
+        return [dtype], outs, []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        classes = data.shape[-1]
+        rows = data.reshape(-1, classes)
+        draws = max(int(np.prod(self.shape)) if self.shape else 1, 1)
+        with torch.no_grad():
+            index = torch.multinomial(rows.detach().float(), draws, replacement=True)
+        out_shape = self._out(tuple(data.shape))
+        result = [index.to(torch_dtype(self.dtype)).reshape(out_shape)]
+        if self.get_prob:
+            log_probability = torch.log(rows.gather(1, index))
+            result.append(log_probability.reshape(out_shape))
+        return result

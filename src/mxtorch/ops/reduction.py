@@ -1,0 +1,290 @@
+"""Reductions (sum, mean, prod, max, min, nansum, nanprod, norm) and the softmax family
+(softmax, log_softmax, softmin).
+
+Reductions take ``axis`` (None or ``()``: every axis; an int or a tuple, negative
+values count from the end), ``keepdims`` and ``exclude`` (reduce every axis *not*
+listed).  As in MXNet 1.x a reduction to no axes has shape ``(1,)``.  Integer
+inputs give integer results in the input dtype (``mean`` truncates).  ``max`` /
+``min`` send the head gradient to every element equal to the extreme (ties all
+receive it, as in MXNet).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .registry import Attr, Operator, register, Int, Float, Bool, Shape, Dtype, optional, merge_shape
+from .tensor import torch_dtype, numpy_dtype, normalize_axis
+
+__all__ = ["reduce_axes"]
+
+
+def reduce_axes(op, axis, ndim, exclude=False):
+    """The sorted tuple of axes to reduce; MXNetError for out-of-range or repeated axes."""
+    if axis is None or len(axis) == 0:
+        return tuple(range(ndim))
+    axes = [normalize_axis(op, a, ndim) for a in axis]
+    if len(set(axes)) != len(axes):
+        raise op.error(f"argument 'axis' {tuple(axis)} lists an axis twice for a {ndim}-D input")
+    if exclude:
+        return tuple(a for a in range(ndim) if a not in axes)
+    return tuple(sorted(axes))
+
+
+def reduced_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return kept if kept else (1,)
+
+
+class _Reduce(Operator):
+    axis = Attr(optional(Shape), default=None)
+    keepdims = Attr(Bool, default=False)
+    exclude = Attr(Bool, default=False)
+
+    def _axes(self, ndim):
+        return reduce_axes(self, self.axis, ndim, self.exclude)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        out = out_shapes[0]
+        if data is not None:
+            out = merge_shape(out, reduced_shape(data, self._axes(len(data)), self.keepdims),
+                              f"Operator {self.name} output")
+        return [data], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        axes = self._axes(data.dim())
+        if not axes:
+            return [data * 1 if data.requires_grad else data.clone()]
+        result = self.reduce(data, axes)
+        if result.dtype != data.dtype:
+            result = result.to(data.dtype)
+        return [result.reshape(reduced_shape(tuple(data.shape), axes, self.keepdims))]
+
+    def reduce(self, data, axes):
+        raise NotImplementedError
+
+
+@register("sum", "sum_axis")
+class Sum(_Reduce):
+    """Sum over ``axis``."""
+
+    def reduce(self, data, axes):
+        return data.sum(dim=axes)
+
+
+@register("mean")
+class Mean(_Reduce):
+    """Mean over ``axis`` (integer inputs: the sum divided with truncation)."""
+
+    def reduce(self, data, axes):
+        if data.is_floating_point():
+            return data.mean(dim=axes)
+        count = int(np.prod([data.shape[a] for a in axes]))
+        return torch.div(data.sum(dim=axes), count, rounding_mode="trunc")
+
+
+@register("prod")
+class Prod(_Reduce):
+    """Product over ``axis``.  Its gradient is exact at zeros (MXNet divided by the input and
+    returned NaN there)."""
+
+    def reduce(self, data, axes):
+        result = data
+        for axis in reversed(axes):
+            result = result.prod(dim=axis)
+        return result
+
+
+@register("nansum")
+class NanSum(_Reduce):
+    """Sum over ``axis`` treating NaN as 0 (NaN positions get zero gradient)."""
+
+    def reduce(self, data, axes):
+        if not data.is_floating_point():
+            return data.sum(dim=axes)
+        return torch.where(torch.isnan(data), torch.zeros_like(data), data).sum(dim=axes)
+
+
+@register("nanprod")
+class NanProd(_Reduce):
+    """Product over ``axis`` treating NaN as 1 (NaN positions get zero gradient)."""
+
+    def reduce(self, data, axes):
+        if data.is_floating_point():
+            data = torch.where(torch.isnan(data), torch.ones_like(data), data)
+        result = data
+        for axis in reversed(axes):
+            result = result.prod(dim=axis)
+        return result
+
+
+class _Extreme(_Reduce):
+    function = None
+
+    def reduce(self, data, axes):
+        extreme = type(self).function(data.detach(), dim=axes, keepdim=True)
+        if not data.requires_grad:
+            return _drop(extreme, axes)
+        # value: the detached extreme; gradient: the head gradient at every tied position
+        mask = (data.detach() == extreme).to(data.dtype)
+        through = ((data - data.detach()) * mask).sum(dim=axes, keepdim=True)
+        return _drop(extreme + through, axes)
+
+
+def _drop(tensor, axes):
+    for axis in reversed(axes):
+        tensor = tensor.squeeze(axis)
+    return tensor
+
+
+@register("max", "max_axis")
+class Max(_Extreme):
+    """Maximum over ``axis``; every element equal to the maximum receives the head gradient."""
+
+    function = staticmethod(torch.amax)
+
+
+@register("min", "min_axis")
+class Min(_Extreme):
+    """Minimum over ``axis``; every element equal to the minimum receives the head gradient."""
+
+    function = staticmethod(torch.amin)
+
+
+@register("norm")
+class Norm(Operator):
+    """L1 (``ord=1``: sum of absolute values) or L2 (``ord=2``, default) norm over ``axis``
+    (None: every element), result in ``out_dtype`` (default: the input dtype).  The L2
+    gradient at an all-zero input is 0 (MXNet returned NaN)."""
+
+    ord = Attr(Int, default=2)
+    axis = Attr(optional(Shape), default=None)
+    out_dtype = Attr(Dtype, default=None)
+    keepdims = Attr(Bool, default=False)
+
+    def validate(self):
+        if self.ord not in (1, 2):
+            raise self.error(f"argument 'ord' must be 1 or 2, got {self.ord}")
+
+    def _axes(self, ndim):
+        return reduce_axes(self, self.axis, ndim, False)
+
+    infer_shape = _Reduce.infer_shape
+
+    def infer_type(self, in_types):
+        dtype = in_types[0]
+        out = numpy_dtype(self.out_dtype) if self.out_dtype else dtype
+        return [dtype], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        axes = self._axes(data.dim())
+        work = data if data.is_floating_point() else data.to(torch.float64)
+        result = torch.linalg.vector_norm(work, ord=self.ord, dim=axes, keepdim=self.keepdims)
+        dtype = torch_dtype(self.out_dtype) if self.out_dtype else data.dtype
+        shape = reduced_shape(tuple(data.shape), axes, self.keepdims)
+        return [result.to(dtype).reshape(shape)]
+
+
+class _SoftmaxBase(Operator):
+    axis = Attr(Int, default=-1)
+    temperature = Attr(optional(Float), default=None)
+    dtype = Attr(Dtype, default=None)
+    use_length = Attr(optional(Bool), default=False)
+
+    def infer_type(self, in_types):
+        dtype = in_types[0]
+        out = numpy_dtype(self.dtype) if self.dtype else dtype
+        types = [dtype] + [in_types[i] if in_types[i] is not None else np.dtype(np.int32)
+                           for i in range(1, len(in_types))]
+        return types, [out], []
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
+        return [data] + list(in_shapes[1:]), [data], []
+
+    def _logits(self, data):
+        if not data.is_floating_point():
+            raise self.error(f"argument 'data' must be a floating-point array, got {data.dtype}")
+        compute = torch_dtype(self.dtype) if self.dtype else data.dtype
+        if compute == torch.float16 or data.dtype == torch.float16:
+            compute = torch.float32 if compute != torch.float64 else compute
+        logits = data.to(compute)
+        if self.temperature is not None and self.temperature != 1.0:
+            logits = logits / self.temperature
+        return logits
+
+    def _out_dtype(self, data):
+        return torch_dtype(self.dtype) if self.dtype else data.dtype
+
+
+@register("softmax")
+class Softmax(_SoftmaxBase):
+    """``exp(x / T) / sum(exp(x / T))`` along ``axis`` (default -1), ``T = temperature``
+    (default 1), result in ``dtype`` (default: the input dtype).  With ``use_length`` a
+    second input ``length`` (integers, the data shape without ``axis``) gives how many
+    leading entries of each slice take part; the rest are 0."""
+
+    def arguments(self):
+        return ["data", "length"] if self.use_length else ["data"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
+        shapes = [data]
+        if self.use_length:
+            length = in_shapes[1]
+            if data is not None:
+                axis = normalize_axis(self, self.axis, len(data))
+                expected = tuple(data[:axis]) + tuple(data[axis + 1:])
+                length = merge_shape(length, expected or (1,), f"Operator {self.name} argument 'length'")
+            shapes.append(length)
+        return shapes, [data], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        axis = normalize_axis(self, self.axis, data.dim())
+        logits = self._logits(data)
+        if not self.use_length:
+            return [torch.softmax(logits, dim=axis).to(self._out_dtype(data))]
+        length = inputs[1].detach().to(torch.int64).reshape(
+            tuple(data.shape[:axis]) + (1,) + tuple(data.shape[axis + 1:]))
+        positions = torch.arange(data.shape[axis], device=data.device).reshape(
+            (-1,) + (1,) * (data.dim() - axis - 1))
+        valid = positions < length
+        lowest = torch.finfo(logits.dtype).min
+        masked = logits.masked_fill(~valid, lowest)
+        probability = torch.softmax(masked, dim=axis)
+        probability = torch.where(valid, probability, torch.zeros_like(probability))
+        return [probability.to(self._out_dtype(data))]
+
+
+@register("log_softmax")
+class LogSoftmax(_SoftmaxBase):
+    """``log(softmax(x / T))`` along ``axis``, computed stably; result in ``dtype``."""
+
+    def validate(self):
+        if self.use_length:
+            raise self.error("use_length=True is only supported by softmax (as in MXNet 1.9.1)")
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        axis = normalize_axis(self, self.axis, data.dim())
+        return [torch.log_softmax(self._logits(data), dim=axis).to(self._out_dtype(data))]
+
+
+@register("softmin")
+class Softmin(_SoftmaxBase):
+    """``softmax(-x / T)`` along ``axis``; result in ``dtype``."""
+
+    def validate(self):
+        if self.use_length:
+            raise self.error("use_length=True is only supported by softmax (as in MXNet 1.9.1)")
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        axis = normalize_axis(self, self.axis, data.dim())
+        return [torch.softmax(-self._logits(data), dim=axis).to(self._out_dtype(data))]

@@ -1,0 +1,158 @@
+"""mx.test_utils: comparisons, random data helpers and the gradient / forward checkers."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch import test_utils as tu
+from mxtorch.base import MXNetError
+
+
+def test_assert_almost_equal_tolerances_and_message():
+    tu.assert_almost_equal(np.array([1.0, 2.0], np.float32), np.array([1.00005, 2.0], np.float32))
+    with pytest.raises(AssertionError) as info:
+        tu.assert_almost_equal(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.5, 3.0]), names=("got", "want"))
+    message = str(info.value)
+    assert "(1,)" in message and "got=2.0" in message and "want=2.5" in message and "1 of 3" in message
+    # float16 operands get the looser float16 defaults (rtol 1e-2, atol 1e-1)
+    tu.assert_almost_equal(np.array([1.0], np.float16), np.array([1.05], np.float32))
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(np.array([1.0], np.float32), np.array([1.05], np.float32))
+    tu.assert_almost_equal(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]), equal_nan=True)
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
+    tu.assert_almost_equal(mx.nd.array([1, 2]), np.array([1, 2.0]), rtol=0, atol=0)
+
+
+def test_almost_equal_same_and_shapes():
+    assert tu.almost_equal(np.ones(3), np.ones(3) + 1e-9)
+    assert not tu.almost_equal(np.ones(3), np.ones(3) * 2)
+    assert not tu.almost_equal(np.ones((1, 3)), np.ones(3), use_broadcast=False)
+    assert tu.same(np.arange(4), mx.nd.array(np.arange(4)).asnumpy().astype(np.int64))
+    assert not tu.same(np.arange(4), np.arange(1, 5))
+    assert tu.get_tols(np.ones(1, np.float32), np.ones(1, np.float64), None, None) == (1e-4, 1e-3)
+    assert tu.get_tols(np.ones(1), np.ones(1), 0.5, {np.dtype(np.float64): 0.25}) == (0.5, 0.25)
+
+
+def test_np_reduce_matches_numpy():
+    data = np.random.RandomState(0).randn(2, 3, 4)
+    np.testing.assert_allclose(tu.np_reduce(data, (0, 2), True, np.sum), data.sum(axis=(0, 2), keepdims=True))
+    np.testing.assert_allclose(tu.np_reduce(data, 1, False, np.max), data.max(axis=1))
+    np.testing.assert_allclose(tu.np_reduce(data, None, False, np.sum), data.sum())
+    np.testing.assert_allclose(tu.collapse_sum_like(np.ones((2, 3, 4)), (3, 1)), np.full((3, 1), 8.0))
+
+
+def test_random_helpers():
+    np.random.seed(0)
+    for _ in range(20):
+        rows, cols = tu.rand_shape_2d(3, 4)
+        assert 1 <= rows <= 3 and 1 <= cols <= 4
+        assert all(1 <= d <= 5 for d in tu.rand_shape_nd(4, 5))
+        assert all(0 <= d <= 2 for d in tu.rand_shape_3d(2, 2, 2, allow_zero_size=True))
+    single = tu.random_arrays((2, 3))
+    assert isinstance(single, np.ndarray) and single.shape == (2, 3) and single.dtype == np.float32
+    first, second = tu.random_arrays((2,), (3, 1))
+    assert first.shape == (2,) and second.shape == (3, 1)
+    uniform = tu.random_uniform_arrays((1000,), low=2, high=3)
+    assert uniform.min() >= 2 and uniform.max() < 3
+    array = tu.rand_ndarray((3, 2), dtype=np.float64)
+    assert array.shape == (3, 2) and array.dtype == np.float64
+    with pytest.raises(MXNetError, match="csr"):
+        tu.rand_ndarray((3, 2), stype="csr")
+    assert sorted(tu.random_sample(range(5), 5)) == [0, 1, 2, 3, 4]
+
+
+def test_default_context():
+    assert tu.default_context() == mx.cpu()
+    try:
+        tu.set_default_context(mx.cpu(3))
+        assert tu.default_context() == mx.cpu(3)
+    finally:
+        tu.set_default_context(mx.cpu())
+    with pytest.raises(MXNetError):
+        tu.set_default_context("cpu")
+
+
+def test_check_numeric_gradient_accepts_correct_and_rejects_wrong_gradients():
+    x = mx.sym.var("x")
+    w = mx.sym.var("w")
+    location = {"x": np.random.RandomState(1).randn(3, 4), "w": np.random.RandomState(2).randn(4, 2)}
+    tu.check_numeric_gradient(mx.sym.dot(x, w), location)
+    tu.check_numeric_gradient(mx.sym.dot(x, w), [location["x"], location["w"]], dtype=np.float64)
+    tu.check_numeric_gradient(mx.sym.dot(x, w), location, grad_nodes={"x": "add", "w": "write"})
+    tu.check_numeric_gradient(mx.sym.tanh(x), {"x": location["x"]}, grad_nodes=["x"])
+    # x * stop_gradient(x): the backward pass sees only half of the true derivative 2x
+    wrong = x * mx.sym.BlockGrad(x)
+    with pytest.raises(AssertionError, match="NUMERICAL_x"):
+        tu.check_numeric_gradient(wrong, {"x": location["x"]})
+    with pytest.raises(MXNetError, match="grad_nodes"):
+        tu.check_numeric_gradient(mx.sym.tanh(x), {"x": location["x"]}, grad_nodes=["y"])
+
+
+def test_numeric_grad_of_a_square():
+    x = mx.sym.var("x")
+    values = np.array([[0.5, -1.0, 2.0]])
+    executor = mx.sym.square(x).bind(mx.cpu(), args={"x": mx.nd.array(values, dtype=np.float64)}, grad_req="null")
+    gradient = tu.numeric_grad(executor, {"x": values}, eps=1e-4, dtype=np.float64)
+    np.testing.assert_allclose(gradient["x"], 2 * values, rtol=1e-6)
+
+
+def test_check_symbolic_forward_and_backward():
+    lhs, rhs = mx.sym.var("lhs"), mx.sym.var("rhs")
+    product = mx.sym.dot(lhs, rhs)
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    b = np.array([[5.0, 6.0], [7.0, 8.0]])
+    outputs = tu.check_symbolic_forward(product, [a, b], [a @ b])
+    assert outputs[0].shape == (2, 2)
+    tu.check_symbolic_forward(product, {"lhs": a, "rhs": b}, {product.list_outputs()[0]: a @ b})
+    with pytest.raises(AssertionError, match="EXPECTED_"):
+        tu.check_symbolic_forward(product, [a, b], [a @ b + 1])
+    head = np.ones((2, 2))
+    grads = tu.check_symbolic_backward(product, [a, b], [head], [head @ b.T, a.T @ head])
+    np.testing.assert_allclose(grads["lhs"].asnumpy(), head @ b.T)
+    tu.check_symbolic_backward(product, [a, b], [head], {"lhs": head @ b.T}, grad_req="add")
+    tu.check_symbolic_backward(product, [a, b], [head], {"lhs": head @ b.T, "rhs": a.T @ head},
+                               grad_req={"lhs": "write", "rhs": "null"})
+    with pytest.raises(AssertionError, match="BACKWARD_rhs"):
+        tu.check_symbolic_backward(product, [a, b], [head], [head @ b.T, a.T @ head + 1])
+    as_is = tu.check_symbolic_forward(product, [a.astype(np.float64), b], [a @ b], dtype="asnumpy")
+    assert as_is[0].dtype == np.float64
+
+
+def test_simple_forward_and_check_consistency():
+    x = mx.sym.var("x")
+    result = tu.simple_forward(mx.sym.sum(x, axis=1), x=np.arange(6.0).reshape(2, 3))
+    np.testing.assert_allclose(result, [3.0, 12.0])
+    symbol = mx.sym.FullyConnected(x, num_hidden=3, name="fc")
+    results = tu.check_consistency(symbol, [{"ctx": mx.cpu(0), "x": (2, 4), "type_dict": {"x": np.float64}},
+                                            {"ctx": mx.cpu(0), "x": (2, 4), "type_dict": {"x": np.float32}}])
+    assert len(results) == 2 and results[0][0][0].shape == (2, 3)
+
+
+def test_generator_checks():
+    rng = np.random.RandomState(0)
+    assert tu.mean_check(lambda n: rng.normal(1.0, 2.0, n), 1.0, 2.0, nsamples=20000)
+    assert not tu.mean_check(lambda n: rng.normal(1.5, 2.0, n), 1.0, 2.0, nsamples=20000)
+    assert tu.var_check(lambda n: rng.normal(0.0, 2.0, n), 2.0, nsamples=20000)
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda q: q, 4)
+    assert buckets[0] == (0.0, 0.25) and probs == [0.25] * 4
+    p_values = tu.verify_generator(lambda n: rng.uniform(0, 1, n), buckets, probs, nsamples=4000, nrepeat=3)
+    assert len(p_values) == 3
+    with pytest.raises(AssertionError):
+        tu.verify_generator(lambda n: rng.uniform(0, 0.5, n), buckets, probs, nsamples=4000, nrepeat=3)
+    p_value, observed, _ = tu.chi_square_check(lambda n: rng.randint(0, 3, n), [0, 1, 2], [1 / 3] * 3, 3000)
+    assert observed.sum() == 3000 and 0 <= p_value <= 1
+
+
+def test_retry_and_assert_exception():
+    calls = []
+
+    @tu.retry(3)
+    def flaky():
+        calls.append(1)
+        assert len(calls) >= 2
+
+    flaky()
+    assert len(calls) == 2
+    tu.assert_exception(int, ValueError, "not a number")
+    with pytest.raises(AssertionError):
+        tu.assert_exception(int, ValueError, "12")
