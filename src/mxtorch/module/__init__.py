@@ -7,3 +7,6 @@ from .mutable_module import MutableModule  # noqa: F401
 from . import mutable_module  # noqa: F401
 from .bucketing_module import BucketingModule  # noqa: F401
 from . import bucketing_module  # noqa: F401
+from .sequential_module import SequentialModule  # noqa: F401
+from .python_module import PythonModule, PythonLossModule  # noqa: F401
+from . import sequential_module, python_module  # noqa: F401

@@ -420,13 +420,23 @@ class DataParallelExecutorGroup:
                 target._tensor = tensor.detach().to(device=target._tensor.device, dtype=target._tensor.dtype)
 
     def forward(self, data_batch, is_train=None):
-        """Load the batch into every executor (sliced by context) and run forward."""
-        self._load(data_batch.data, self.data_arrays, self.data_layouts, "data")
+        """Load the batch into every executor (sliced by context) and run forward.
+
+        ``data_batch`` is a DataBatch holding whole-batch arrays (sliced here), a DataBatch
+        holding one list of arrays per context, or a list of DataBatch, one per context."""
+        if isinstance(data_batch, list):
+            data = [batch.data for batch in data_batch]
+            label = [batch.label for batch in data_batch] if all(b.label for b in data_batch) else None
+            pad = 0
+        else:
+            data, label = data_batch.data, getattr(data_batch, "label", None)
+            pad = int(getattr(data_batch, "pad", 0) or 0)
+        self._load(data, self.data_arrays, self.data_layouts, "data")
         if is_train is None:
             is_train = self.for_training
-        if self.label_arrays is not None and getattr(data_batch, "label", None):
-            self._load(data_batch.label, self.label_arrays, self.label_layouts, "label")
-        self._last_pad = int(getattr(data_batch, "pad", 0) or 0)
+        if self.label_arrays is not None and label:
+            self._load(label, self.label_arrays, self.label_layouts, "label")
+        self._last_pad = pad
         for executor in self.execs:
             executor.forward(is_train=is_train)
 

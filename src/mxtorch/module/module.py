@@ -364,10 +364,21 @@ class Module(BaseModule):
         differ from the bound ones."""
         from ..io import DataDesc
         self._require("forward", params=True)
-        if not self._exec_group.per_device:
+        if self._exec_group.per_device or _is_per_device_batch(data_batch):
+            self._reshape_per_device(data_batch)
+        else:
             current = tuple(tuple(desc.shape) for desc in self._data_shapes)
             if isinstance(data_batch, list):
-                incoming = tuple(tuple(batch.data[0].shape) for batch in data_batch)
+                # MXNet: a list of DataBatch, one per context, each holding its slice
+                incoming = []
+                for position, array in enumerate(data_batch[0].data):
+                    shapes = {tuple(batch.data[position].shape) for batch in data_batch}
+                    if len(shapes) != 1:
+                        raise MXNetError(f"forward: the data batches of the list disagree on the shape of "
+                                         f"input {position}: {sorted(shapes)}")
+                    shape = tuple(array.shape)
+                    incoming.append((shape[0] * len(data_batch),) + shape[1:])
+                incoming = tuple(incoming)
             else:
                 incoming = tuple(tuple(array.shape) for array in data_batch.data)
             if len(incoming) != len(current):
@@ -398,6 +409,38 @@ class Module(BaseModule):
                     raise MXNetError(f"forward: the batch's data shapes {given} differ from the bound shapes "
                                      f"{bound} and cannot be re-bound: {error}") from None
         self._exec_group.forward(data_batch, is_train)
+
+    def _reshape_per_device(self, data_batch):
+        """Re-bind when a batch holding one list of arrays per context (``DataBatch.data =
+        [[data_dev0, ...], [data_dev1, ...]]``, or a list of DataBatch) brings other shapes than
+        the bound ones; parameters are shared."""
+        from ..io import DataDesc
+        if isinstance(data_batch, list):
+            data, label = [b.data for b in data_batch], [b.label for b in data_batch]
+        else:
+            data, label = data_batch.data, getattr(data_batch, "label", None)
+        if not (data and isinstance(data[0], (list, tuple))):
+            return      # one global batch: the executor group slices it
+        if len(data) != len(self._context):
+            raise MXNetError(f"forward: the batch holds data for {len(data)} contexts, the module has "
+                             f"{len(self._context)} contexts {self._context}; give one list of arrays "
+                             f"per context")
+        bound = self._data_shapes if self._exec_group.per_device else None
+        template = bound[0] if bound else self._data_shapes
+        incoming = [[tuple(array.shape) for array in arrays] for arrays in data]
+        if bound and incoming == [[tuple(desc.shape) for desc in device] for device in bound]:
+            return
+        new_data = [[DataDesc(desc.name, shape, desc.dtype, desc.layout) for desc, shape in zip(template, shapes)]
+                    for shapes in incoming]
+        new_label = None
+        if self._label_shapes:
+            label_template = self._label_shapes[0] if self._exec_group.per_device else self._label_shapes
+            if label and isinstance(label[0], (list, tuple)):
+                new_label = [[DataDesc(desc.name, tuple(array.shape), desc.dtype, desc.layout)
+                              for desc, array in zip(label_template, arrays)] for arrays in label]
+            else:
+                new_label = [_rescale_labels(label_template, template, shapes) for shapes in incoming]
+        self.reshape(new_data, new_label)
 
     def backward(self, out_grads=None):
         """Backward through every context; ``out_grads`` only for non-loss outputs."""
@@ -461,7 +504,10 @@ class Module(BaseModule):
                 payload = handle.read()
         except OSError as error:
             raise MXNetError(f"load_optimizer_states: cannot read {fname!r}: {error}") from None
-        self._updater.set_states(payload)
+        try:
+            self._updater.set_states(payload)
+        except MXNetError as error:
+            raise MXNetError(f"load_optimizer_states: {fname!r}: {error}") from None
 
     def install_monitor(self, mon):
         """Install a Monitor on every executor."""
@@ -469,8 +515,41 @@ class Module(BaseModule):
         self._exec_group.install_monitor(mon)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        """Nothing to prepare for dense parameters (MXNet pulled sparse rows here)."""
+        """Hook run before each forward (MXNet's): with ``sparse_row_id_fn`` and the optimizer
+        on the kvstore, ``sparse_row_id_fn(data_batch)`` must return ``{param_name: row_ids}``
+        and the rows of 'row_sparse' parameters are pulled from the kvstore.  mxtorch
+        parameters are dense, so each named parameter gives MXNet's UserWarning that no pull
+        is needed; without the optimizer on a kvstore the function is not called (UserWarning)."""
         self._require("prepare")
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(UserWarning("Parameters are not updated in the KVStore. "
+                                      "No need to call sparse_row_id_fn."), stacklevel=2)
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise MXNetError(f"prepare: sparse_row_id_fn must return a dict {{param_name: row_ids}}, got "
+                             f"{type(row_ids).__name__}")
+        for name, rows in row_ids.items():
+            if name not in self._exec_group.param_names:
+                raise MXNetError(f"prepare: sparse_row_id_fn returned row ids for {name!r}, which is not a "
+                                 f"parameter; parameters are {self._exec_group.param_names}")
+            arrays = self._exec_group.param_arrays[self._exec_group.param_names.index(name)]
+            if arrays[0].stype != "row_sparse":
+                warnings.warn(UserWarning(f"{name}.stype is not 'row_sparse'. No need to perform "
+                                          f"row_sparse_pull."), stacklevel=2)
+            else:
+                self._kvstore.row_sparse_pull(name, arrays, row_ids=rows,
+                                              priority=-self._exec_group.param_names.index(name))
+
+
+def _is_per_device_batch(data_batch):
+    """True for a DataBatch whose ``data`` holds one list of arrays per context."""
+    if isinstance(data_batch, list):
+        return False
+    data = getattr(data_batch, "data", None)
+    return bool(data) and isinstance(data[0], (list, tuple))
 
 
 def _cpu_zeros_like(array):
