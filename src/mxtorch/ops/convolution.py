@@ -1,0 +1,134 @@
+"""Transposed convolution: ``Deconvolution`` (1-D, 2-D and 3-D)."""
+from __future__ import annotations
+
+import torch.nn.functional as F
+
+from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
+from .nn import _spatial
+
+__all__ = ["deconvolution_geometry"]
+
+
+def deconvolution_geometry(op, spatial):
+    """``(pad, adj, output_size)`` per spatial axis for input sizes ``spatial`` (0 = unknown).
+
+    Without ``target_shape`` the output size is
+    ``stride * (x - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj``.  A non-zero
+    ``target_shape`` entry replaces pad and adj on its axis, as in MXNet: with
+    ``total = stride * (x - 1) + dilate * (kernel - 1) + 1 - target``,
+    ``pad = ceil(total / 2)`` and ``adj = total % 2``.
+    """
+    pads, adjs, sizes = [], [], []
+    target = tuple(op.target_shape) if op.target_shape else (0,) * len(spatial)
+    for axis, x in enumerate(spatial):
+        k, s, d = op.kernel[axis], op.stride_[axis], op.dilate_[axis]
+        pad, adj = op.pad_[axis], op.adj_[axis]
+        if not x:
+            pads.append(pad)
+            adjs.append(adj)
+            sizes.append(target[axis])
+            continue
+        natural = s * (x - 1) + d * (k - 1) + 1
+        if target[axis]:
+            if target[axis] > natural:
+                raise op.error(f"target_shape {tuple(op.target_shape)} is too big: axis {axis} can reach at most "
+                               f"{natural} from input size {x} (kernel {k}, stride {s}, dilate {d})")
+            total = natural - target[axis]
+            pad, adj = (total + 1) // 2, total % 2
+        if adj >= s:
+            raise op.error(f"adj {adj} on axis {axis} must be smaller than stride {s}"
+                           + (f" (implied by target_shape {tuple(op.target_shape)})" if target[axis] else ""))
+        size = natural - 2 * pad + adj
+        if size <= 0:
+            raise op.error(f"pad {op.pad_} is too large for input size {tuple(spatial)} (output size {size})")
+        pads.append(pad)
+        adjs.append(adj)
+        sizes.append(size)
+    return tuple(pads), tuple(adjs), tuple(sizes)
+
+
+@register("Deconvolution")
+class Deconvolution(Operator):
+    """Transposed (fractionally strided) convolution, the gradient of ``Convolution``.
+
+    data ``(batch, C_in, *spatial)`` with 1-3 spatial axes, weight
+    ``(C_in, num_filter / num_group, *kernel)`` (MXNet's layout, the same as
+    ``torch.nn.functional.conv_transpose*``), bias ``(num_filter,)`` only when
+    ``no_bias=False`` (the default is **True**, unlike Convolution).  Output
+    ``(batch, num_filter, *out)`` with ``out = stride * (x - 1) + dilate * (kernel - 1) + 1
+    - 2 * pad + adj``; ``adj`` must be smaller than ``stride``.  ``target_shape`` fixes the
+    output spatial size and overrides ``pad`` / ``adj`` (see :func:`deconvolution_geometry`).
+    Only channel-first layouts are supported; ``workspace`` and the cuDNN options are
+    accepted and ignored.
+    """
+
+    kernel = Attr(Shape, required=True)
+    stride = Attr(Shape, default=())
+    dilate = Attr(Shape, default=())
+    pad = Attr(Shape, default=())
+    adj = Attr(Shape, default=())
+    target_shape = Attr(Shape, default=())
+    num_filter = Attr(Int, required=True)
+    num_group = Attr(Int, default=1)
+    workspace = Attr(Int, default=512)
+    no_bias = Attr(Bool, default=True)
+    cudnn_tune = Attr(optional(Choice("off", "limited_workspace", "fastest")), default=None)
+    cudnn_off = Attr(Bool, default=False)
+    layout = Attr(optional(Choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")), default=None)
+
+    def validate(self):
+        ndim = len(self.kernel)
+        if ndim not in (1, 2, 3):
+            raise self.error(f"kernel must have 1, 2 or 3 dimensions, got {self.kernel}")
+        if any(k < 1 for k in self.kernel):
+            raise self.error(f"kernel sizes must be positive, got {self.kernel}")
+        self.stride_ = _spatial(self.stride, ndim, 1, "stride", self)
+        self.dilate_ = _spatial(self.dilate, ndim, 1, "dilate", self)
+        self.pad_ = _spatial(self.pad, ndim, 0, "pad", self)
+        self.adj_ = _spatial(self.adj, ndim, 0, "adj", self)
+        if self.target_shape and len(self.target_shape) != ndim:
+            raise self.error(f"target_shape {self.target_shape} has {len(self.target_shape)} values, "
+                             f"the kernel has {ndim} dimensions")
+        if self.layout is not None and self.layout[1] != "C":
+            raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
+        if self.num_filter < 1:
+            raise self.error(f"num_filter must be positive, got {self.num_filter}")
+        if self.num_group < 1 or self.num_filter % self.num_group:
+            raise self.error(f"num_filter={self.num_filter} must be divisible by num_group={self.num_group}")
+
+    def arguments(self):
+        return ["data", "weight"] + ([] if self.no_bias else ["bias"])
+
+    def infer_shape(self, in_shapes, out_shapes):
+        where = f"Operator {self.name}"
+        ndim = len(self.kernel)
+        data, weight, out = in_shapes[0], in_shapes[1], out_shapes[0]
+        per_group = self.num_filter // self.num_group
+        if weight is not None and len(weight) == ndim + 2 and weight[0] and (data is None or not data[1]):
+            data = merge_shape(data, (0, weight[0]) + (0,) * ndim, f"{where} argument 'data'")
+        if out is not None and data is not None and len(out) == ndim + 2 and out[0]:
+            data = merge_shape(data, (out[0],) + (0,) * (ndim + 1), f"{where} argument 'data'")
+        if data is not None:
+            if len(data) != ndim + 2:
+                raise self.error(f"data must have {ndim + 2} dimensions (batch, channel, spatial...) for a "
+                                 f"{ndim}-D kernel {self.kernel}, got shape {tuple(data)}")
+            channels = data[1]
+            if channels and channels % self.num_group:
+                raise self.error(f"input channels {channels} of data {tuple(data)} are not divisible by "
+                                 f"num_group={self.num_group}")
+            weight = merge_shape(weight, (channels, per_group) + tuple(self.kernel), f"{where} argument 'weight'")
+            _, _, sizes = deconvolution_geometry(self, data[2:])
+            out = merge_shape(out, (data[0], self.num_filter) + sizes, f"{where} output")
+        else:
+            weight = merge_shape(weight, (0, per_group) + tuple(self.kernel), f"{where} argument 'weight'")
+        shapes = [data, weight]
+        if not self.no_bias:
+            shapes.append(merge_shape(in_shapes[2], (self.num_filter,), f"{where} argument 'bias'"))
+        return shapes, [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data, weight = inputs[0], inputs[1]
+        bias = None if self.no_bias else inputs[2]
+        pad, adj, _ = deconvolution_geometry(self, tuple(data.shape[2:]))
+        function = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[len(self.kernel) - 1]
+        return [function(data, weight, bias, self.stride_, pad, adj, self.num_group, self.dilate_)]

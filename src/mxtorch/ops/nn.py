@@ -1,0 +1,659 @@
+"""Neural-network layers: FullyConnected, Convolution, Pooling, Activation, BatchNorm, Dropout."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .registry import (Attr, Operator, register, Int, Float, Bool, Str, Shape, Choice, Dtype, optional,
+                       known, merge_shape, product)
+
+__all__ = []
+
+
+def _spatial(values, ndim, default, name, op):
+    """Expand an MXNet spatial tuple attribute (empty means ``default`` in every dimension)."""
+    if not values:
+        return (default,) * ndim
+    if len(values) != ndim:
+        raise op.error(f"attribute {name!r} has {len(values)} values, the kernel has {ndim} dimensions")
+    return tuple(values)
+
+
+@register("FullyConnected")
+class FullyConnected(Operator):
+    """``output = data @ weight.T + bias``.
+
+    data ``(batch, ...)`` is flattened to ``(batch, prod(rest))`` when ``flatten``
+    (default), else the last axis is transformed; weight ``(num_hidden, input_dim)``,
+    bias ``(num_hidden,)``.
+    """
+
+    num_hidden = Attr(Int, required=True)
+    no_bias = Attr(Bool, default=False)
+    flatten = Attr(Bool, default=True)
+
+    def arguments(self):
+        return ["data", "weight"] + ([] if self.no_bias else ["bias"])
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data, weight, out = in_shapes[0], in_shapes[1], out_shapes[0]
+        where = f"Operator {self.name}"
+        if data is not None and len(data) > 0:
+            if self.flatten:
+                rows = product(data[1:]) if all(data[1:]) else 0
+                out = merge_shape(out, (data[0], self.num_hidden), f"{where} output")
+            else:
+                rows = data[-1]
+                out = merge_shape(out, tuple(data[:-1]) + (self.num_hidden,), f"{where} output")
+            weight = merge_shape(weight, (self.num_hidden, rows), f"{where} argument 'weight'")
+        else:
+            weight = merge_shape(weight, (self.num_hidden, 0), f"{where} argument 'weight'")
+        # backward inference: the batch size from the output, the row size from the weight
+        if out is not None and self.flatten:
+            if data is None and weight[1]:
+                data = (out[0], weight[1])
+            elif data is not None and len(data) >= 1:
+                if data[0] == 0:
+                    data = (out[0],) + tuple(data[1:])
+                if len(data) == 2 and data[1] == 0 and weight[1]:
+                    data = (data[0], weight[1])
+        shapes = [data, weight]
+        if not self.no_bias:
+            shapes.append(merge_shape(in_shapes[2], (self.num_hidden,), f"{where} argument 'bias'"))
+        return shapes, [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data, weight = inputs[0], inputs[1]
+        bias = None if self.no_bias else inputs[2]
+        if self.flatten:
+            data = data.reshape(data.shape[0], -1)
+        return [F.linear(data, weight, bias)]
+
+
+class _ConvolutionBase(Operator):
+    kernel = Attr(Shape, required=True)
+    stride = Attr(Shape, default=())
+    dilate = Attr(Shape, default=())
+    pad = Attr(Shape, default=())
+    num_filter = Attr(Int, required=True)
+    num_group = Attr(Int, default=1)
+    workspace = Attr(Int, default=1024)
+    no_bias = Attr(Bool, default=False)
+    cudnn_tune = Attr(optional(Choice("off", "limited_workspace", "fastest")), default=None)
+    cudnn_off = Attr(Bool, default=False)
+    layout = Attr(optional(Choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")), default=None)
+
+    def validate(self):
+        if len(self.kernel) not in (1, 2, 3):
+            raise self.error(f"kernel must have 1, 2 or 3 dimensions, got {self.kernel}")
+        ndim = len(self.kernel)
+        self.stride_ = _spatial(self.stride, ndim, 1, "stride", self)
+        self.dilate_ = _spatial(self.dilate, ndim, 1, "dilate", self)
+        self.pad_ = _spatial(self.pad, ndim, 0, "pad", self)
+        if self.layout is not None and self.layout[1] != "C":
+            raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
+        if self.num_group < 1 or self.num_filter % self.num_group:
+            raise self.error(f"num_filter={self.num_filter} must be divisible by num_group={self.num_group}")
+
+    def arguments(self):
+        return ["data", "weight"] + ([] if self.no_bias else ["bias"])
+
+
+@register("Convolution", "Convolution_v1")
+class Convolution(_ConvolutionBase):
+    """N-D convolution: data ``(batch, channel, *spatial)``, weight
+    ``(num_filter, channel / num_group, *kernel)``, bias ``(num_filter,)``; output spatial
+    size ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
+    """
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        ndim = len(self.kernel)
+        out = out_shapes[0]
+        weight = in_shapes[1]
+        if data is not None:
+            if len(data) != ndim + 2:
+                raise self.error(f"data must have {ndim + 2} dimensions for a {ndim}-D kernel, got shape {tuple(data)}")
+            channels = data[1]
+            if channels and channels % self.num_group:
+                raise self.error(f"input channels {channels} not divisible by num_group={self.num_group}")
+            weight = merge_shape(weight, (self.num_filter, channels // self.num_group if channels else 0) + self.kernel,
+                                 f"Operator {self.name} argument 'weight'")
+            spatial = []
+            for x, k, s, d, p in zip(data[2:], self.kernel, self.stride_, self.dilate_, self.pad_):
+                if not x:
+                    spatial.append(0)
+                    continue
+                size = (x + 2 * p - d * (k - 1) - 1) // s + 1
+                if size <= 0:
+                    raise self.error(f"kernel {self.kernel} (dilate {self.dilate_}, pad {self.pad_}) is larger "
+                                     f"than the padded input {tuple(data[2:])}")
+                spatial.append(size)
+            out = merge_shape(out, (data[0], self.num_filter) + tuple(spatial), f"Operator {self.name} output")
+        else:
+            weight = merge_shape(weight, (self.num_filter, 0) + self.kernel, f"Operator {self.name} argument 'weight'")
+        shapes = [data, weight]
+        if not self.no_bias:
+            shapes.append(merge_shape(in_shapes[2], (self.num_filter,), f"Operator {self.name} argument 'bias'"))
+        return shapes, [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data, weight = inputs[0], inputs[1]
+        bias = None if self.no_bias else inputs[2]
+        function = (F.conv1d, F.conv2d, F.conv3d)[len(self.kernel) - 1]
+        return [function(data, weight, bias, self.stride_, self.pad_, self.dilate_, self.num_group)]
+
+
+@register("Pooling", "Pooling_v1")
+class Pooling(Operator):
+    """Max/avg/sum/lp pooling over 1-3 spatial dimensions of ``(batch, channel, *spatial)``.
+
+    ``pooling_convention`` 'valid' floors the output size, 'full' takes the ceiling
+    (``ceil((x + 2 * pad - kernel) / stride) + 1``), 'same' gives ``ceil(x / stride)``.
+    ``count_include_pad`` (default True) makes avg divide by the whole window including
+    padding; windows running past the padded input (full) are never counted.  MXNet's
+    avg + 'full' data gradient is not always the gradient of its forward: it mirrors
+    MXNet's oneDNN backward (see ``_onednn_full_average_backward``).
+    """
+
+    kernel = Attr(Shape, default=())
+    pool_type = Attr(Choice("max", "avg", "sum", "lp"), default="max")
+    global_pool = Attr(Bool, default=False)
+    cudnn_off = Attr(Bool, default=False)
+    pooling_convention = Attr(Choice("valid", "full", "same"), default="valid")
+    stride = Attr(Shape, default=())
+    pad = Attr(Shape, default=())
+    p_value = Attr(optional(Int), default=None)
+    count_include_pad = Attr(optional(Bool), default=None)
+    layout = Attr(optional(Choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")), default=None)
+
+    def validate(self):
+        if not self.global_pool and not self.kernel:
+            raise self.error("attribute 'kernel' is required unless global_pool=True")
+        if self.layout is not None and self.layout[1] != "C":
+            raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
+
+    def _geometry(self, spatial_shape):
+        ndim = len(spatial_shape)
+        if self.global_pool:
+            return tuple(spatial_shape), (1,) * ndim, (0,) * ndim
+        if len(self.kernel) != ndim:
+            raise self.error(f"kernel {self.kernel} has {len(self.kernel)} dimensions, data has {ndim} spatial dimensions")
+        return (self.kernel, _spatial(self.stride, ndim, 1, "stride", self),
+                _spatial(self.pad, ndim, 0, "pad", self))
+
+    def _output_size(self, x, k, s, p):
+        if self.global_pool:
+            return 1
+        if self.pooling_convention == "valid":
+            return (x + 2 * p - k) // s + 1
+        if self.pooling_convention == "full":
+            return int(math.ceil((x + 2 * p - k) / s)) + 1
+        return int(math.ceil(x / s))
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        out = out_shapes[0]
+        if data is not None:
+            if len(data) < 3 or len(data) > 5:
+                raise self.error(f"data must be 3-D, 4-D or 5-D (batch, channel, spatial...), got shape {tuple(data)}")
+            kernel, stride, pad = self._geometry(data[2:])
+            spatial = []
+            for x, k, s, p in zip(data[2:], kernel, stride, pad):
+                if not x:
+                    spatial.append(0)
+                    continue
+                size = self._output_size(x, k, s, p)
+                if size <= 0:
+                    raise self.error(f"kernel {tuple(kernel)} is larger than the padded input {tuple(data[2:])}")
+                spatial.append(size)
+            out = merge_shape(out, tuple(data[:2]) + tuple(spatial), f"Operator {self.name} output")
+        return [data], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        spatial = tuple(data.shape[2:])
+        ndim = len(spatial)
+        kernel, stride, pad = self._geometry(spatial)
+        outputs = [self._output_size(x, k, s, p) for x, k, s, p in zip(spatial, kernel, stride, pad)]
+        if self.pooling_convention == "same" and not self.global_pool:
+            before = []
+            after = []
+            for x, k, s, o in zip(spatial, kernel, stride, outputs):
+                total = max((o - 1) * s + k - x, 0)
+                before.append(total // 2)
+                after.append(total - total // 2)
+        else:
+            before = list(pad)
+            after = [max((o - 1) * s + k - x - p, 0) for x, k, s, p, o in zip(spatial, kernel, stride, pad, outputs)]
+        padding = []
+        for b, a in zip(reversed(before), reversed(after)):
+            padding.extend([b, a])
+        needs_pad = any(padding)
+        max_pool = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[ndim - 1]
+        avg_pool = (F.avg_pool1d, F.avg_pool2d, F.avg_pool3d)[ndim - 1]
+        if self.pool_type == "max":
+            padded = F.pad(data, padding, value=-math.inf) if needs_pad else data
+            return [max_pool(padded, kernel, stride)]
+        window = product(kernel)
+        if self.pool_type == "lp":
+            power = self.p_value or 2
+            source = data.abs().pow(power) if power % 2 else data.pow(power)
+        else:
+            source = data
+        padded = F.pad(source, padding) if needs_pad else source
+        total = avg_pool(padded, kernel, stride) * window
+        if self.pool_type == "sum":
+            return [total]
+        if self.pool_type == "lp":
+            return [total.pow(1.0 / (self.p_value or 2))]
+        include_pad = True if self.count_include_pad is None else self.count_include_pad
+        if not needs_pad:
+            return [total / window]
+        ones = torch.ones((1, 1) + spatial, dtype=data.dtype, device=data.device)
+        if include_pad:
+            counted = F.pad(ones, [v for b, a in zip(reversed(before), reversed(pad)) for v in (b, a)], value=1.0)
+            padding_rest = [v for a, p in zip(reversed(after), reversed(pad)) for v in (0, max(a - p, 0))]
+            counted = F.pad(counted, padding_rest, value=0.0)
+        else:
+            counted = F.pad(ones, padding, value=0.0)
+        count = avg_pool(counted, kernel, stride) * window
+        output = total / count.clamp(min=1)
+        if include_pad and self._onednn_full_average_backward(data, outputs, kernel, stride, pad):
+            # the gradient divides every window by the whole kernel size (see the docstring)
+            uniform = total / window
+            output = uniform + (output - uniform).detach()
+        return [output]
+
+    def _onednn_full_average_backward(self, data, outputs, kernel, stride, pad):
+        """Whether MXNet 1.9.1 (CPU build) computes this layer's data gradient with oneDNN.
+
+        With ``pooling_convention='full'``, avg pooling and ``count_include_pad``, MXNet's
+        forward divides a window that runs past the padded input by the number of positions
+        inside it, but its backward runs oneDNN's include-padding average whenever the
+        *output* shape passes oneDNN's symmetric-padding test
+        (``(out + 2 * pad - kernel) % stride == 0`` in every dimension, float32 data):
+        that gradient divides every window by the whole kernel size.  mxtorch reproduces
+        both (the recorded fixtures Pooling_003 and Pooling_011 show it).
+        """
+        if self.pooling_convention != "full" or self.global_pool or data.dtype != torch.float32:
+            return False
+        return all((o + 2 * p - k) % s == 0 for o, k, s, p in zip(outputs, kernel, stride, pad))
+
+
+_ACTIVATIONS = {
+    "relu": torch.relu,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "softrelu": F.softplus,
+    "softsign": F.softsign,
+    "log_sigmoid": F.logsigmoid,
+    "mish": F.mish,
+}
+
+
+@register("Activation")
+class Activation(Operator):
+    """Elementwise activation ``act_type``: relu, sigmoid, tanh, softrelu (log(1 + e^x)),
+    softsign (x / (1 + |x|)), log_sigmoid, mish.  Any shape."""
+
+    act_type = Attr(Choice(*_ACTIVATIONS), required=True)
+
+    def forward(self, is_train, inputs, aux):
+        return [_ACTIVATIONS[self.act_type](inputs[0])]
+
+
+@register("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm")
+class BatchNorm(Operator):
+    """Batch normalisation over every axis except ``axis`` (default 1, channels).
+
+    Arguments data, gamma ``(C,)``, beta ``(C,)``; aux states moving_mean and moving_var
+    ``(C,)``.  Training uses the batch mean and biased variance and updates the moving
+    statistics as ``momentum * old + (1 - momentum) * batch`` (in the forward pass; MXNet's
+    CPU build did it in backward: same values after forward + backward).  ``fix_gamma``
+    (default True) uses gamma = 1 and gives gamma a zero gradient.  ``use_global_stats``
+    normalises with the moving statistics in training too.  ``output_mean_var`` adds the
+    mean and the inverse standard deviation ``1 / sqrt(var + eps)`` as outputs.
+    """
+
+    eps = Attr(Float, default=1e-3)
+    momentum = Attr(Float, default=0.9)
+    fix_gamma = Attr(Bool, default=True)
+    use_global_stats = Attr(Bool, default=False)
+    output_mean_var = Attr(Bool, default=False)
+    axis = Attr(Int, default=1)
+    cudnn_off = Attr(Bool, default=False)
+    min_calib_range = Attr(optional(Float), default=None)
+    max_calib_range = Attr(optional(Float), default=None)
+    act_type = Attr(optional(Str), default=None)
+    ndev = Attr(Int, default=1)
+    key = Attr(Str, default="")
+
+    def arguments(self):
+        return ["data", "gamma", "beta"]
+
+    def auxiliary_states(self):
+        return ["moving_mean", "moving_var"]
+
+    def input_variable_attrs(self, input_name):
+        """MXNet marks the moving statistics' variables with their initializers."""
+        return {"moving_mean": {"__init__": '["zero", {}]'},
+                "moving_var": {"__init__": '["one", {}]'}}.get(input_name, {})
+
+    def outputs(self):
+        return ["output", "mean", "var"]
+
+    def num_visible_outputs(self):
+        return 3 if self.output_mean_var else 1
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
+        channel = None
+        if data is not None:
+            axis = self.axis % len(data) if data else 0
+            if not data or axis >= len(data):
+                raise self.error(f"axis {self.axis} is out of range for data of shape {tuple(data)}")
+            channel = (data[axis],)
+        names = ["gamma", "beta"]
+        params = [merge_shape(s, channel, f"Operator {self.name} argument '{n}'") for s, n in zip(in_shapes[1:], names)]
+        for p in params:
+            channel = merge_shape(channel, p, f"Operator {self.name}")
+        return [data] + [channel, channel], [data, channel, channel], [channel, channel]
+
+    def infer_type(self, in_types):
+        dtype = in_types[0]
+        import numpy as np
+        param = np.dtype(np.float32) if dtype is not None and np.dtype(dtype) == np.float16 else dtype
+        return [dtype, param, param], [dtype, param, param], [param, param]
+
+    def forward(self, is_train, inputs, aux):
+        data, gamma, beta = inputs
+        moving_mean, moving_var = aux
+        axis = self.axis % data.dim()
+        reduce_axes = [d for d in range(data.dim()) if d != axis]
+        view = [1] * data.dim()
+        view[axis] = data.shape[axis]
+        if self.fix_gamma:
+            gamma = torch.ones_like(gamma)
+        compute = data.float() if data.dtype == torch.float16 else data
+        if is_train and not self.use_global_stats:
+            mean = compute.mean(dim=reduce_axes)
+            var = compute.var(dim=reduce_axes, unbiased=False)
+            with torch.no_grad():
+                moving_mean.mul_(self.momentum).add_(mean.detach().to(moving_mean.dtype), alpha=1 - self.momentum)
+                moving_var.mul_(self.momentum).add_(var.detach().to(moving_var.dtype), alpha=1 - self.momentum)
+        else:
+            mean = moving_mean
+            var = moving_var
+        inverse_std = torch.rsqrt(var + self.eps)
+        scale = (gamma * inverse_std).reshape(view)
+        shift = (beta - mean * gamma * inverse_std).reshape(view)
+        output = (compute * scale + shift).to(data.dtype)
+        # MXNet passes no gradient back through the mean / inverse-std outputs
+        return [output, mean.detach(), inverse_std.detach()]
+
+
+@register("Dropout")
+class Dropout(Operator):
+    """Randomly zeroes elements with probability ``p`` in training and scales the rest by
+    ``1 / (1 - p)``; identity in inference unless ``mode='always'``.  ``axes`` shares one
+    mask value along the listed axes (variational dropout).  Uses torch's RNG
+    (``mx.random.seed``)."""
+
+    p = Attr(Float, default=0.5)
+    mode = Attr(Choice("training", "always"), default="training")
+    axes = Attr(Shape, default=())
+    cudnn_off = Attr(optional(Bool), default=False)
+
+    def validate(self):
+        if not 0 <= self.p <= 1:
+            raise self.error(f"p must be in [0, 1], got {self.p}")
+
+    def outputs(self):
+        return ["output", "mask"]
+
+    def num_visible_outputs(self):
+        return 1
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name}")
+        return [data], [data, data], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        active = (is_train or self.mode == "always") and self.p > 0
+        if not active:
+            return [data, torch.ones_like(data)]
+        mask_shape = list(data.shape)
+        for axis in self.axes:
+            mask_shape[axis] = 1
+        keep = 1.0 - self.p
+        if keep == 0:
+            mask = torch.zeros(mask_shape, dtype=data.dtype, device=data.device)
+        else:
+            mask = torch.empty(mask_shape, dtype=data.dtype, device=data.device).bernoulli_(keep) / keep
+        return [data * mask, mask.expand_as(data)]
+
+
+# -- LeakyReLU family, Embedding, SoftmaxActivation ------------------------------------------------
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@register("LeakyReLU")
+class LeakyReLU(Operator):
+    """Parametrised rectifiers, selected by ``act_type``; data of any shape.
+
+    - 'leaky' (default): ``x`` for ``x > 0``, else ``slope * x`` (``slope`` default 0.25);
+    - 'prelu': like leaky with a learned slope ``gamma`` (an extra argument) of shape
+      ``(C,)`` applied along axis 1 of data ``(batch, C, ...)``; a ``(1,)`` gamma is shared.
+      Its gamma gradient is always the true derivative ``sum(head * x * (x <= 0))``; MXNet
+      1.9.1's graph executor multiplied it by gamma whenever the layer's input was another
+      operator's output (a deliberate difference);
+    - 'elu': ``x`` for ``x > 0``, else ``slope * (exp(x) - 1)``;
+    - 'selu': ``scale * elu_alpha(x)`` with the fixed constants alpha = 1.6732632...,
+      scale = 1.0507009...; its gradient for ``x <= 0`` is MXNet's ``scale * (output + alpha)``
+      (not the exact ``scale * alpha * exp(x)``);
+    - 'gelu': ``0.5 * x * (1 + erf(x / sqrt(2)))`` (the exact, erf form);
+    - 'rrelu': in training a slope drawn uniformly from ``[lower_bound, upper_bound]`` for
+      each element (torch's RNG, ``mx.random.seed``); in inference the mean slope
+      ``(lower_bound + upper_bound) / 2``.  rrelu has a second output ``mask`` holding the
+      slopes used (MXNet left it uninitialised in inference; mxtorch fills in the mean).
+    """
+
+    act_type = Attr(Choice("elu", "gelu", "leaky", "prelu", "rrelu", "selu"), default="leaky")
+    slope = Attr(Float, default=0.25)
+    lower_bound = Attr(Float, default=0.125)
+    upper_bound = Attr(Float, default=0.334)
+
+    def validate(self):
+        if self.act_type == "rrelu" and self.lower_bound > self.upper_bound:
+            raise self.error(f"lower_bound={self.lower_bound} must not exceed upper_bound={self.upper_bound}")
+
+    def arguments(self):
+        return ["data", "gamma"] if self.act_type == "prelu" else ["data"]
+
+    def input_variable_attrs(self, input_name):
+        """MXNet initialises a prelu gamma variable to 0.25 (``__init__`` attribute)."""
+        if input_name == "gamma":
+            return {"__init__": '["Constant", {"value": 0.25}]'}
+        return {}
+
+    def outputs(self):
+        return ["output", "mask"] if self.act_type == "rrelu" else ["output"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        where = f"Operator {self.name}"
+        data = in_shapes[0]
+        for out in out_shapes:
+            data = merge_shape(data, out, f"{where} argument 'data'")
+        shapes = [data]
+        if self.act_type == "prelu":
+            gamma = in_shapes[1]
+            if data is not None:
+                if len(data) < 2:
+                    raise self.error(f"prelu needs data with a channel axis (at least 2 dimensions), "
+                                     f"got shape {tuple(data)}")
+                if gamma is None or tuple(gamma) != (1,):
+                    gamma = merge_shape(gamma, (data[1],), f"{where} argument 'gamma'")
+            shapes.append(gamma)
+        return shapes, [data] * len(out_shapes), []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        kind = self.act_type
+        if kind == "leaky":
+            return [F.leaky_relu(data, self.slope)]
+        if kind == "prelu":
+            gamma = inputs[1]
+            view = [1] * data.dim()
+            view[1] = gamma.shape[0]
+            return [torch.where(data > 0, data, data * gamma.reshape(view))]
+        if kind == "elu":
+            return [torch.where(data > 0, data, torch.expm1(torch.clamp(data, max=0)) * self.slope)]
+        if kind == "selu":
+            output = F.selu(data)
+            # MXNet 1.9.1's selu gradient for x <= 0 is scale * (output + alpha), not the exact
+            # scale * alpha * exp(x); the recorded gradients show it, so mxtorch mirrors it.
+            derivative = torch.where(data > 0, torch.full_like(data, _SELU_SCALE),
+                                     _SELU_SCALE * (output.detach() + _SELU_ALPHA))
+            return [_with_derivative(data, output, derivative)]
+        if kind == "gelu":
+            return [F.gelu(data)]
+        # rrelu
+        if is_train:
+            slopes = torch.empty_like(data).uniform_(self.lower_bound, self.upper_bound)
+        else:
+            slopes = torch.full_like(data, (self.lower_bound + self.upper_bound) / 2)
+        return [torch.where(data > 0, data, data * slopes), slopes]
+
+
+def _with_derivative(data, output, derivative):
+    """``output`` in the forward pass; its gradient with respect to ``data`` is the head
+    gradient times the elementwise ``derivative`` (used where MXNet's gradient is not the
+    exact derivative of its forward)."""
+    if not data.requires_grad:
+        return output
+    surrogate = data * derivative.detach()
+    return output.detach() + (surrogate - surrogate.detach())
+
+
+class _RefuseGradient(torch.autograd.Function):
+    """Identity on ``output``; asking for the gradient of ``index`` raises MXNetError."""
+
+    @staticmethod
+    def forward(ctx, index, output, op_name):
+        ctx.op_name = op_name
+        return output.view_as(output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        from ..base import MXNetError
+        raise MXNetError(f"Operator {ctx.op_name}: cannot compute the gradient of argument 'data' "
+                         f"(integer indices); bind it with grad_req='null'")
+
+
+@register("Embedding")
+class Embedding(Operator):
+    """Row lookup: ``output[..., :] = weight[data[...], :]``.
+
+    data: indices of any shape, stored as floats (or integers); they are truncated toward
+    zero and clipped to ``[0, input_dim - 1]`` as in MXNet.  weight ``(input_dim,
+    output_dim)`` of dtype ``dtype`` (default float32); output ``data.shape + (output_dim,)``.
+    The weight gradient adds up the head gradients of repeated indices.  The data (index)
+    argument has no gradient: a backward pass that asks for one raises MXNetError, as MXNet
+    did.  ``sparse_grad`` is accepted; mxtorch always produces a dense weight gradient.
+    """
+
+    input_dim = Attr(Int, required=True)
+    output_dim = Attr(Int, required=True)
+    dtype = Attr(Dtype, default="float32")
+    sparse_grad = Attr(Bool, default=False)
+
+    def validate(self):
+        if self.input_dim < 1 or self.output_dim < 1:
+            raise self.error(f"input_dim and output_dim must be positive, got {self.input_dim}, {self.output_dim}")
+
+    def arguments(self):
+        return ["data", "weight"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        where = f"Operator {self.name}"
+        data, weight, out = in_shapes[0], in_shapes[1], out_shapes[0]
+        weight = merge_shape(weight, (self.input_dim, self.output_dim), f"{where} argument 'weight'")
+        if data is not None:
+            out = merge_shape(out, tuple(data) + (self.output_dim,), f"{where} output")
+        if out is not None and len(out) >= 1:
+            if out[-1] and out[-1] != self.output_dim:
+                raise self.error(f"output last dimension {out[-1]} differs from output_dim={self.output_dim}")
+            data = merge_shape(data, tuple(out[:-1]), f"{where} argument 'data'")
+        return [data, weight], [out], []
+
+    def infer_type(self, in_types):
+        dtype = np.dtype(self.dtype or "float32")
+        data = in_types[0] if in_types[0] is not None else np.dtype(np.float32)
+        return [data, dtype], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        data, weight = inputs
+        index = data.detach()
+        if index.is_floating_point():
+            index = index.trunc()
+        index = index.long().clamp(0, self.input_dim - 1)
+        output = F.embedding(index, weight)
+        if data.requires_grad:
+            output = _RefuseGradient.apply(data, output, self.name)
+        return [output]
+
+
+@register("SoftmaxActivation")
+class SoftmaxActivation(Operator):
+    """Softmax of data: over the last axis for ``mode='instance'`` (default; trailing axes of
+    an N-D input are not flattened), over axis 1 for ``mode='channel'`` (data must have at
+    least 3 dimensions, ``(batch, channel, ...)``).
+
+    For instance mode on data of more than 2 dimensions MXNet 1.9.1's gradient is
+    ``y * (g - sum(g * y, axis=1))`` (summing over axis 1, not over the softmax axis);
+    mxtorch reproduces it.
+    """
+
+    mode = Attr(Choice("instance", "channel"), default="instance")
+
+    def infer_shape(self, in_shapes, out_shapes):
+        shapes = super().infer_shape(in_shapes, out_shapes)
+        data = shapes[0][0]
+        if self.mode == "channel" and data is not None and len(data) < 3:
+            raise self.error(f"mode='channel' needs data with at least 3 dimensions (batch, channel, ...), "
+                             f"got shape {tuple(data)}")
+        return shapes
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if self.mode == "channel":
+            if data.dim() < 3:
+                raise self.error(f"mode='channel' needs data with at least 3 dimensions, got shape {tuple(data.shape)}")
+            return [torch.softmax(data, dim=1)]
+        output = torch.softmax(data, dim=-1)
+        if data.dim() > 2 and data.requires_grad:
+            output = _SoftmaxAxisOneGradient.apply(data, output)
+        return [output]
+
+
+class _SoftmaxAxisOneGradient(torch.autograd.Function):
+    """Forward passes ``output`` (a softmax over the last axis) through; backward gives
+    MXNet 1.9.1's instance-mode gradient ``y * (g - sum(g * y, axis=1))``, which for data of
+    more than 2 dimensions sums over axis 1 instead of the softmax axis."""
+
+    @staticmethod
+    def forward(ctx, data, output):
+        ctx.save_for_backward(output)
+        return output.view_as(output)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (output,) = ctx.saved_tensors
+        gradient = output * (grad_output - (grad_output * output).sum(dim=1, keepdim=True))
+        return gradient, None
