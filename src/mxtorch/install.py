@@ -1,24 +1,148 @@
-"""``install_as_mxnet()``: make ``import mxnet`` load mxtorch (completed by the data-parallel issue)."""
+"""``install_as_mxnet()``: make an unmodified ``import mxnet`` load mxtorch.
+
+After ``mxtorch.install_as_mxnet()`` every ``mxnet`` module name resolves to the
+mxtorch module of the same dotted path (``mxnet.module.base_module`` is
+``mxtorch.module.base_module``), in the manner of PyMySQL's
+``install_as_MySQLdb()``:
+
+- the modules legacy MXNet code imports (``mxnet``, ``mxnet.ndarray``,
+  ``mxnet.ndarray.ndarray`` (pickles name ``mxnet.ndarray.ndarray.NDArray``),
+  ``mxnet.symbol``, ``mxnet.module``, ``mxnet.module.base_module``,
+  ``mxnet.module.executor_group``, ``mxnet.model``, ``mxnet.kvstore``, ...) are
+  imported at once and entered in ``sys.modules`` under both names;
+- a finder placed first on ``sys.meta_path`` maps any other ``mxnet.X`` imported
+  later to ``mxtorch.X``; a name mxtorch does not provide raises
+  ``ModuleNotFoundError`` naming both modules (a real MXNet installed next to
+  mxtorch is never mixed in).
+
+The mxtorch modules keep their own ``__name__`` and ``__spec__``: classes
+pickled afterwards name ``mxtorch.*``, and pickles written by MXNet (which name
+``mxnet.*``) load.
+"""
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import sys
+import threading
 
 from .base import MXNetError
 
 __all__ = ["install_as_mxnet"]
 
+_ALIAS = "mxnet"
+_PACKAGE = "mxtorch"
+
+# Imported (and aliased) eagerly: the modules MXNet 1.x programs and pickles name directly.
+LEGACY_MODULES = (
+    "base", "context", "ndarray", "ndarray.ndarray", "ndarray.register", "ndarray.serialization",
+    "symbol", "symbol.symbol", "executor", "executor.executor", "module", "module.base_module",
+    "module.executor_group", "module.module", "model", "io", "metric", "optimizer", "optimizer.optimizer",
+    "initializer", "callback", "kvstore", "lr_scheduler", "monitor", "name", "attribute", "random",
+    "recordio", "operator", "test_utils", "autograd", "util",
+)
+
+_install_lock = threading.Lock()
+
+
+def _target_name(alias_name):
+    """``mxnet.a.b`` -> ``mxtorch.a.b``."""
+    return _PACKAGE + alias_name[len(_ALIAS):]
+
+
+def _is_mxtorch_module(module):
+    name = getattr(module, "__name__", "") or ""
+    return name == _PACKAGE or name.startswith(_PACKAGE + ".")
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads ``mxnet.X`` by importing ``mxtorch.X`` and returning that very module object."""
+
+    def __init__(self, target):
+        self.target = target
+        self._original_spec = None
+
+    def create_module(self, spec):
+        module = importlib.import_module(self.target)
+        # The import system overwrites ``__spec__`` of the returned module; keep mxtorch's.
+        self._original_spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        if self._original_spec is not None:
+            module.__spec__ = self._original_spec
+
+
+class MXNetAliasFinder(importlib.abc.MetaPathFinder):
+    """``sys.meta_path`` finder that resolves ``mxnet`` and ``mxnet.*`` to mxtorch's modules."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != _ALIAS and not fullname.startswith(_ALIAS + "."):
+            return None
+        target_name = _target_name(fullname)
+        loaded = sys.modules.get(target_name)
+        if loaded is not None:
+            target_spec = loaded.__spec__
+        else:
+            try:
+                target_spec = importlib.util.find_spec(target_name)
+            except ModuleNotFoundError:
+                target_spec = None
+        if target_spec is None:
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: mxtorch is installed as mxnet (install_as_mxnet) and has no "
+                f"module {target_name!r}", name=fullname)
+        is_package = target_spec.submodule_search_locations is not None
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(target_name), origin=target_spec.origin,
+                                              is_package=is_package)
+
+
+def _find_real_mxnet():
+    """Names in ``sys.modules`` under ``mxnet`` that are not mxtorch modules."""
+    foreign = []
+    for name, module in list(sys.modules.items()):
+        if (name == _ALIAS or name.startswith(_ALIAS + ".")) and module is not None \
+                and not _is_mxtorch_module(module):
+            foreign.append(name)
+    return sorted(foreign)
+
 
 def install_as_mxnet():
-    """Register mxtorch and its submodules under the ``mxnet`` names.
+    """Make ``import mxnet`` (and ``import mxnet.X``, ``from mxnet.X import Y``) load mxtorch.
 
-    Raises MXNetError if a real ``mxnet`` package is already imported.
+    Call it once, before anything imports ``mxnet``; calling it again does nothing.
+    Afterwards ``sys.modules['mxnet'] is mxtorch`` and each mxtorch submodule is also
+    registered as ``mxnet.<same path>``, so unmodified MXNet 1.x programs, their
+    ``Module`` subclasses (``from mxnet.module.base_module import _parse_data_desc``) and
+    pickles that name ``mxnet.ndarray.ndarray.NDArray`` run on mxtorch.
+
+    Returns the ``mxtorch`` package.
+
+    Raises
+    ------
+    MXNetError
+        if a real ``mxnet`` (not mxtorch) is already imported: its modules and mxtorch's
+        cannot be mixed in one process; import mxtorch and call this first.
+    ImportError
+        if one of the legacy modules listed in ``LEGACY_MODULES`` fails to import.
     """
-    import mxtorch
-    existing = sys.modules.get("mxnet")
-    if existing is not None and existing is not mxtorch:
-        raise MXNetError("install_as_mxnet: a real 'mxnet' module is already imported; "
-                         "call install_as_mxnet() before anything imports mxnet")
-    prefix = "mxtorch"
-    for name, module in list(sys.modules.items()):
-        if name == prefix or name.startswith(prefix + "."):
-            sys.modules["mxnet" + name[len(prefix):]] = module
+    with _install_lock:
+        package = importlib.import_module(_PACKAGE)
+        foreign = _find_real_mxnet()
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+            origin = getattr(sys.modules.get(foreign[0]), "__file__", None)
+            raise MXNetError(f"install_as_mxnet: a real 'mxnet' is already imported ({shown}"
+                             f"{'; from ' + origin if origin else ''}); call mxtorch.install_as_mxnet() "
+                             f"before anything imports mxnet, or remove that import")
+        if not any(isinstance(finder, MXNetAliasFinder) for finder in sys.meta_path):
+            sys.meta_path.insert(0, MXNetAliasFinder())
+        for relative in LEGACY_MODULES:
+            importlib.import_module(f"{_PACKAGE}.{relative}")
+        sys.modules[_ALIAS] = package
+        for name, module in list(sys.modules.items()):
+            if module is not None and name.startswith(_PACKAGE + "."):
+                sys.modules.setdefault(_ALIAS + name[len(_PACKAGE):], module)
+        return package

@@ -1,155 +1,345 @@
-"""Key-value stores for gradient aggregation (MXNet's ``mx.kv``).
+"""Key-value stores for parameter synchronisation across devices (MXNet's ``mx.kv``).
 
-'local' and 'device' aggregate in process: ``push`` sums the values given for a key
-(one per device), then either stores the sum or, when an optimizer is set, applies it
-to the stored weight; ``pull`` copies the stored value out to every given array.
+The in-process store (types 'local' and 'device') mirrors MXNet 1.9.1's:
+
+- ``init(key, value)`` stores a copy of ``value``; a key can be initialised once.
+- ``push(key, value)`` sums the values given for a key (one per device); without an
+  updater the stored value becomes that sum, with one (``set_optimizer`` /
+  ``_set_updater``) ``updater(key, summed, stored)`` updates the stored value in place.
+- ``pull(key, out)`` copies the stored value into every array of ``out``.
+
+Keys are ints or strs, and one store holds keys of one kind only.  A store of type
+'local' keeps each value where ``init`` got it (MXNet kept it in CPU memory; Module
+initialises from its CPU copies); 'device' moves it to the device of the first
+array pushed, so that the sum and the update run there.
 """
 from __future__ import annotations
-
-import pickle
 
 import torch
 
 from .base import MXNetError
 from .ndarray.ndarray import NDArray
 
-__all__ = ["KVStore", "create"]
+__all__ = ["KVStoreBase", "KVStore", "create"]
+
+# Types served by the in-process store (MXNet's C++ factory gave these a local or device store).
+_IN_PROCESS_TYPES = ("local", "device", "nccl", "local_allreduce_cpu", "local_allreduce_device", "local_update_cpu")
 
 
-def _as_lists(key, value):
+class MXNetTypeError(MXNetError, TypeError):
+    """A bad argument type; also a TypeError, which MXNet raised in these places."""
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """A bad argument value; also a ValueError, which MXNet raised in these places."""
+
+
+class KVStoreBase:
+    """Base class of key-value stores; ``KVStoreBase.register`` adds a store class that
+    ``create`` finds by its lower-cased class name (MXNet's ``kv_registry``)."""
+
+    kv_registry = {}
+    OPTIMIZER = "optimizer"
+
+    @staticmethod
+    def register(klass):
+        """Register ``klass`` (a KVStoreBase subclass) under ``klass.__name__.lower()``;
+        returns ``klass`` so it can be used as a decorator."""
+        if not isinstance(klass, type):
+            raise MXNetTypeError(f"KVStoreBase.register: expected a class, got {type(klass).__name__}")
+        name = klass.__name__.lower()
+        KVStoreBase.kv_registry[name] = klass
+        return klass
+
+    def broadcast(self, key, value, out, priority=0):
+        raise NotImplementedError()
+
+    def pushpull(self, key, value, out=None, priority=0):
+        raise NotImplementedError()
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError()
+
+    def is_capable(self, capability):
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError()
+
+    @property
+    def type(self):
+        raise NotImplementedError()
+
+    @property
+    def rank(self):
+        raise NotImplementedError()
+
+    @property
+    def num_workers(self):
+        raise NotImplementedError()
+
+
+def _check_key(key, function):
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        raise MXNetError(f"KVStore.{function}: a key must be an int or a str, got {type(key).__name__} {key!r}")
+    return key
+
+
+def _check_arrays(value, key, function, argument):
+    """A list of NDArrays from one NDArray or a list/tuple of them."""
+    arrays = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not arrays:
+        raise MXNetError(f"KVStore.{function}: {argument} for key {key!r} is an empty list")
+    for array in arrays:
+        if not isinstance(array, NDArray):
+            raise MXNetError(f"KVStore.{function}: {argument} for key {key!r} must be an NDArray or a list of "
+                             f"NDArrays, got {type(array).__name__}")
+    return arrays
+
+
+def _pairs(key, value, function, argument):
+    """``[(key, [NDArray, ...]), ...]`` from MXNet's key/value forms: one key with an NDArray
+    or a list of NDArrays, or a list of keys with a list of (NDArray or list of NDArrays)."""
     if isinstance(key, (list, tuple)):
-        if not isinstance(value, (list, tuple)) or len(value) != len(key):
-            raise MXNetError(f"kvstore: {len(key)} keys need a list of {len(key)} values")
-        return list(key), list(value)
-    return [key], [value]
+        keys = [_check_key(k, function) for k in key]
+        if not isinstance(value, (list, tuple)) or len(value) != len(keys):
+            given = f"a list of {len(value)}" if isinstance(value, (list, tuple)) else type(value).__name__
+            raise MXNetError(f"KVStore.{function}: {len(keys)} keys need a list of {len(keys)} {argument} "
+                             f"(one NDArray or list of NDArrays per key), got {given}")
+        return [(k, _check_arrays(v, k, function, argument)) for k, v in zip(keys, value)]
+    _check_key(key, function)
+    return [(key, _check_arrays(value, key, function, argument))]
 
 
-class KVStore:
-    """An in-process store; ``type`` is 'local' or 'device', ``rank`` 0, ``num_workers`` 1."""
+class KVStore(KVStoreBase):
+    """The in-process key-value store (types 'local', 'device'); ``rank`` is 0 and
+    ``num_workers`` 1.  Create it with :func:`create`."""
 
     def __init__(self, kvstore_type="local"):
         self._type = kvstore_type
         self._store = {}
+        self._key_kind = None
         self._updater = None
         self._optimizer = None
-        self._compression = None
+        self._compression_params = None
+        self._on_push_device = "device" in kvstore_type or kvstore_type == "nccl"
 
+    def __repr__(self):
+        return f"<KVStore type={self._type!r} keys={len(self._store)}>"
+
+    # -- properties ----------------------------------------------------------------------------
     @property
     def type(self):
+        """The store type given to ``create`` ('local', 'device', ...)."""
         return self._type
 
     @property
     def rank(self):
+        """This worker's rank: always 0 in process."""
         return 0
 
     @property
     def num_workers(self):
+        """The number of workers: always 1 in process."""
         return 1
 
     def is_capable(self, capability):
-        return capability == "optimizer"
+        """True for 'optimizer' (the store can run the optimizer); ValueError (an MXNetError)
+        for an unknown capability, as MXNet raised."""
+        if not isinstance(capability, str) or capability.lower() != KVStoreBase.OPTIMIZER:
+            raise MXNetValueError(f"KVStore.is_capable: unknown capability {capability!r}; expected 'optimizer'")
+        return True
+
+    # -- keys ----------------------------------------------------------------------------------
+    def _check_kind(self, key):
+        kind = str if isinstance(key, str) else int
+        if self._key_kind is None:
+            self._key_kind = kind
+        elif self._key_kind is not kind:
+            raise MXNetError(f"KVStore.init: key {key!r} is a {kind.__name__} but this store holds "
+                             f"{self._key_kind.__name__} keys; mixed key types are not allowed")
+
+    def _stored(self, key, function):
+        try:
+            return self._store[key]
+        except KeyError:
+            raise MXNetError(f"KVStore.{function}: key {key!r} does not exist; call init() with it first") from None
 
     def init(self, key, value):
-        """Store an initial value (copied) for each key."""
-        keys, values = _as_lists(key, value)
-        for k, v in zip(keys, values):
-            if isinstance(v, (list, tuple)):
-                v = v[0]
-            self._store[k] = NDArray(v._tensor.detach().clone(), v.context)
+        """Store a copy of ``value`` (one NDArray per key) under ``key`` (int or str, or a list
+        of keys with a list of values).  A key already initialised raises MXNetError."""
+        pairs = _pairs(key, value, "init", "values")
+        for k, arrays in pairs:
+            if len(arrays) != 1:
+                raise MXNetError(f"KVStore.init: key {k!r} got {len(arrays)} values; init takes one NDArray "
+                                 f"per key")
+            if k in self._store:
+                raise MXNetError(f"KVStore.init: duplicate init of key {k!r}; a key can be initialised once "
+                                 f"(init and broadcast both initialise)")
+            self._check_kind(k)
+        for k, arrays in pairs:
+            source = arrays[0]
+            self._store[k] = NDArray(source._tensor.detach().clone(), source.context)
 
-    def _check(self, key):
-        if key not in self._store:
-            raise MXNetError(f"kvstore: key {key!r} was not initialised; call init() first")
+    def _overwrite(self, key, value):
+        """Replace the stored value of an initialised key (mxtorch: Module.set_params after
+        init_optimizer keeps the store in step with the devices)."""
+        stored = self._stored(key, "init")
+        with torch.no_grad():
+            stored._tensor.copy_(value._tensor.to(device=stored._tensor.device, dtype=stored._tensor.dtype))
 
     def push(self, key, value, priority=0):
-        """Sum the values given for each key (one per device) and store or apply the sum."""
-        keys, values = _as_lists(key, value)
-        for k, v in zip(keys, values):
-            self._check(k)
-            parts = v if isinstance(v, (list, tuple)) else [v]
+        """Sum the values pushed for each key (one NDArray or a list, one per device) and
+        store the sum, or, with an updater set, call ``updater(key, sum, stored)``, which
+        updates the stored value in place.  The updater gets int keys as ints and str keys
+        as UTF-8 bytes, as MXNet passed them.  ``priority`` is accepted and ignored.
+
+        Raises MXNetError for an unknown key or a value whose shape differs from the
+        stored one."""
+        pairs = _pairs(key, value, "push", "values")
+        for k, arrays in pairs:
+            stored = self._stored(k, "push")
+            for array in arrays:
+                if array.shape != stored.shape:
+                    raise MXNetError(f"KVStore.push: key {k!r} holds shape {stored.shape}, a pushed value has "
+                                     f"shape {array.shape}")
+        for k, arrays in pairs:
             stored = self._store[k]
+            if self._on_push_device and stored._tensor.device != arrays[0]._tensor.device:
+                stored = NDArray(stored._tensor.to(arrays[0]._tensor.device), arrays[0].context)
+                self._store[k] = stored
+            device, dtype = stored._tensor.device, stored._tensor.dtype
             with torch.no_grad():
-                total = parts[0]._tensor.to(stored._tensor.device).clone()
-                for part in parts[1:]:
-                    total.add_(part._tensor.to(total.device))
-            merged = NDArray(total, stored.context)
-            if self._updater is not None:
-                self._updater(_key_index(k), merged, stored)
+                total = arrays[0]._tensor.detach().to(device=device, dtype=dtype, copy=True)
+                for array in arrays[1:]:
+                    total.add_(array._tensor.detach().to(device=device, dtype=dtype))
+            if self._updater is None:
+                with torch.no_grad():
+                    stored._tensor.copy_(total)
             else:
-                stored._tensor = total
+                updater_key = k.encode("utf-8") if isinstance(k, str) else k
+                self._updater(updater_key, NDArray(total, stored.context), stored)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copy each key's stored value into every array of ``out``."""
-        keys, outs = _as_lists(key, out)
-        for k, o in zip(keys, outs):
-            self._check(k)
-            targets = o if isinstance(o, (list, tuple)) else [o]
-            source = self._store[k]._tensor
-            with torch.no_grad():
+        """Copy each key's stored value into every array of ``out`` (an NDArray or a list,
+        or for a list of keys a list of those); values are cast to each output's dtype.
+
+        Raises MXNetError for a missing ``out``, an unknown key or a shape mismatch."""
+        if out is None:
+            raise MXNetError("KVStore.pull: out is required (the arrays to copy the stored values into)")
+        pairs = _pairs(key, out, "pull", "out")
+        for k, targets in pairs:
+            stored = self._stored(k, "pull")
+            for target in targets:
+                if target.shape != stored.shape:
+                    raise MXNetError(f"KVStore.pull: key {k!r} holds shape {stored.shape}, an output has "
+                                     f"shape {target.shape}")
+        with torch.no_grad():
+            for k, targets in pairs:
+                source = self._store[k]._tensor
                 for target in targets:
-                    target._tensor.copy_(source.to(target._tensor.device))
+                    target._tensor.copy_(source.to(device=target._tensor.device, dtype=target._tensor.dtype))
 
     def pushpull(self, key, value, out=None, priority=0):
-        """push then pull (into ``value`` itself when ``out`` is None)."""
+        """``push(key, value)`` then ``pull`` into ``out``, or into ``value`` itself when
+        ``out`` is None."""
         self.push(key, value, priority)
         self.pull(key, value if out is None else out, priority)
 
-    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        self.pull(key, out, priority)
-
     def broadcast(self, key, value, out, priority=0):
+        """``init(key, value)`` then ``pull(key, out)``; a key can be broadcast once."""
         self.init(key, value)
         self.pull(key, out, priority)
 
-    def set_gradient_compression(self, compression_params):
-        self._compression = dict(compression_params)
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Dense stores only: copies the whole value, as ``pull`` (``row_ids`` is accepted)."""
+        self.pull(key, out, priority)
 
+    def set_gradient_compression(self, compression_params):
+        """Record ``{'type': '2bit', 'threshold': ...}``.  In process the gradients are summed
+        uncompressed (the numbers MXNet's 'local' store would give without compression).
+        MXNet accepted compression only for 'device' and 'dist' stores; so does this."""
+        if not isinstance(compression_params, dict) or "type" not in compression_params:
+            raise MXNetError(f"KVStore.set_gradient_compression: expected a dict with a 'type' entry, got "
+                             f"{compression_params!r}")
+        if "device" not in self._type and "dist" not in self._type:
+            raise MXNetError(f"KVStore.set_gradient_compression: not supported for a {self._type!r} store; "
+                             f"use 'device'")
+        self._compression_params = dict(compression_params)
+
+    # -- optimizer -----------------------------------------------------------------------------
     def set_optimizer(self, optimizer):
-        """Run ``optimizer`` inside the store on each push (update_on_kvstore)."""
-        from .optimizer import get_updater
+        """Run ``optimizer`` in the store: each push then updates the stored weight
+        (Module's ``update_on_kvstore``)."""
+        from .optimizer import Optimizer, get_updater
+        if not isinstance(optimizer, Optimizer):
+            raise MXNetError(f"KVStore.set_optimizer: expected an Optimizer, got {type(optimizer).__name__}")
         self._optimizer = optimizer
-        self._updater = get_updater(optimizer)
+        self._set_updater(get_updater(optimizer))
 
     def _set_updater(self, updater):
+        """Use ``updater(key, pushed_sum, stored)`` on each push (it updates ``stored`` in
+        place); None removes it."""
+        if updater is not None and not callable(updater):
+            raise MXNetError(f"KVStore._set_updater: expected a callable (key, input, stored), got "
+                             f"{type(updater).__name__}")
         self._updater = updater
 
-    set_updater = _set_updater
+    def _require_updater(self, function):
+        if self._updater is None or not hasattr(self._updater, "get_states"):
+            raise MXNetError(f"KVStore.{function}: the store has no optimizer; call set_optimizer() first")
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
-        """Write the updater's states to ``fname`` (atomic)."""
+        """Write the optimizer states (MXNet's ``.states`` pickle; with ``dump_optimizer`` the
+        optimizer too) to ``fname``, atomically."""
         from .util import atomic_write
-        if self._updater is None:
-            raise MXNetError("save_optimizer_states: no optimizer is set on this kvstore")
+        self._require_updater("save_optimizer_states")
         atomic_write(fname, self._updater.get_states(dump_optimizer))
 
     def load_optimizer_states(self, fname):
-        if self._updater is None:
-            raise MXNetError("load_optimizer_states: no optimizer is set on this kvstore")
+        """Read optimizer states written by ``save_optimizer_states`` (or by MXNet)."""
+        self._require_updater("load_optimizer_states")
         try:
             with open(fname, "rb") as handle:
                 payload = handle.read()
         except OSError as error:
-            raise MXNetError(f"load_optimizer_states: cannot read {fname!r}: {error}") from None
+            raise MXNetError(f"KVStore.load_optimizer_states: cannot read {fname!r}: {error}") from None
         self._updater.set_states(payload)
 
     def _barrier(self):
-        pass
+        """A barrier among workers: nothing to wait for in process."""
 
-    barrier = _barrier
-
-
-def _key_index(key):
-    if isinstance(key, int):
-        return key
-    return key
+    def _send_command_to_servers(self, head, body):
+        """There are no servers in process; MXNetError."""
+        raise MXNetError("KVStore._send_command_to_servers: an in-process store has no servers")
 
 
 def create(name="local"):
-    """A KVStore of type ``name``: 'local', 'device' (in process); distributed types are
-    provided by the distributed-training layer."""
+    """A new key-value store.
+
+    ``name``: 'local' or 'device' (in process; also 'nccl', 'local_allreduce_cpu',
+    'local_allreduce_device', 'local_update_cpu', served by the same store), or the
+    lower-cased name of a class registered with ``KVStoreBase.register``.
+
+    Raises
+    ------
+    MXNetError
+        (also a TypeError) if ``name`` is not a str; (an MXNetError) for an unknown name or
+        a distributed type ('dist_sync', ...) when no distributed store is registered.
+        MXNet quietly made a local store for an unknown name.
+    """
     if not isinstance(name, str):
-        raise MXNetError(f"kvstore.create: name must be a str, got {type(name).__name__}")
-    if name in ("local", "device", "local_allreduce_cpu", "local_allreduce_device", "local_update_cpu", "nccl"):
+        raise MXNetTypeError(f"kvstore.create: name must be a str, got {type(name).__name__}")
+    name = name.lower()
+    if name in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[name]()
+    if name in _IN_PROCESS_TYPES:
         return KVStore(name)
-    raise MXNetError(f"kvstore.create: unsupported kvstore type {name!r}; expected 'local' or 'device' "
-                     f"(distributed types need torch.distributed)")
+    if "dist" in name:
+        raise MXNetError(f"kvstore.create: {name!r} needs a distributed store, which is not available in this "
+                         f"process; use 'local' or 'device' for one machine")
+    raise MXNetError(f"kvstore.create: unknown kvstore type {name!r}; expected one of "
+                     f"{list(_IN_PROCESS_TYPES) + sorted(KVStoreBase.kv_registry)}")

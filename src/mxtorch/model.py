@@ -73,7 +73,11 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
     """Aggregate gradients across devices (through ``kvstore`` when given) and call
     ``updater(index * num_device + k, grad, weight)`` for each device ``k``, MXNet's key
     scheme (so optimizer state indices match MXNet's ``.states`` files).  ``param_index``
-    (name -> index) overrides the position, for buckets with parameters of their own."""
+    (name -> index) overrides the position, for buckets with parameters of their own.
+
+    Without a kvstore the gradients of several devices are summed too (mxtorch; MXNet
+    then updated each device with its own slice's gradient, so the copies drifted apart
+    and ``get_params`` averaged them)."""
     updates = [[] for _ in range(num_device)]
     for i, pair in enumerate(zip(param_arrays, grad_arrays)):
         arg_list, grad_list = pair

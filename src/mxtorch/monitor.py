@@ -60,14 +60,18 @@ class Monitor:
             for name, array in zip(exe._symbol.list_arguments(), exe.arg_arrays):
                 if self.re_prog.match(name):
                     self.queue.append((self.step, name, self.stat_func(array)))
+            for name, array in zip(exe._symbol.list_auxiliary_states(), exe.aux_arrays):
+                if self.re_prog.match(name):
+                    self.queue.append((self.step, name, self.stat_func(array)))
         self.activated = False
         result = []
         queue = sorted(self.queue, key=lambda item: item[1]) if self.sort else self.queue
         for step, name, values in queue:
             if isinstance(values, NDArray):
                 values = [values]
-            text = "".join(str(value.asnumpy().reshape(-1).tolist() if value.size > 1 else
-                               value.asscalar()) + "\t" for value in values)
+            # MXNet's text: a (1,)-shaped statistic as a scalar, anything else as numpy prints it
+            text = "".join((str(value.asscalar()) if value.shape == (1,) else str(value.asnumpy())) + "\t"
+                           for value in values)
             result.append((step, name, text))
         self.queue = []
         return result
@@ -75,4 +79,4 @@ class Monitor:
     def toc_print(self):
         """``toc()`` and log each line."""
         for step, name, value in self.toc():
-            logging.info("Batch: %7d %30s %s", step, name, value)
+            logging.info("Batch: {:7d} {:30s} {:s}".format(step, name, value))
