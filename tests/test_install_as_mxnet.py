@@ -177,8 +177,6 @@ def test_refuses_when_a_real_mxnet_submodule_is_imported():
     assert lines[1] == "refused True"
 
 
-@pytest.mark.xfail(strict=True, reason="mxtorch.ndarray.NDArray does not yet accept MXNet's pickle form "
-                                       "NDArray(None) + __setstate__({'handle': raw bytes}); ndarray.py's owner")
 def test_unpickles_an_ndarray_pickled_by_mxnet():
     out = run_python(f"""
         import pickle
@@ -192,3 +190,13 @@ def test_unpickles_an_ndarray_pickled_by_mxnet():
 def test_the_fixture_pickle_names_mxnet():
     with open(os.path.join(DATA, "mxnet_ndarray.pkl"), "rb") as handle:
         assert b"mxnet.ndarray.ndarray" in handle.read()
+
+
+def test_mxtorch_pickles_in_mxnet_form():
+    import pickle
+    import mxtorch as mx
+    array = mx.nd.array([[1, 2], [3, 4]])
+    state = array.__getstate__()
+    assert set(state) == {"handle"} and isinstance(state["handle"], bytearray)
+    again = pickle.loads(pickle.dumps({"w": array}))["w"]
+    assert again.asnumpy().tolist() == [[1, 2], [3, 4]] and again.dtype == array.dtype

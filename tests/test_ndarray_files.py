@@ -591,7 +591,10 @@ def test_mutated_files_load_or_raise_mxnet_error(data):
 
 
 def raw(array):
-    return array._tensor.reshape(-1).view(torch.uint8).numpy().tobytes()
+    tensor = array._tensor
+    if tensor.numel() == 0:   # zero-size tensors may carry stride 0, which byte views reject
+        return b""
+    return tensor.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
 
 
 def _save_to_bytes(loaded):

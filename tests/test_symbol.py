@@ -109,7 +109,8 @@ def test_json_round_trip_and_save(tmp_path):
     text = net.tojson()
     graph = json.loads(text)
     assert graph["attrs"] == {"mxnet_version": ["int", 10901]}
-    assert graph["node_row_ptr"] == list(range(len(graph["nodes"]) + 1))
+    # max pooling declares a hidden workspace output, as MXNet 1.9.1 (oneDNN build) does
+    assert graph["node_row_ptr"] == [0, 1, 2, 3, 4, 6, 7]
     assert graph["nodes"][-1] == {"op": "Concat", "name": "cat", "attrs": {"dim": "1", "num_args": "2"},
                                   "inputs": [[4, 0, 0], [4, 0, 0]]}
     again = mx.sym.load_json(text)

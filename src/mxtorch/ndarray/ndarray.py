@@ -74,6 +74,9 @@ class NDArray:
     __array_priority__ = 1000.0
 
     def __init__(self, tensor, ctx=None):
+        if tensor is None:
+            # MXNet's NDArray(None): the empty shell that unpickling fills through __setstate__
+            tensor = torch.empty(0)
         if not isinstance(tensor, torch.Tensor):
             raise MXNetError(f"NDArray wraps a torch.Tensor, got {type(tensor).__name__}")
         self._tensor = tensor
@@ -306,13 +309,25 @@ class NDArray:
         result = self.asnumpy()
         return result.astype(dtype) if dtype is not None else result
 
+    def __reduce__(self):
+        return (NDArray, (None,), self.__getstate__())
+
     def __getstate__(self):
-        return {"array": self.asnumpy(), "ctx": (self._ctx.device_type, self._ctx.device_id)}
+        """MXNet's pickled form: ``{'handle': bytearray}`` holding one array in the V2 record
+        layout (what ``MXNDArraySaveRawBytes`` wrote), so pickles cross between MXNet and
+        mxtorch."""
+        from .serialization import save_raw_bytes
+        return {"handle": bytearray(save_raw_bytes(self))}
 
     def __setstate__(self, state):
-        ctx = Context(*state["ctx"])
-        self._tensor = torch.from_numpy(np.ascontiguousarray(state["array"])).to(ctx.torch_device)
-        self._ctx = ctx
+        from .serialization import load_raw_bytes
+        handle = state.get("handle") if isinstance(state, dict) else None
+        if handle is None:
+            self._tensor = torch.empty(0)
+        else:
+            loaded = load_raw_bytes(bytes(handle))
+            self._tensor = loaded._tensor
+        self._ctx = Context("cpu", 0)
         self._grad = None
         self._grad_req = "null"
 

@@ -103,7 +103,7 @@ class _Broadcast(_Binary):
 
 
 _SAME_SHAPE_ALIASES = {
-    "add": ("elemwise_add", "_plus", "_Plus", "_add", "_grad_add"),
+    "add": ("elemwise_add", "_plus", "_Plus", "_add", "_grad_add"),  # _grad_add: distinct in MXNet
     "sub": ("elemwise_sub", "_minus", "_Minus", "_sub"),
     "mul": ("elemwise_mul", "_mul", "_Mul"),
     "div": ("elemwise_div", "_div", "_Div"),
@@ -146,6 +146,7 @@ _BROADCAST_ALIASES = {
 for _key, _names in _SAME_SHAPE_ALIASES.items():
     register(*_names)(type(_names[0], (_Binary,), {
         "function": staticmethod(_BINARY[_key]),
+        "distinct_names": tuple(n for n in _names if n == "_grad_add"),
         "__doc__": f"Elementwise {_key} of two arrays of the same shape (``lhs``, ``rhs``)."}))
 for _key, _names in _BROADCAST_ALIASES.items():
     register(*_names)(type(_names[0], (_Broadcast,), {
@@ -242,7 +243,7 @@ _UNARY = {
     ("rcbrt",): lambda x: 1 / (torch.sign(x) * x.abs().pow(1 / 3)),
     ("square",): torch.square, ("abs",): torch.abs, ("sign",): torch.sign, ("negative",): torch.neg,
     ("reciprocal",): torch.reciprocal, ("floor",): torch.floor, ("ceil",): torch.ceil,
-    ("round",): _round_half_away, ("rint",): torch.round, ("fix", "trunc"): torch.trunc,
+    ("round",): _round_half_away, ("rint",): torch.round, ("fix",): torch.trunc, ("trunc",): torch.trunc,
     ("sin",): torch.sin, ("cos",): torch.cos, ("tan",): torch.tan, ("arcsin",): torch.asin,
     ("arccos",): torch.acos, ("arctan",): torch.atan, ("sinh",): torch.sinh, ("cosh",): torch.cosh,
     ("tanh",): torch.tanh, ("arcsinh",): torch.asinh, ("arccosh",): torch.acosh, ("arctanh",): torch.atanh,

@@ -104,6 +104,7 @@ class _ConvolutionBase(Operator):
 
 @register("Convolution", "Convolution_v1")
 class Convolution(_ConvolutionBase):
+    distinct_names = ("Convolution_v1",)
     """N-D convolution: data ``(batch, channel, *spatial)``, weight
     ``(num_filter, channel / num_group, *kernel)``, bias ``(num_filter,)``; output spatial
     size ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
@@ -159,6 +160,8 @@ class Pooling(Operator):
     MXNet's oneDNN backward (see ``_onednn_full_average_backward``).
     """
 
+    distinct_names = ("Pooling_v1",)
+
     kernel = Attr(Shape, default=())
     pool_type = Attr(Choice("max", "avg", "sum", "lp"), default="max")
     global_pool = Attr(Bool, default=False)
@@ -175,6 +178,16 @@ class Pooling(Operator):
             raise self.error("attribute 'kernel' is required unless global_pool=True")
         if self.layout is not None and self.layout[1] != "C":
             raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
+
+    def outputs(self):
+        # MXNet 1.9.1 (oneDNN build) gives windowed max pooling a hidden workspace output;
+        # it shows in -symbol.json's node_row_ptr
+        if self.pool_type == "max" and not self.global_pool:
+            return ["output", "workspace"]
+        return ["output"]
+
+    def num_visible_outputs(self):
+        return 1
 
     def _geometry(self, spatial_shape):
         ndim = len(spatial_shape)
@@ -308,6 +321,7 @@ class Activation(Operator):
 
 @register("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm")
 class BatchNorm(Operator):
+    distinct_names = ("BatchNorm_v1", "_contrib_SyncBatchNorm")
     """Batch normalisation over every axis except ``axis`` (default 1, channels).
 
     Arguments data, gamma ``(C,)``, beta ``(C,)``; aux states moving_mean and moving_var

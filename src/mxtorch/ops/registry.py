@@ -19,7 +19,7 @@ import numpy as np
 from ..base import MXNetError, parse_bool, parse_tuple, format_value
 
 __all__ = ["Attr", "Operator", "register", "get_operator", "list_operators", "REQUIRED",
-           "Int", "Float", "Bool", "Str", "Shape", "FloatTuple", "Dtype", "optional", "Choice",
+           "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "optional", "Choice",
            "known", "merge_shape", "OperatorSchemaError"]
 
 
@@ -68,6 +68,15 @@ def Str(value, name):
 
 
 def Shape(value, name):
+    """A tuple of ints (``"(3, 3)"``); None entries are rejected."""
+    result = parse_tuple(value, name, int)
+    if any(item is None for item in result):
+        raise MXNetError(f"expected integers, got {value!r}")
+    return result
+
+
+def OptionalShape(value, name):
+    """A tuple of ints or None (``slice``'s ``begin=(None, 2)``)."""
     return parse_tuple(value, name, int)
 
 
@@ -127,8 +136,13 @@ class Attr:
     def parse(self, value, op_name):
         try:
             return self.parser(value, self.name)
-        except MXNetError as error:
-            raise OperatorSchemaError(f"Operator {op_name}: attribute {self.name!r}: {error}") from None
+        except (MXNetError, ValueError, TypeError, OverflowError) as error:
+            message = str(error)
+            prefix = f"attribute {self.name!r}: "
+            if message.startswith(prefix):
+                message = message[len(prefix):]
+            raise OperatorSchemaError(f"Operator {op_name}: attribute {self.name!r}: {message} "
+                                      f"(given {value!r})") from None
 
 
 _REGISTRY = {}
@@ -207,6 +221,8 @@ class Operator:
 
     ``is_loss`` marks the ``*Output`` heads whose backward ignores head gradients.
     ``variadic`` operators take any number of inputs, counted by ``num_args``.
+    ``distinct_names``: aliases that are separate operators in MXNet (``Convolution_v1``);
+    a node created under one is written back to JSON under that name (``json_name``).
     """
 
     name = None
@@ -215,6 +231,7 @@ class Operator:
     is_loss = False
     variadic = False
     hint = None
+    distinct_names = ()
 
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
@@ -237,6 +254,17 @@ class Operator:
                     f"Operator {self.name}: required attribute {key!r} is missing")
             setattr(self, key, attr.default)
         self.validate()
+
+    @property
+    def json_name(self):
+        """The operator name written to symbol JSON."""
+        return self.__dict__.get("_json_name", self.name)
+
+    def use_name(self, op_name):
+        """Record the name the operator was created under, when MXNet keeps it in JSON."""
+        if op_name in self.distinct_names:
+            self._json_name = op_name
+        return self
 
     def validate(self):
         """Check attribute combinations; raise OperatorSchemaError."""

@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, optional, known, merge_shape,
+from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, OptionalShape, Dtype, optional, known, merge_shape,
                        product)
 from .shape_codes import infer_reshape
 
@@ -128,7 +128,7 @@ class BlockGrad(Operator):
         return [inputs[0].detach()]
 
 
-@register("identity", "_copy")
+@register("_copy", "identity")
 class Identity(Operator):
     """Copy of ``data``."""
 
@@ -507,9 +507,9 @@ class Slice(_Unary):
     axes beyond ``len(begin)`` are kept whole.  A negative ``step`` walks backwards.
     """
 
-    begin = Attr(Shape, required=True)
-    end = Attr(Shape, required=True)
-    step = Attr(Shape, default=())
+    begin = Attr(OptionalShape, required=True)
+    end = Attr(OptionalShape, required=True)
+    step = Attr(OptionalShape, default=())
 
     def _ranges(self, data):
         if len(self.begin) != len(self.end):

@@ -212,7 +212,7 @@ def _entries(entries, indent):
 def _write_graph(records, arg_nodes, row_pointer, head_entries):
     node_texts = []
     for node, inputs in records:
-        fields = [f'"op": {_string("null" if node.op is None else node.op.name)}',
+        fields = [f'"op": {_string("null" if node.op is None else node.op.json_name)}',
                   f'"name": {_string(node.name)}']
         if node.attrs:
             keys = sorted(node.attrs)
@@ -457,7 +457,7 @@ def _make_operator(op_class, op_attrs, name, op_name):
     """The operator instance and its argument / auxiliary-state names; MXNetError for any
     failure, naming the node."""
     try:
-        op = op_class(op_attrs)
+        op = op_class(op_attrs).use_name(op_name)
         return op, list(op.arguments()), list(op.auxiliary_states())
     except MXNetError as error:
         raise MXNetError(f"symbol JSON node {name!r}: {error}") from None

@@ -504,7 +504,7 @@ def create(op_name, *args, **kwargs):
     # hidden attributes passed as keywords (e.g. __layout__) go to the node, not the operator
     hidden = {k: str(v) for k, v in attrs.items() if k.startswith("__") and k.endswith("__")}
     attrs = {k: v for k, v in attrs.items() if k not in hidden}
-    op = op_class(attrs)
+    op = op_class(attrs).use_name(op_name)
     hint = op_name.lower()
     name = NameManager.current.get(name, hint)
     input_names = op.arguments() + op.auxiliary_states()
