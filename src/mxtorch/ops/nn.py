@@ -392,6 +392,9 @@ class BatchNorm(Operator):
         view[axis] = data.shape[axis]
         if self.fix_gamma:
             gamma = torch.ones_like(gamma)
+        if axis == 1 and data.dtype in (torch.float32, torch.float64) and data.dim() >= 2 \
+                and gamma.dtype == data.dtype and moving_mean.dtype == data.dtype:
+            return self._fused(is_train, data, gamma, beta, moving_mean, moving_var)
         compute = data.float() if data.dtype == torch.float16 else data
         if is_train and not self.use_global_stats:
             mean = compute.mean(dim=reduce_axes)
@@ -408,6 +411,19 @@ class BatchNorm(Operator):
         output = (compute * scale + shift).to(data.dtype)
         # MXNet passes no gradient back through the mean / inverse-std outputs
         return [output, mean.detach(), inverse_std.detach()]
+
+    def _fused(self, is_train, data, gamma, beta, moving_mean, moving_var):
+        """Channel-axis float32/float64 case on torch's fused batch-norm kernels."""
+        if is_train and not self.use_global_stats:
+            output, mean, inverse_std = torch.native_batch_norm(data, gamma, beta, None, None, True, 0.0, self.eps)
+            with torch.no_grad():
+                # the kernel returns 1 / sqrt(var + eps); MXNet's moving variance is the biased one
+                variance = inverse_std.detach().pow(-2) - self.eps
+                moving_mean.mul_(self.momentum).add_(mean.detach(), alpha=1 - self.momentum)
+                moving_var.mul_(self.momentum).add_(variance, alpha=1 - self.momentum)
+            return [output, mean.detach(), inverse_std.detach()]
+        output = torch.nn.functional.batch_norm(data, moving_mean, moving_var, gamma, beta, False, 0.0, self.eps)
+        return [output, moving_mean.detach(), torch.rsqrt(moving_var + self.eps).detach()]
 
 
 @register("Dropout")

@@ -337,6 +337,9 @@ class Updater:
     the weight's context on the next call.
     """
 
+    # Module's _update_params hands each device's parameters over in one call, as MXNet did
+    supports_multiple = True
+
     def __init__(self, optimizer):
         self.optimizer = optimizer
         self.states = {}

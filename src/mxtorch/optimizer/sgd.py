@@ -25,13 +25,26 @@ __all__ = ["SGD", "ccSGD", "sgd_step"]
 def sgd_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, clip_gradient):
     """One SGD step on torch tensors, in place on ``weight`` (and ``momentum_buffer``).
 
-    ``grad`` is cast to ``weight``'s dtype; ``momentum_buffer`` may be None (plain SGD).
+    ``grad`` is cast to ``weight``'s dtype and never modified; ``momentum_buffer`` may be
+    None (plain SGD).  Without clipping the rescale is folded into the step's scalar, so no
+    temporary the size of the gradient is allocated.
     """
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
-    if momentum_buffer is None:
-        weight.sub_(lr * (g + wd * weight))
+    if grad.dtype != weight.dtype:
+        grad = grad.to(weight.dtype)
+    if clip_gradient and clip_gradient >= 0:
+        grad = _kernel_clip(grad * rescale_grad, clip_gradient)
+        scale = 1.0
     else:
-        momentum_buffer.mul_(momentum).sub_(lr * wd * weight).sub_(lr * g)
+        scale = rescale_grad
+    if momentum_buffer is None:
+        if wd:
+            weight.mul_(1.0 - lr * wd)
+        weight.add_(grad, alpha=-lr * scale)
+    else:
+        momentum_buffer.mul_(momentum)
+        if wd:
+            momentum_buffer.add_(weight, alpha=-lr * wd)
+        momentum_buffer.add_(grad, alpha=-lr * scale)
         weight.add_(momentum_buffer)
 
 
