@@ -379,3 +379,52 @@ class BaseModule:
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
         raise NotImplementedError()
+
+
+class CurrentModuleDelegate(BaseModule):
+    """Base of modules that hold several bound Modules and run the one in ``_curr_module``
+    (BucketingModule, MutableModule): shapes, outputs, gradients, metrics and states are
+    those of the current Module."""
+
+    _curr_module = None
+
+    @property
+    def data_shapes(self):
+        self._require("data_shapes")
+        return self._curr_module.data_shapes
+
+    @property
+    def label_shapes(self):
+        self._require("label_shapes")
+        return self._curr_module.label_shapes
+
+    @property
+    def output_shapes(self):
+        self._require("output_shapes")
+        return self._curr_module.output_shapes
+
+    def get_states(self, merge_multi_context=True):
+        self._require("get_states", params=True)
+        return self._curr_module.get_states(merge_multi_context=merge_multi_context)
+
+    def set_states(self, states=None, value=None):
+        self._require("set_states", params=True)
+        self._curr_module.set_states(states, value)
+
+    def backward(self, out_grads=None):
+        self._require("backward", params=True)
+        self._curr_module.backward(out_grads=out_grads)
+
+    def get_outputs(self, merge_multi_context=True):
+        self._require("get_outputs", params=True)
+        return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
+
+    def get_input_grads(self, merge_multi_context=True):
+        self._require("get_input_grads", params=True)
+        if not self.inputs_need_grad:
+            raise ModuleStateError("get_input_grads: bind with inputs_need_grad=True first")
+        return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        self._require("update_metric", params=True)
+        self._curr_module.update_metric(eval_metric, labels, pre_sliced)

@@ -16,13 +16,13 @@ import warnings
 
 from ..base import MXNetError
 from ..context import cpu
-from .base_module import BaseModule, ModuleStateError, _check_input_names
+from .base_module import CurrentModuleDelegate, _check_input_names
 from .module import Module
 
 __all__ = ["BucketingModule"]
 
 
-class BucketingModule(BaseModule):
+class BucketingModule(CurrentModuleDelegate):
     """Train a family of symbols indexed by a bucket key (MXNet's ``mx.mod.BucketingModule``).
 
     ``default_bucket_key`` (required) is the bucket bound by ``bind``; it should be the
@@ -88,21 +88,6 @@ class BucketingModule(BaseModule):
         return self._call_sym_gen(self._default_bucket_key)[0].list_outputs()
 
     @property
-    def data_shapes(self):
-        self._require("data_shapes")
-        return self._curr_module.data_shapes
-
-    @property
-    def label_shapes(self):
-        self._require("label_shapes")
-        return self._curr_module.label_shapes
-
-    @property
-    def output_shapes(self):
-        self._require("output_shapes")
-        return self._curr_module.output_shapes
-
-    @property
     def symbol(self):
         self._require("symbol")
         return self._curr_module.symbol
@@ -141,13 +126,6 @@ class BucketingModule(BaseModule):
         self._params_dirty = False
         self.params_initialized = True
 
-    def get_states(self, merge_multi_context=True):
-        self._require("get_states", params=True)
-        return self._curr_module.get_states(merge_multi_context=merge_multi_context)
-
-    def set_states(self, states=None, value=None):
-        self._require("set_states", params=True)
-        self._curr_module.set_states(states, value)
 
     # -- binding -----------------------------------------------------------------------------------
     def _new_module(self, bucket_key):
@@ -280,28 +258,10 @@ class BucketingModule(BaseModule):
         self.switch_bucket(bucket_key, provide_data, getattr(data_batch, "provide_label", None))
         self._curr_module.forward(data_batch, is_train=is_train)
 
-    def backward(self, out_grads=None):
-        self._require("backward", params=True)
-        self._curr_module.backward(out_grads=out_grads)
-
     def update(self):
         self._require("update", params=True, optimizer=True)
         self._params_dirty = True
         self._curr_module.update()
-
-    def get_outputs(self, merge_multi_context=True):
-        self._require("get_outputs", params=True)
-        return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
-
-    def get_input_grads(self, merge_multi_context=True):
-        self._require("get_input_grads", params=True)
-        if not self.inputs_need_grad:
-            raise ModuleStateError("get_input_grads: bind with inputs_need_grad=True first")
-        return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
-
-    def update_metric(self, eval_metric, labels, pre_sliced=False):
-        self._require("update_metric", params=True)
-        self._curr_module.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
         self._require("install_monitor")

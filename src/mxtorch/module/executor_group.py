@@ -19,7 +19,6 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from ..context import cpu
 from ..executor import Executor
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 

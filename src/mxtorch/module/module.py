@@ -13,7 +13,7 @@ import torch
 
 from ..base import MXNetError
 from ..context import Context, cpu
-from .. import ndarray as nd
+
 from ..ndarray.ndarray import NDArray
 from ..util import atomic_write
 from .base_module import (BaseModule, ModuleStateError, MXNetValueError, _check_input_names, _parse_data_desc,

@@ -15,7 +15,7 @@ import logging
 
 from ..base import MXNetError
 from ..context import cpu
-from .base_module import BaseModule, ModuleStateError
+from .base_module import CurrentModuleDelegate
 from .executor_group import is_per_device_shapes
 from .module import Module
 
@@ -26,7 +26,7 @@ def _pairs(descs):
     return [(desc[0], tuple(desc[1])) for desc in descs]
 
 
-class MutableModule(BaseModule):
+class MutableModule(CurrentModuleDelegate):
     """A Module that follows each batch's shapes (see the module docstring).
 
     ``max_data_shapes`` / ``max_label_shapes``: ``[(name, shape)]`` giving the largest
@@ -70,21 +70,6 @@ class MutableModule(BaseModule):
     @property
     def output_names(self):
         return self._symbol.list_outputs()
-
-    @property
-    def data_shapes(self):
-        self._require("data_shapes")
-        return self._curr_module.data_shapes
-
-    @property
-    def label_shapes(self):
-        self._require("label_shapes")
-        return self._curr_module.label_shapes
-
-    @property
-    def output_shapes(self):
-        self._require("output_shapes")
-        return self._curr_module.output_shapes
 
     def get_params(self):
         self._require("get_params", params=True)
@@ -216,29 +201,11 @@ class MutableModule(BaseModule):
                     force_rebind=False, shared_module=maximum, grad_req=maximum._grad_req)
         self._curr_module = module
 
-    def backward(self, out_grads=None):
-        self._require("backward", params=True)
-        self._curr_module.backward(out_grads=out_grads)
-
     def update(self):
         self._require("update", params=True, optimizer=True)
         self._curr_module.update()
         if self._curr_module is not self._max_module:
             self._max_module._params_dirty = True
-
-    def get_outputs(self, merge_multi_context=True):
-        self._require("get_outputs", params=True)
-        return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
-
-    def get_input_grads(self, merge_multi_context=True):
-        self._require("get_input_grads", params=True)
-        if not self.inputs_need_grad:
-            raise ModuleStateError("get_input_grads: bind with inputs_need_grad=True first")
-        return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
-
-    def update_metric(self, eval_metric, labels, pre_sliced=False):
-        self._require("update_metric", params=True)
-        self._curr_module.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
         self._require("install_monitor")
@@ -253,8 +220,4 @@ class MutableModule(BaseModule):
     def load_optimizer_states(self, fname):
         self._max_module.load_optimizer_states(fname)
 
-    def get_states(self, merge_multi_context=True):
-        return self._curr_module.get_states(merge_multi_context)
 
-    def set_states(self, states=None, value=None):
-        self._curr_module.set_states(states, value)
