@@ -12,6 +12,9 @@ from .registry import (Attr, Operator, register, Int, Float, Bool, Str, Shape, C
 
 __all__ = []
 
+# 2-D float32 CPU convolutions run on channels-last memory (see Convolution.forward)
+_CHANNELS_LAST = True
+
 
 def _spatial(values, ndim, default, name, op):
     """Expand an MXNet spatial tuple attribute (empty means ``default`` in every dimension)."""
@@ -145,6 +148,11 @@ class Convolution(_ConvolutionBase):
         data, weight = inputs[0], inputs[1]
         bias = None if self.no_bias else inputs[2]
         function = (F.conv1d, F.conv2d, F.conv3d)[len(self.kernel) - 1]
+        if _CHANNELS_LAST and data.dim() == 4 and data.device.type == "cpu" and data.dtype == torch.float32:
+            # oneDNN's CPU convolutions run much faster on channels-last (NHWC) memory; the
+            # logical layout (and every shape) stays NCHW, and later layers keep the format
+            data = data.contiguous(memory_format=torch.channels_last)
+            weight = weight.contiguous(memory_format=torch.channels_last)
         return [function(data, weight, bias, self.stride_, self.pad_, self.dilate_, self.num_group)]
 
 
