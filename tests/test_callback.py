@@ -3,7 +3,6 @@
 The reference was recorded by tests/data/callback/make_reference.py with the
 real MXNet under the same fake clock and fake metric used here.
 """
-import collections
 import json
 import logging
 from pathlib import Path
@@ -13,34 +12,10 @@ import pytest
 import mxtorch as mx
 import mxtorch.callback as callback_module
 import mxtorch.model
+from callback_fakes import FakeMetric, Param, feed_batches
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "callback" / "reference.json").read_text())
 SCENARIOS = {scenario["name"]: scenario for scenario in REFERENCE["scenarios"]}
-
-# MXNet's mx.model.BatchEndParam has these fields; callbacks only read them by name.
-Param = collections.namedtuple("Param", ["epoch", "nbatch", "eval_metric", "locals"])
-
-
-class FakeMetric:
-    """get_name_value() values grow by 0.001 per reset, as in make_reference.py."""
-
-    def __init__(self, name_value):
-        self.name_value = [tuple(pair) for pair in name_value]
-        self.reset_local_calls = 0
-
-    def get_name_value(self):
-        return [(name, value + 0.001 * self.reset_local_calls) for name, value in self.name_value]
-
-    def reset_local(self):
-        self.reset_local_calls += 1
-
-    def reset(self):
-        self.reset_local_calls += 1
-
-
-def clock_at(step):
-    return 0.25 * step + 0.05 * step * step
-
 
 def replay(scenario, monkeypatch, caplog):
     clock = {"now": 0.0}
@@ -50,12 +25,7 @@ def replay(scenario, monkeypatch, caplog):
     metric = FakeMetric(scenario["metric"]) if scenario["metric"] is not None else None
     caplog.clear()
     with caplog.at_level(logging.INFO):
-        step = 0
-        for epoch in range(scenario["epochs"]):
-            for nbatch in range(scenario["batches"]):
-                clock["now"] = clock_at(step)
-                callback(Param(epoch, nbatch, metric, None))
-                step += 1
+        feed_batches(callback, scenario, metric, clock)
     return [record.getMessage() for record in caplog.records], metric
 
 

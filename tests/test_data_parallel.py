@@ -15,6 +15,7 @@ import torch
 
 import mxtorch as mx
 from mxtorch.base import MXNetError
+from module_networks import mlp
 
 TWO = [mx.cpu(0), mx.cpu(1)]
 RNG = np.random.RandomState(7)
@@ -22,14 +23,6 @@ X_MLP = RNG.randn(64, 10).astype(np.float32)
 Y_MLP = RNG.randint(0, 4, 64).astype(np.float32)
 X_CONV = RNG.randn(64, 2, 6, 6).astype(np.float32)
 Y_CONV = RNG.randint(0, 3, 64).astype(np.float32)
-
-
-def mlp():
-    data = mx.sym.Variable("data")
-    net = mx.sym.FullyConnected(data, name="fc1", num_hidden=16)
-    net = mx.sym.Activation(net, name="relu1", act_type="relu")
-    net = mx.sym.FullyConnected(net, name="fc2", num_hidden=4)
-    return mx.sym.SoftmaxOutput(net, name="softmax")
 
 
 def convnet():

@@ -8,16 +8,9 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
+from module_networks import mlp
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "module")
-
-
-def mlp():
-    data = mx.sym.Variable("data")
-    net = mx.sym.FullyConnected(data, name="fc1", num_hidden=16)
-    net = mx.sym.Activation(net, name="relu1", act_type="relu")
-    net = mx.sym.FullyConnected(net, name="fc2", num_hidden=4)
-    return mx.sym.SoftmaxOutput(net, name="softmax")
 
 
 def convbn():

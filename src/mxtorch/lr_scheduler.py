@@ -147,7 +147,33 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class _DecayToFinalScheduler(LRScheduler):
+    """Base of the schedules that decay from the ``base_lr`` given at construction to
+    ``final_lr`` over the updates from ``warmup_steps`` to ``max_update`` and keep the last
+    rate after that; a subclass gives the decayed rate in ``_decayed_lr(num_update)``."""
+
+    def _set_decay_range(self, max_update, final_lr):
+        """Check ``max_update`` and set MXNet's attributes ``base_lr_orig``, ``max_update``,
+        ``final_lr`` and ``max_steps``."""
+        if not isinstance(max_update, numbers.Integral) or max_update < 1:
+            raise MXNetError(f"{self._schedule_name}: max_update must be an int >= 1, got {max_update!r}")
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def _decayed_lr(self, num_update):
+        raise NotImplementedError(f"{type(self).__name__} must implement _decayed_lr")
+
+    def __call__(self, num_update):
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            self.base_lr = self._decayed_lr(num_update)
+        return self.base_lr
+
+
+class PolyScheduler(_DecayToFinalScheduler):
     """Polynomial decay to ``final_lr`` at ``max_update``.
 
     After warm-up: ``final_lr + (start - final_lr) * (1 - (n - warmup_steps) / (max_update -
@@ -155,27 +181,20 @@ class PolyScheduler(LRScheduler):
     the last rate is kept.
     """
 
+    _schedule_name = "PolyScheduler"
+
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode="linear"):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, numbers.Integral) or max_update < 1:
-            raise MXNetError(f"PolyScheduler: max_update must be an int >= 1, got {max_update!r}")
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        self._set_decay_range(max_update, final_lr)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                pow(1 - float(num_update - self.warmup_steps) / float(self.max_steps), self.power)
-        return self.base_lr
+    def _decayed_lr(self, num_update):
+        return self.final_lr + (self.base_lr_orig - self.final_lr) * \
+            pow(1 - float(num_update - self.warmup_steps) / float(self.max_steps), self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayToFinalScheduler):
     """Cosine decay to ``final_lr`` at ``max_update``.
 
     After warm-up: ``final_lr + (start - final_lr) * (1 + cos(pi * (n - warmup_steps) /
@@ -183,20 +202,13 @@ class CosineScheduler(LRScheduler):
     ``max_update`` the last rate is kept.
     """
 
+    _schedule_name = "CosineScheduler"
+
     def __init__(self, max_update, base_lr=0.01, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode="linear"):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        if not isinstance(max_update, numbers.Integral) or max_update < 1:
-            raise MXNetError(f"CosineScheduler: max_update must be an int >= 1, got {max_update!r}")
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        self._set_decay_range(max_update, final_lr)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * \
-                (1 + math.cos(math.pi * (num_update - self.warmup_steps) / self.max_steps)) / 2
-        return self.base_lr
+    def _decayed_lr(self, num_update):
+        return self.final_lr + (self.base_lr_orig - self.final_lr) * \
+            (1 + math.cos(math.pi * (num_update - self.warmup_steps) / self.max_steps)) / 2

@@ -159,7 +159,27 @@ class DataIter:
         return None
 
 
-class ResizeIter(DataIter):
+class _CurrentBatchIter(DataIter):
+    """A DataIter that keeps its current :class:`DataBatch` in ``current_batch``.
+
+    ``getdata`` / ``getlabel`` / ``getindex`` / ``getpad`` read that batch's
+    fields; a subclass sets ``current_batch`` in ``iter_next`` (or ``next``).
+    """
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_CurrentBatchIter):
     """Makes an epoch of ``data_iter`` exactly ``size`` batches long.
 
     When the wrapped iterator runs out before ``size`` batches it is reset
@@ -203,20 +223,8 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
 
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
-
-
-class PrefetchingIter(DataIter):
+class PrefetchingIter(_CurrentBatchIter):
     """Reads the next batch of one or more iterators in background threads.
 
     ``iters``: a DataIter or a list of them, advanced together; each batch
@@ -325,18 +333,6 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
 
     def __del__(self):
         executor = getattr(self, "_executor", None)
@@ -540,7 +536,7 @@ class NDArrayIter(DataIter):
         self.data_list = [array for _, array in self.data] + [array for _, array in self.label]
 
 
-class MXDataIter(DataIter):
+class MXDataIter(_CurrentBatchIter):
     """The iterator object that file-reading iterators (``CSVIter``, ``MNISTIter``) return.
 
     ``handle`` is the reading backend: an object with ``before_first()``
@@ -560,7 +556,7 @@ class MXDataIter(DataIter):
         super().__init__()
         self.handle = handle
         self._debug_skip_load = False
-        self._current = None
+        self.current_batch = None
         self.first_batch = None
         try:
             self.first_batch = self.next()
@@ -582,13 +578,13 @@ class MXDataIter(DataIter):
         self.handle.before_first()
 
     def _read(self):
-        if self._debug_skip_load and self._current is not None:
+        if self._debug_skip_load and self.current_batch is not None:
             return True
         result = self.handle.next()
         if result is None:
             return False
         data, label, pad, index = result
-        self._current = DataBatch(data=[NDArray(torch.from_numpy(data))],
+        self.current_batch = DataBatch(data=[NDArray(torch.from_numpy(data))],
                                   label=[NDArray(torch.from_numpy(label))], pad=pad, index=index)
         return True
 
@@ -597,7 +593,7 @@ class MXDataIter(DataIter):
             batch, self.first_batch = self.first_batch, None
             return batch
         if self._read():
-            return self._current
+            return self.current_batch
         raise StopIteration
 
     def iter_next(self):
@@ -605,15 +601,3 @@ class MXDataIter(DataIter):
             self.first_batch = None
             return True
         return self._read()
-
-    def getdata(self):
-        return self._current.data
-
-    def getlabel(self):
-        return self._current.label
-
-    def getindex(self):
-        return self._current.index
-
-    def getpad(self):
-        return self._current.pad

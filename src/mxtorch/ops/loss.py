@@ -39,8 +39,38 @@ def with_gradient(data, output, gradient):
     return _HeadGradient.apply(data, output.detach(), gradient.detach())
 
 
+def data_label_types(in_types):
+    """``infer_type`` result of an operator whose output has the dtype of its inputs
+    ``(data, label, ...)``: data's dtype, or the label's while data's is unknown, for the output
+    and for every input whose dtype is unknown."""
+    dtype = in_types[0] if in_types[0] is not None else in_types[1]
+    return [dtype] + [t if t is not None else dtype for t in in_types[1:]], [dtype], []
+
+
+class _LabelledLossHead(Operator):
+    """Loss heads with the inputs data and label and one output of data's shape (SoftmaxOutput,
+    SVMOutput, the regression outputs): ``infer_shape`` merges data's shape with the output's
+    and, once data's is known, lets ``_infer_label(data, label)`` check and complete the
+    label's."""
+
+    is_loss = True
+
+    def arguments(self):
+        return ["data", "label"]
+
+    def _infer_label(self, data, label):
+        raise NotImplementedError(f"{type(self).__name__} must implement _infer_label")
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
+        label = in_shapes[1]
+        if data is not None:
+            label = self._infer_label(data, label)
+        return [data, label], [data], []
+
+
 @register("SoftmaxOutput", "Softmax")
-class SoftmaxOutput(Operator):
+class SoftmaxOutput(_LabelledLossHead):
     """Softmax with the cross-entropy gradient (MXNet's classification head).
 
     data ``(batch, classes)`` (more axes are flattened into classes unless
@@ -52,7 +82,6 @@ class SoftmaxOutput(Operator):
     ``smooth_alpha`` spreads ``alpha / (classes - 1)`` onto the other classes.
     """
 
-    is_loss = True
     grad_scale = Attr(Float, default=1.0)
     ignore_label = Attr(Float, default=-1.0)
     multi_output = Attr(Bool, default=False)
@@ -62,9 +91,6 @@ class SoftmaxOutput(Operator):
     out_grad = Attr(Bool, default=False)
     smooth_alpha = Attr(Float, default=0.0)
 
-    def arguments(self):
-        return ["data", "label"]
-
     def _label_shape(self, data):
         if self.multi_output:
             return (data[0],) + ((product(data[2:]),) if all(data[2:]) else (0,)) if len(data) > 2 else (data[0],)
@@ -72,20 +98,14 @@ class SoftmaxOutput(Operator):
             return tuple(data[:-1])
         return (data[0],)
 
-    def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
-        label = in_shapes[1]
-        if data is not None:
-            expected = self._label_shape(data)
-            if label is not None and tuple(label) == tuple(data) and not self.multi_output:
-                pass  # probability labels of the data's shape
-            else:
-                label = merge_shape(label, expected, f"Operator {self.name} argument 'label'")
-        return [data, label], [data], []
+    def _infer_label(self, data, label):
+        expected = self._label_shape(data)
+        if label is not None and tuple(label) == tuple(data) and not self.multi_output:
+            return label  # probability labels of the data's shape
+        return merge_shape(label, expected, f"Operator {self.name} argument 'label'")
 
     def infer_type(self, in_types):
-        dtype = in_types[0] if in_types[0] is not None else in_types[1]
-        return [dtype, in_types[1] if in_types[1] is not None else dtype], [dtype], []
+        return data_label_types(in_types)
 
     def forward(self, is_train, inputs, aux):
         data, label = inputs
@@ -153,24 +173,15 @@ class SoftmaxOutput(Operator):
         return gradient
 
 
-class _Regression(Operator):
-    is_loss = True
+class _Regression(_LabelledLossHead):
     grad_scale = Attr(Float, default=1.0)
 
-    def arguments(self):
-        return ["data", "label"]
-
-    def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
-        label = in_shapes[1]
-        if data is not None:
-            if label is not None and len(label) == len(data) - 1 and len(data) == 2 and data[1] == 1:
-                label = merge_shape(label, (data[0],), f"Operator {self.name} argument 'label'")
-            elif len(data) == 2 and data[1] == 1 and label is None:
-                label = (data[0],)
-            else:
-                label = merge_shape(label, data, f"Operator {self.name} argument 'label'")
-        return [data, label], [data], []
+    def _infer_label(self, data, label):
+        if label is not None and len(label) == len(data) - 1 and len(data) == 2 and data[1] == 1:
+            return merge_shape(label, (data[0],), f"Operator {self.name} argument 'label'")
+        if len(data) == 2 and data[1] == 1 and label is None:
+            return (data[0],)
+        return merge_shape(label, data, f"Operator {self.name} argument 'label'")
 
     def transform(self, data):
         return data
@@ -211,7 +222,7 @@ class MAERegressionOutput(_Regression):
 
 
 @register("SVMOutput")
-class SVMOutput(Operator):
+class SVMOutput(_LabelledLossHead):
     """Support-vector-machine head: identity forward on ``data`` ``(batch, classes)``; label
     ``(batch,)`` holds class indices.  The backward pass (head gradients ignored) writes the
     squared-hinge (L2-SVM, default) gradient ``2 * c * max(0, margin + x_j)`` for the other
@@ -220,28 +231,19 @@ class SVMOutput(Operator):
     ``-c * [margin - x_y > 0]`` (``c = regularization_coefficient``), not normalised by the
     batch size, as in MXNet."""
 
-    is_loss = True
     margin = Attr(Float, default=1.0)
     regularization_coefficient = Attr(Float, default=1.0)
     use_linear = Attr(Bool, default=False)
 
-    def arguments(self):
-        return ["data", "label"]
-
-    def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
-        label = in_shapes[1]
-        if data is not None:
-            try:
-                label = merge_shape(label, (data[0],), "")
-            except MXNetError:
-                raise MXNetError(f"Operator {self.name}: argument 'label' must have shape ({data[0]},) "
-                                 f"for 'data' {tuple(data)}, got {tuple(label)}") from None
-        return [data, label], [data], []
+    def _infer_label(self, data, label):
+        try:
+            return merge_shape(label, (data[0],), "")
+        except MXNetError:
+            raise MXNetError(f"Operator {self.name}: argument 'label' must have shape ({data[0]},) "
+                             f"for 'data' {tuple(data)}, got {tuple(label)}") from None
 
     def infer_type(self, in_types):
-        dtype = in_types[0] if in_types[0] is not None else in_types[1]
-        return [dtype, in_types[1] if in_types[1] is not None else dtype], [dtype], []
+        return data_label_types(in_types)
 
     def forward(self, is_train, inputs, aux):
         data, label = inputs
@@ -332,8 +334,7 @@ class SoftmaxCrossEntropy(Operator):
         return [data, label], [merge_shape(out_shapes[0], (1,), f"Operator {self.name} output")], []
 
     def infer_type(self, in_types):
-        dtype = in_types[0] if in_types[0] is not None else in_types[1]
-        return [dtype, in_types[1] if in_types[1] is not None else dtype], [dtype], []
+        return data_label_types(in_types)
 
     def forward(self, is_train, inputs, aux):
         data, label = inputs
@@ -405,8 +406,7 @@ class CTCLoss(Operator):
         return [data, label] + rest, [out], []
 
     def infer_type(self, in_types):
-        dtype = in_types[0] if in_types[0] is not None else in_types[1]
-        return [dtype] + [t if t is not None else dtype for t in in_types[1:]], [dtype], []
+        return data_label_types(in_types)
 
     def forward(self, is_train, inputs, aux):
         data, label = inputs[0], inputs[1]

@@ -72,8 +72,22 @@ class InstanceNorm(Operator):
         return [output.to(data.dtype)]
 
 
+class _NormWithMeanStd(Operator):
+    """LayerNorm and GroupNorm: inputs data, gamma and beta; outputs ``output``, ``mean`` and
+    ``std``, the last two visible only with the ``output_mean_var`` attribute."""
+
+    def arguments(self):
+        return ["data", "gamma", "beta"]
+
+    def outputs(self):
+        return ["output", "mean", "std"]
+
+    def num_visible_outputs(self):
+        return 3 if self.output_mean_var else 1
+
+
 @register("LayerNorm")
-class LayerNorm(Operator):
+class LayerNorm(_NormWithMeanStd):
     """Normalise over one axis: ``gamma * (x - mean) / sqrt(var + eps) + beta``.
 
     data of any shape; ``axis`` (default -1) is the normalised axis, gamma and beta have
@@ -85,15 +99,6 @@ class LayerNorm(Operator):
     axis = Attr(Int, default=-1)
     eps = Attr(Float, default=1e-5)
     output_mean_var = Attr(Bool, default=False)
-
-    def arguments(self):
-        return ["data", "gamma", "beta"]
-
-    def outputs(self):
-        return ["output", "mean", "std"]
-
-    def num_visible_outputs(self):
-        return 3 if self.output_mean_var else 1
 
     def _axis(self, ndim):
         axis = self.axis + ndim if self.axis < 0 else self.axis
@@ -124,7 +129,7 @@ class LayerNorm(Operator):
 
 
 @register("GroupNorm")
-class GroupNorm(Operator):
+class GroupNorm(_NormWithMeanStd):
     """Group normalisation (MXNet 1.x form): the channels of data ``(batch, C, ...)`` are
     split into ``num_groups`` groups of ``C / num_groups`` channels; each (sample, group)
     is normalised over its channels and spatial positions, then scaled and shifted with
@@ -143,15 +148,6 @@ class GroupNorm(Operator):
     def validate(self):
         if self.num_groups < 1:
             raise self.error(f"num_groups must be positive, got {self.num_groups}")
-
-    def arguments(self):
-        return ["data", "gamma", "beta"]
-
-    def outputs(self):
-        return ["output", "mean", "std"]
-
-    def num_visible_outputs(self):
-        return 3 if self.output_mean_var else 1
 
     def infer_shape(self, in_shapes, out_shapes):
         data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")

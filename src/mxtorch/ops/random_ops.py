@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from .registry import Attr, Operator, register, Int, Float, Bool, Shape, Choice, known, merge_shape
-from .tensor import torch_dtype, numpy_dtype, device_of
+from .tensor import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
 
 __all__ = []
 
@@ -237,11 +237,7 @@ class SampleMultinomial(Operator):
         return shape if shape else (1,)
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = in_shapes[0]
-        outs = list(out_shapes)
-        if data is not None:
-            outs = [merge_shape(o, self._out(data), f"Operator {self.name} output {i}") for i, o in enumerate(outs)]
-        return [data], outs, []
+        return infer_outputs_from_data(self, in_shapes, out_shapes, self._out)
 
     def infer_type(self, in_types):
         dtype = in_types[0]

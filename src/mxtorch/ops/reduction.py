@@ -262,29 +262,34 @@ class Softmax(_SoftmaxBase):
         return [probability.to(self._out_dtype(data))]
 
 
-@register("log_softmax")
-class LogSoftmax(_SoftmaxBase):
-    """``log(softmax(x / T))`` along ``axis``, computed stably; result in ``dtype``."""
+class _SoftmaxWithoutLength(_SoftmaxBase):
+    """log_softmax and softmin: ``use_length`` is rejected; ``_normalize(logits, axis)`` maps the
+    temperature-scaled logits to the result, which is cast to ``dtype``."""
 
     def validate(self):
         if self.use_length:
             raise self.error("use_length=True is only supported by softmax (as in MXNet 1.9.1)")
 
+    def _normalize(self, logits, axis):
+        raise NotImplementedError(f"{type(self).__name__} must implement _normalize")
+
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
         axis = normalize_axis(self, self.axis, data.dim())
-        return [torch.log_softmax(self._logits(data), dim=axis).to(self._out_dtype(data))]
+        return [self._normalize(self._logits(data), axis).to(self._out_dtype(data))]
+
+
+@register("log_softmax")
+class LogSoftmax(_SoftmaxWithoutLength):
+    """``log(softmax(x / T))`` along ``axis``, computed stably; result in ``dtype``."""
+
+    def _normalize(self, logits, axis):
+        return torch.log_softmax(logits, dim=axis)
 
 
 @register("softmin")
-class Softmin(_SoftmaxBase):
+class Softmin(_SoftmaxWithoutLength):
     """``softmax(-x / T)`` along ``axis``; result in ``dtype``."""
 
-    def validate(self):
-        if self.use_length:
-            raise self.error("use_length=True is only supported by softmax (as in MXNet 1.9.1)")
-
-    def forward(self, is_train, inputs, aux):
-        data = inputs[0]
-        axis = normalize_axis(self, self.axis, data.dim())
-        return [torch.softmax(-self._logits(data), dim=axis).to(self._out_dtype(data))]
+    def _normalize(self, logits, axis):
+        return torch.softmax(-logits, dim=axis)

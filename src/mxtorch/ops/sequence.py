@@ -48,6 +48,18 @@ class _Sequence(Operator):
             length = merge_shape(length, expected, where)
         return length
 
+    def _input_shapes(self, data, in_shapes):
+        """``[data]``, plus the checked ``sequence_length`` shape with ``use_sequence_length``."""
+        if self.use_sequence_length:
+            return [data, self._check(data, in_shapes[1])]
+        self._check(data, None)
+        return [data]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        """Output of data's shape (SequenceMask, SequenceReverse)."""
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
+        return self._input_shapes(data, in_shapes), [data], []
+
     def _lengths(self, inputs):
         """Per-sequence lengths as int64 ``(batch,)`` clamped to ``[0, max_length]``."""
         data = inputs[0]
@@ -78,15 +90,6 @@ class SequenceMask(_Sequence):
 
     value = Attr(Float, default=0.0)
 
-    def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
-        shapes = [data]
-        if self.use_sequence_length:
-            shapes.append(self._check(data, in_shapes[1]))
-        else:
-            self._check(data, None)
-        return shapes, [data], []
-
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
         if not self.use_sequence_length:
@@ -105,11 +108,7 @@ class SequenceLast(_Sequence):
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
         out = out_shapes[0]
-        shapes = [data]
-        if self.use_sequence_length:
-            shapes.append(self._check(data, in_shapes[1]))
-        else:
-            self._check(data, None)
+        shapes = self._input_shapes(data, in_shapes)
         if data is not None:
             out = merge_shape(out, tuple(d for i, d in enumerate(data) if i != self.axis),
                               f"Operator {self.name} output")
@@ -129,15 +128,6 @@ class SequenceLast(_Sequence):
 class SequenceReverse(_Sequence):
     """Each sequence's first ``length`` steps in reverse order; steps after the length stay
     in place."""
-
-    def infer_shape(self, in_shapes, out_shapes):
-        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
-        shapes = [data]
-        if self.use_sequence_length:
-            shapes.append(self._check(data, in_shapes[1]))
-        else:
-            self._check(data, None)
-        return shapes, [data], []
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]

@@ -1210,6 +1210,16 @@ class SpaceToDepth(_BlockRearrange):
         return [blocks.reshape(n, c * b * b, h // b, w // b)]
 
 
+def infer_outputs_from_data(op, in_shapes, out_shapes, output_shape):
+    """``infer_shape`` result of operator ``op`` with the one input ``data`` whose outputs all
+    have the shape ``output_shape(data shape)`` (``moments``, ``sample_multinomial``)."""
+    data = in_shapes[0]
+    outs = list(out_shapes)
+    if data is not None:
+        outs = [merge_shape(o, output_shape(data), f"Operator {op.name} output {i}") for i, o in enumerate(outs)]
+    return [data], outs, []
+
+
 @register("moments")
 class Moments(Operator):
     """Mean and (biased) variance of ``data`` over ``axes`` (required in practice: MXNet
@@ -1234,11 +1244,7 @@ class Moments(Operator):
         return kept if kept else (1,)
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = in_shapes[0]
-        outs = list(out_shapes)
-        if data is not None:
-            outs = [merge_shape(o, self._out(data), f"Operator {self.name} output {i}") for i, o in enumerate(outs)]
-        return [data], outs, []
+        return infer_outputs_from_data(self, in_shapes, out_shapes, self._out)
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, FloatTuple, Choice, optional,
                        merge_shape)
+from .loss import data_label_types
 
 __all__ = []
 
@@ -427,8 +428,23 @@ def _roi_blocks(count, per_roi):
     return [slice(start, min(start + step, count)) for start in range(0, count, step)]
 
 
+class _ROIOperator(Operator):
+    """ROIPooling and ROIAlign: inputs data and rois (rois take data's dtype when theirs is
+    unknown), a ``pooled_size`` attribute of two positive sizes ``(h, w)``."""
+
+    def validate(self):
+        if len(self.pooled_size) != 2 or min(self.pooled_size) < 1:
+            raise self.error(f"pooled_size must be (h, w) with positive sizes, got {self.pooled_size}")
+
+    def arguments(self):
+        return ["data", "rois"]
+
+    def infer_type(self, in_types):
+        return data_label_types(in_types)
+
+
 @register("ROIPooling")
-class ROIPooling(Operator):
+class ROIPooling(_ROIOperator):
     """Max pooling of regions of interest into a fixed ``pooled_size`` ``(h, w)`` grid.
 
     data ``(batch, C, H, W)``; rois ``(R, 5)`` rows ``(batch_index, x1, y1, x2, y2)`` in
@@ -443,20 +459,12 @@ class ROIPooling(Operator):
     spatial_scale = Attr(Float, required=True)
 
     def validate(self):
-        if len(self.pooled_size) != 2 or min(self.pooled_size) < 1:
-            raise self.error(f"pooled_size must be (h, w) with positive sizes, got {self.pooled_size}")
+        super().validate()
         if self.spatial_scale <= 0:
             raise self.error(f"spatial_scale must be positive, got {self.spatial_scale}")
 
-    def arguments(self):
-        return ["data", "rois"]
-
     def infer_shape(self, in_shapes, out_shapes):
         return _roi_shapes(self, in_shapes, out_shapes)
-
-    def infer_type(self, in_types):
-        dtype = in_types[0] if in_types[0] is not None else in_types[1]
-        return [dtype, in_types[1] if in_types[1] is not None else dtype], [dtype], []
 
     def forward(self, is_train, inputs, aux):
         data, rois = inputs
@@ -506,7 +514,7 @@ class ROIPooling(Operator):
 
 
 @register("_contrib_ROIAlign", "ROIAlign")
-class ROIAlign(Operator):
+class ROIAlign(_ROIOperator):
     """ROI Align (Mask R-CNN): average of bilinear samples in each bin of a region.
 
     data ``(batch, C, H, W)``; rois ``(R, 5)`` rows ``(batch_index, x1, y1, x2, y2)`` scaled
@@ -526,13 +534,6 @@ class ROIAlign(Operator):
     position_sensitive = Attr(Bool, default=False)
     aligned = Attr(Bool, default=False)
 
-    def validate(self):
-        if len(self.pooled_size) != 2 or min(self.pooled_size) < 1:
-            raise self.error(f"pooled_size must be (h, w) with positive sizes, got {self.pooled_size}")
-
-    def arguments(self):
-        return ["data", "rois"]
-
     def _channels_out(self, channels):
         if not self.position_sensitive or not channels:
             return channels
@@ -544,10 +545,6 @@ class ROIAlign(Operator):
 
     def infer_shape(self, in_shapes, out_shapes):
         return _roi_shapes(self, in_shapes, out_shapes, self._channels_out)
-
-    def infer_type(self, in_types):
-        dtype = in_types[0] if in_types[0] is not None else in_types[1]
-        return [dtype, in_types[1] if in_types[1] is not None else dtype], [dtype], []
 
     def forward(self, is_train, inputs, aux):
         data, rois = inputs

@@ -15,11 +15,10 @@ The state is ``(mean, var)``; with ``multi_precision`` and a float16 weight it i
 """
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _as_list, _one_minus, _power
+from .optimizer import register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list, _one_minus, _power
 
 __all__ = ["LAMB", "lamb_step"]
 
@@ -47,7 +46,7 @@ def lamb_step(weight, grad, mean, var, *, lr, wd, t, beta1, beta2, epsilon, bias
 
 
 @register
-class LAMB(Optimizer):
+class LAMB(_FusedUpdateOptimizer):
     """LAMB (MXNet's ``LAMB``).
 
     Parameters
@@ -103,11 +102,3 @@ class LAMB(Optimizer):
                           rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
                 if multi_precision:
                     w._tensor.copy_(master._tensor)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and first.dtype == np.float16)

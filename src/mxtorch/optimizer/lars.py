@@ -12,14 +12,10 @@ in ``_weight`` are decayed by default.  The state is as for SGD.
 """
 from __future__ import annotations
 
-import warnings
-
-import numpy as np
 import torch
 
-from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _as_list
-from .sgd import sgd_step
+from .optimizer import register, _check_arrays, _as_list
+from .sgd import sgd_step, _MomentumBufferOptimizer, _step_weight_or_master
 
 __all__ = ["LARS"]
 
@@ -27,7 +23,7 @@ _NO_SCALING_SUFFIXES = ("gamma", "beta", "bias")
 
 
 @register
-class LARS(Optimizer):
+class LARS(_MomentumBufferOptimizer):
     """LARS (MXNet's ``LARS``).
 
     Parameters
@@ -44,6 +40,8 @@ class LARS(Optimizer):
     **kwargs
         The base :class:`Optimizer` arguments.
     """
+
+    _display_name = "LARS"
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0, momentum_correction=True, **kwargs):
         super().__init__(**kwargs)
@@ -64,42 +62,13 @@ class LARS(Optimizer):
         if self.cur_lr is None:
             self.last_lr = lr
         self.cur_lr = lr
-        lrs = [lr for _ in indices]
-        for position, index in enumerate(indices):
-            if index in self.param_dict:
-                lrs[position] *= self.param_dict[index].lr_mult
-            elif index in self.lr_mult:
-                lrs[position] *= self.lr_mult[index]
-            elif index in self.idx2name:
-                lrs[position] *= self.lr_mult.get(self.idx2name[index], 1.0)
-        return lrs
+        return self._multiplied(lr, indices, self.lr_mult, "lr_mult")
 
-    def set_wd_mult(self, args_wd_mult):
-        """Like :meth:`Optimizer.set_wd_mult`, but only names ending in ``_weight`` are decayed by default."""
-        self.wd_mult = {}
-        for name in self.idx2name.values():
-            if not name.endswith("_weight"):
-                self.wd_mult[name] = 0.0
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                if name in attr and "__wd_mult__" in attr[name]:
-                    self.wd_mult[name] = float(attr[name]["__wd_mult__"])
-        self.wd_mult.update(args_wd_mult)
-
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return None
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in the LARS optimizer can lead to poor accuracy "
-                          "or slow convergence; consider multi_precision=True")
-        return self.create_state(index, weight)
+    @staticmethod
+    def _decayed_by_default(name):
+        """Unlike the base Optimizer, only names ending in ``_weight`` keep weight decay by default
+        (as in :meth:`set_wd_mult` of MXNet's LARS)."""
+        return name.endswith("_weight")
 
     def _layer_lr(self, index, weight, grad, lr, wd):
         name = self.idx2name[index] if index in self.idx2name else str(index)
@@ -124,21 +93,7 @@ class LARS(Optimizer):
                 if (self.momentum_correction and self.last_lr != 0) else self.momentum
         with torch.no_grad():
             for idx, w, g, s, lr, wd in zip(indices, weights, grads, states, lrs, wds):
-                if multi_precision:
-                    buffer, master = s
-                    target, gradient = master._tensor, g._tensor.float()
-                else:
-                    buffer, target, gradient = s, w._tensor, g._tensor
-                layer_lr = self._layer_lr(idx, target, gradient, lr, wd)
-                sgd_step(target, gradient, None if buffer is None else buffer._tensor, lr=layer_lr, wd=wd,
-                         momentum=momentum, rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
-                if multi_precision:
-                    w._tensor.copy_(master._tensor)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and first.dtype == np.float16)
+                target = s[1] if multi_precision else w   # the float32 master copy or the weight
+                layer_lr = self._layer_lr(idx, target._tensor, g._tensor, lr, wd)
+                _step_weight_or_master(sgd_step, w, g, s, multi_precision, lr=layer_lr, wd=wd, momentum=momentum,
+                                       rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)

@@ -19,7 +19,7 @@ import torch
 
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _check_arrays
-from .sgd import sgd_step
+from .sgd import sgd_step, _step_weight_or_master
 
 __all__ = ["LBSGD"]
 
@@ -125,14 +125,7 @@ class LBSGD(Optimizer):
         lr = lr * multiplier
         momentum = self.momentum if self.momentum > 0 else 0.0
         with torch.no_grad():
-            if isinstance(state, (list, tuple)):
-                buffer, master = state
-                sgd_step(master._tensor, mean_grad._tensor.float(), None if buffer is None else buffer._tensor,
-                         lr=lr, wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
-                         clip_gradient=self.clip_gradient)
-                weight._tensor.copy_(master._tensor)
-            else:
-                sgd_step(weight._tensor, mean_grad._tensor, None if state is None else state._tensor, lr=lr,
-                         wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
-                         clip_gradient=self.clip_gradient)
+            _step_weight_or_master(sgd_step, weight, mean_grad, state, isinstance(state, (list, tuple)), lr=lr,
+                                   wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
+                                   clip_gradient=self.clip_gradient)
         self.cumgrads[index]["cum_grad"] = 0

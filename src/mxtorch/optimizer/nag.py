@@ -15,14 +15,11 @@ momentum); with ``multi_precision`` and a float16 weight it is ``(buffer, float3
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 
-from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip
-from .sgd import sgd_step
+from .optimizer import register, _check_arrays, _kernel_clip
+from .sgd import sgd_step, _MomentumBufferOptimizer, _step_weight_or_master
 
 __all__ = ["NAG", "nag_step"]
 
@@ -41,7 +38,7 @@ def nag_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, c
 
 
 @register
-class NAG(Optimizer):
+class NAG(_MomentumBufferOptimizer):
     """Nesterov accelerated SGD (MXNet's ``NAG``).
 
     Parameters
@@ -52,23 +49,11 @@ class NAG(Optimizer):
         The base :class:`Optimizer` arguments.
     """
 
+    _display_name = "NAG"
+
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
-
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return None
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in the NAG optimizer can lead to poor accuracy "
-                          "or slow convergence; consider multi_precision=True")
-        return self.create_state(index, weight)
 
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
         _check_arrays("NAG", weight, grad)
@@ -77,19 +62,8 @@ class NAG(Optimizer):
         wd = self._get_wd(index)
         momentum = self.momentum if self.momentum > 0 else 0.0
         with torch.no_grad():
-            if multi_precision:
-                buffer, master = state
-                nag_step(master._tensor, grad._tensor.float(), None if buffer is None else buffer._tensor,
-                         lr=lr, wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
-                         clip_gradient=self.clip_gradient)
-                weight._tensor.copy_(master._tensor)
-            else:
-                nag_step(weight._tensor, grad._tensor, None if state is None else state._tensor,
-                         lr=lr, wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
-                         clip_gradient=self.clip_gradient)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
+            _step_weight_or_master(nag_step, weight, grad, state, multi_precision, lr=lr, wd=wd, momentum=momentum,
+                                   rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
 
     def update_multi_precision(self, index, weight, grad, state):
         use_multi_precision = self.multi_precision and weight.dtype == np.float16 \

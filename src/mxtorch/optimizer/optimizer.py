@@ -157,12 +157,7 @@ class Optimizer:
         Multipliers from the symbol's ``__lr_mult__`` attributes (when ``sym`` was given)
         are applied first, then ``args_lr_mult`` overrides them.
         """
-        self.lr_mult = {}
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                if name in attr and "__lr_mult__" in attr[name]:
-                    self.lr_mult[name] = float(attr[name]["__lr_mult__"])
+        self.lr_mult = self._symbol_multipliers("__lr_mult__")
         self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
@@ -173,14 +168,27 @@ class Optimizer:
         """
         self.wd_mult = {}
         for name in self.idx2name.values():
-            if not (name.endswith("_weight") or name.endswith("_gamma")):
+            if not self._decayed_by_default(name):
                 self.wd_mult[name] = 0.0
+        self.wd_mult.update(self._symbol_multipliers("__wd_mult__"))
+        self.wd_mult.update(args_wd_mult)
+
+    @staticmethod
+    def _decayed_by_default(name):
+        """Whether parameter ``name`` keeps weight decay without a multiplier: names ending in
+        ``_weight`` or ``_gamma``."""
+        return name.endswith("_weight") or name.endswith("_gamma")
+
+    def _symbol_multipliers(self, key):
+        """``{argument name: float}`` from the ``key`` attribute (``'__lr_mult__'`` or
+        ``'__wd_mult__'``) of the symbol's variables; empty without a symbol."""
+        multipliers = {}
         if self.sym_info:
             attr, arg_names = self.sym_info
             for name in arg_names:
-                if name in attr and "__wd_mult__" in attr[name]:
-                    self.wd_mult[name] = float(attr[name]["__wd_mult__"])
-        self.wd_mult.update(args_wd_mult)
+                if name in attr and key in attr[name]:
+                    multipliers[name] = float(attr[name][key])
+        return multipliers
 
     # -- counters and per-parameter hyper-parameters -----------------------------------
     def _set_current_context(self, device_id):
@@ -198,18 +206,24 @@ class Optimizer:
             self._index_update_count[idx] += 1
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
+    def _multiplied(self, value, indices, multipliers, parameter_attribute):
+        """``value`` times the multiplier of each of ``indices``: the Gluon parameter's
+        ``parameter_attribute`` (``'lr_mult'`` / ``'wd_mult'``) when in ``param_dict``, else
+        ``multipliers`` keyed by index, else by the index's name (1.0 when none is set)."""
+        values = [value for _ in indices]
+        for position, index in enumerate(indices):
+            if index in self.param_dict:
+                values[position] *= getattr(self.param_dict[index], parameter_attribute)
+            elif index in multipliers:
+                values[position] *= multipliers[index]
+            elif index in self.idx2name:
+                values[position] *= multipliers.get(self.idx2name[index], 1.0)
+        return values
+
     def _get_lrs(self, indices):
         """Learning rates (floats) for ``indices``: the current rate times each multiplier."""
         lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
-        lrs = [lr for _ in indices]
-        for position, index in enumerate(indices):
-            if index in self.param_dict:
-                lrs[position] *= self.param_dict[index].lr_mult
-            elif index in self.lr_mult:
-                lrs[position] *= self.lr_mult[index]
-            elif index in self.idx2name:
-                lrs[position] *= self.lr_mult.get(self.idx2name[index], 1.0)
-        return lrs
+        return self._multiplied(lr, indices, self.lr_mult, "lr_mult")
 
     def _get_lr(self, index):
         """Learning rate (float) for parameter ``index``."""
@@ -217,15 +231,7 @@ class Optimizer:
 
     def _get_wds(self, indices):
         """Weight decays (floats) for ``indices``: ``wd`` times each multiplier."""
-        wds = [self.wd for _ in indices]
-        for position, index in enumerate(indices):
-            if index in self.param_dict:
-                wds[position] *= self.param_dict[index].wd_mult
-            elif index in self.wd_mult:
-                wds[position] *= self.wd_mult[index]
-            elif index in self.idx2name:
-                wds[position] *= self.wd_mult.get(self.idx2name[index], 1.0)
-        return wds
+        return self._multiplied(self.wd, indices, self.wd_mult, "wd_mult")
 
     def _get_wd(self, index):
         """Weight decay (float) for parameter ``index``."""
@@ -278,6 +284,28 @@ class Optimizer:
 
 register = Optimizer.register
 create = Optimizer.create_optimizer
+
+
+class _FusedUpdateOptimizer(Optimizer):
+    """Base of the optimizers whose update rule is one ``_update_impl(index, weight, grad, state,
+    multi_precision)``, as MXNet's fused update operators: ``index`` / ``weight`` / ``grad`` /
+    ``state`` are one parameter's or lists of them, and with ``multi_precision`` each state holds
+    a float32 master copy of its float16 weight.
+
+    ``update`` runs it without master copies; ``update_multi_precision`` with them when
+    ``multi_precision`` is set and the (first) weight is float16.
+    """
+
+    def _update_impl(self, index, weight, grad, state, multi_precision=False):
+        raise NotImplementedError(f"{type(self).__name__} must implement _update_impl()")
+
+    def update(self, index, weight, grad, state):
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        first = weight[0] if isinstance(index, (list, tuple)) else weight
+        self._update_impl(index, weight, grad, state,
+                          multi_precision=self.multi_precision and first.dtype == np.float16)
 
 
 # -- helpers shared by the update rules ------------------------------------------------------------

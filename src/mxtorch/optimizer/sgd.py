@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _as_list
+from .optimizer import register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list
 
 __all__ = ["SGD", "ccSGD", "sgd_step"]
 
@@ -48,8 +48,46 @@ def sgd_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, c
         weight.add_(momentum_buffer)
 
 
+def _step_weight_or_master(step, weight, grad, state, multi_precision, **hyper_parameters):
+    """Run ``step(weight, grad, momentum_buffer, **hyper_parameters)`` (``sgd_step``,
+    ``nag_step``) on the torch tensors of one parameter's NDArrays.
+
+    ``state`` is the momentum buffer (or None); with ``multi_precision`` it is ``(buffer or
+    None, float32 master weight)``: the step then updates the master copy from a float32
+    gradient and the result is copied back into ``weight``.
+    """
+    if multi_precision:
+        buffer, master = state
+        step(master._tensor, grad._tensor.float(), None if buffer is None else buffer._tensor,
+             **hyper_parameters)
+        weight._tensor.copy_(master._tensor)
+    else:
+        step(weight._tensor, grad._tensor, None if state is None else state._tensor, **hyper_parameters)
+
+
+class _MomentumBufferOptimizer(_FusedUpdateOptimizer):
+    """Base of SGD, NAG and LARS: the state is a momentum buffer of the weight's shape (None when
+    ``momentum`` is 0); with ``multi_precision`` and a float16 weight it is ``(buffer or None,
+    float32 master weight)``.  A subclass names itself in ``_display_name`` (for the warning
+    about float16 weights without ``multi_precision``)."""
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return zeros(weight.shape, weight.context, dtype=weight.dtype)
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn(f"Accumulating with float16 in the {self._display_name} optimizer can lead to poor "
+                          f"accuracy or slow convergence; consider multi_precision=True")
+        return self.create_state(index, weight)
+
+
 @register
-class SGD(Optimizer):
+class SGD(_MomentumBufferOptimizer):
     """Stochastic gradient descent with optional momentum (MXNet's ``SGD``).
 
     Parameters
@@ -65,25 +103,13 @@ class SGD(Optimizer):
     four parameters per call; ``update`` accepts one index or lists.
     """
 
+    _display_name = "SGD"
+
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update
         self.aggregate_num = 4
-
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return zeros(weight.shape, weight.context, dtype=weight.dtype)
-        return None
-
-    def create_state_multi_precision(self, index, weight):
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in the SGD optimizer can lead to poor accuracy "
-                          "or slow convergence; consider multi_precision=True")
-        return self.create_state(index, weight)
 
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
         indices, weights, grads, states = _as_list(index, weight, grad, state)
@@ -95,24 +121,8 @@ class SGD(Optimizer):
         momentum = self.momentum if self.momentum > 0 else 0.0
         with torch.no_grad():
             for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
-                if multi_precision:
-                    buffer, master = s
-                    sgd_step(master._tensor, g._tensor.float(), None if buffer is None else buffer._tensor,
-                             lr=lr, wd=wd, momentum=momentum, rescale_grad=self.rescale_grad,
-                             clip_gradient=self.clip_gradient)
-                    w._tensor.copy_(master._tensor)
-                else:
-                    sgd_step(w._tensor, g._tensor, None if s is None else s._tensor, lr=lr, wd=wd,
-                             momentum=momentum, rescale_grad=self.rescale_grad,
-                             clip_gradient=self.clip_gradient)
-
-    def update(self, index, weight, grad, state):
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index, weight, grad, state):
-        first = weight[0] if isinstance(index, (list, tuple)) else weight
-        self._update_impl(index, weight, grad, state,
-                          multi_precision=self.multi_precision and first.dtype == np.float16)
+                _step_weight_or_master(sgd_step, w, g, s, multi_precision, lr=lr, wd=wd, momentum=momentum,
+                                       rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
 
 
 @register

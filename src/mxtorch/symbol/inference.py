@@ -20,6 +20,22 @@ _DTYPE_NAMES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32"
                 7: "bool", 8: "int16"}
 
 
+def _variable_entries(nodes, known, read_variable):
+    """``{(id(node), 0): read_variable(node, known)}`` for the variables among ``nodes``: the
+    starting point of the shape and dtype sweeps."""
+    return {(id(node), 0): read_variable(node, known) for node in nodes if node.op is None}
+
+
+def _arguments_outputs_auxiliaries(symbol, nodes, entries):
+    """``(argument values, output values, auxiliary-state values)`` read from the per-entry
+    ``entries`` (shapes or dtypes; None where unknown), in MXNet's list order."""
+    aux = _aux_variable_ids(nodes)
+    arguments = [entries.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
+    auxiliaries = [entries.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
+    outputs = [entries.get((id(node), index)) for node, index in symbol._outputs]
+    return arguments, outputs, auxiliaries
+
+
 def _variable_shape(node, known):
     if node.name in known:
         value = known[node.name]
@@ -35,10 +51,7 @@ def _variable_shape(node, known):
 def graph_shapes(symbol, known):
     """Shapes of every entry: ``{(id(node), index): shape}`` plus the node list."""
     nodes = topological_order(symbol._outputs)
-    shapes = {}
-    for node in nodes:
-        if node.op is None:
-            shapes[(id(node), 0)] = _variable_shape(node, known)
+    shapes = _variable_entries(nodes, known, _variable_shape)
     for _ in range(2 * len(nodes) + 2):
         changed = False
         for sweep in (nodes, reversed(nodes)):
@@ -87,11 +100,7 @@ def _refine(node, shapes):
 def infer_shapes(symbol, known):
     """``(arg_shapes, out_shapes, aux_shapes)`` lists with None or partial tuples."""
     nodes, shapes = graph_shapes(symbol, known)
-    aux = _aux_variable_ids(nodes)
-    arg_shapes = [shapes.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
-    aux_shapes = [shapes.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
-    out_shapes = [shapes.get((id(node), index)) for node, index in symbol._outputs]
-    return arg_shapes, out_shapes, aux_shapes
+    return _arguments_outputs_auxiliaries(symbol, nodes, shapes)
 
 
 def _variable_type(node, known):
@@ -108,10 +117,7 @@ def _variable_type(node, known):
 
 def graph_types(symbol, known):
     nodes = topological_order(symbol._outputs)
-    types = {}
-    for node in nodes:
-        if node.op is None:
-            types[(id(node), 0)] = _variable_type(node, known)
+    types = _variable_entries(nodes, known, _variable_type)
     for _ in range(3):
         changed = False
         for node in nodes:
@@ -142,8 +148,4 @@ def graph_types(symbol, known):
 
 def infer_types(symbol, known):
     nodes, types = graph_types(symbol, known)
-    aux = _aux_variable_ids(nodes)
-    arg_types = [types.get((id(n), 0)) for n in nodes if n.op is None and id(n) not in aux]
-    aux_types = [types.get((id(n), 0)) for n in nodes if n.op is None and id(n) in aux]
-    out_types = [types.get((id(node), index)) for node, index in symbol._outputs]
-    return arg_types, out_types, aux_types
+    return _arguments_outputs_auxiliaries(symbol, nodes, types)

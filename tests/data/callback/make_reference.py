@@ -10,35 +10,19 @@ run happens at time 0.25 * k + 0.05 * k * k seconds (so every interval
 differs), and records every log message and the number of ``reset_local``
 calls.  The fake metric's values grow by 0.001 with every reset, so the
 lines show whether a callback read the metric before or after resetting.  Writes reference.json beside this file.
+The fake metric, the fake clock and the batch loop come from tests/callback_fakes.py, which the
+test uses too.
 """
-import collections
 import json
 import logging
+import sys
 from pathlib import Path
 
 import mxnet as mx
 import mxnet.callback as callback_module
 
-Param = collections.namedtuple("Param", ["epoch", "nbatch", "eval_metric", "locals"])
-
-
-def clock_at(step):
-    return 0.25 * step + 0.05 * step * step
-
-
-class FakeMetric:
-    def __init__(self, name_value):
-        self.name_value = [tuple(pair) for pair in name_value]
-        self.reset_local_calls = 0
-
-    def get_name_value(self):
-        return [(name, value + 0.001 * self.reset_local_calls) for name, value in self.name_value]
-
-    def reset_local(self):
-        self.reset_local_calls += 1
-
-    def reset(self):
-        self.reset_local_calls += 1
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # tests/, for the shared fakes
+from callback_fakes import FakeMetric, feed_batches  # noqa: E402
 
 
 class Recorder(logging.Handler):
@@ -79,12 +63,7 @@ def run(scenario, make_callback):
     try:
         metric = FakeMetric(scenario["metric"]) if scenario["metric"] is not None else None
         callback = make_callback()
-        step = 0
-        for epoch in range(scenario["epochs"]):
-            for nbatch in range(scenario["batches"]):
-                clock["now"] = clock_at(step)
-                callback(Param(epoch, nbatch, metric, None))
-                step += 1
+        feed_batches(callback, scenario, metric, clock)
     finally:
         root.removeHandler(recorder)
         callback_module.time.time = real_time
