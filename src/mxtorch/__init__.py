@@ -37,5 +37,13 @@ from . import module as mod
 from . import monitor
 from . import monitor as mon
 from . import test_utils
+from . import rnn
+from . import visualization
+from . import visualization as viz
+from . import profiler
+from . import engine
+from . import image
+from . import image as img
+from . import autograd
 from . import operator
 from .install import install_as_mxnet
