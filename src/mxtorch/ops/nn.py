@@ -118,6 +118,8 @@ class Convolution(_ConvolutionBase):
         ndim = len(self.kernel)
         out = out_shapes[0]
         weight = in_shapes[1]
+        if out is not None and len(out) == ndim + 2 and out[0]:
+            data = merge_shape(data, (out[0],) + (0,) * (ndim + 1), f"Operator {self.name} argument 'data'")
         if data is not None:
             if len(data) != ndim + 2:
                 raise self.error(f"data must have {ndim + 2} dimensions for a {ndim}-D kernel, got shape {tuple(data)}")

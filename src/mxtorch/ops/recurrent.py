@@ -145,10 +145,12 @@ class RNN(Operator):
         return names
 
     def outputs(self):
+        if not self.state_outputs:
+            return ["output"]
         return ["output", "state_output"] + (["statecell_output"] if self.mode == "lstm" else [])
 
     def num_visible_outputs(self):
-        return self.num_outputs() if self.state_outputs else 1
+        return self.num_outputs()
 
     def infer_shape(self, in_shapes, out_shapes):
         where = f"Operator {self.name}"
@@ -174,8 +176,9 @@ class RNN(Operator):
                 shapes["sequence_length"] = merge_shape(shapes["sequence_length"], (batch,),
                                                         f"{where} argument 'sequence_length'")
             out[0] = merge_shape(out[0], (seq_length, batch, self.directions * hidden_size), f"{where} output")
-            out[1] = merge_shape(out[1], (layers, batch, hidden_size), f"{where} output 'state_output'")
-            if self.mode == "lstm":
+            if self.state_outputs:
+                out[1] = merge_shape(out[1], (layers, batch, hidden_size), f"{where} output 'state_output'")
+            if self.mode == "lstm" and self.state_outputs:
                 out[2] = merge_shape(out[2], (layers, batch, self.state_size), f"{where} output 'statecell_output'")
         return [shapes[n] for n in names], out, []
 
@@ -211,7 +214,7 @@ class RNN(Operator):
             results = self._fused(data, hidden, cell, weights, is_train)
         else:
             results = self._stepwise(data, hidden, cell, weights, is_train, clip, lengths)
-        return [r.to(original) for r in results]
+        return [r.to(original) for r in results][:self.num_outputs()]
 
     def _fused(self, data, hidden, cell, weights, is_train):
         params = [tensor for entry in weights for tensor in entry]
