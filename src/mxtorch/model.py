@@ -1,9 +1,18 @@
 """Checkpoints (``prefix-symbol.json`` + ``prefix-%04d.params``) and the training helpers
 legacy code imports from ``mxnet.model`` (``BatchEndParam``, ``_create_kvstore``,
-``_initialize_kvstore``, ``_update_params``, ``_update_params_on_kvstore``)."""
+``_create_sparse_kvstore``, ``_initialize_kvstore``, ``_update_params``,
+``_update_params_on_kvstore``, ``_update_params_on_kvstore_nccl``, ``_multiple_callbacks``).
+
+``BASE_ESTIMATOR`` is scikit-learn's ``BaseEstimator`` when scikit-learn is installed, else
+``object`` (MXNet's base class of FeedForward); it is resolved on first use, so importing
+mxtorch does not import scikit-learn.  The pre-Module ``FeedForward`` API and its training
+loop ``_train_multi_device`` are not provided: they raise MXNetError pointing to
+``mx.mod.Module``.
+"""
 from __future__ import annotations
 
 import logging
+import os
 from collections import namedtuple
 
 from .base import MXNetError
@@ -12,6 +21,68 @@ from .context import cpu
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params", "FeedForward"]
 
 BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+
+
+def __getattr__(name):
+    if name == "BASE_ESTIMATOR":
+        try:
+            from sklearn.base import BaseEstimator
+        except ImportError:
+            return object
+        return BaseEstimator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _multiple_callbacks(callbacks, *args, **kwargs):
+    """Call ``callbacks`` (None, one callable, or a list of callables, in order) with
+    ``*args, **kwargs``."""
+    if isinstance(callbacks, list):
+        for callback in callbacks:
+            callback(*args, **kwargs)
+        return
+    if callbacks:
+        callbacks(*args, **kwargs)
+
+
+def _create_sparse_kvstore(kvstore):
+    """``(kvstore, True)`` for parameters stored row-sparse, which MXNet always updated on
+    the store: ``kvstore`` is a KVStore or a type name for ``mx.kv.create``.  Raises
+    MXNetError for any other value or a store that cannot run the optimizer."""
+    from . import kvstore as kvs
+    if isinstance(kvstore, kvs.KVStoreBase):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        kv = kvs.create(kvstore)
+    else:
+        raise MXNetError(f"_create_sparse_kvstore: cannot create a KVStore for row_sparse parameters from "
+                         f"{kvstore!r}; expected a KVStore or a str type name")
+    if not kv.is_capable(kvs.KVStoreBase.OPTIMIZER):
+        raise MXNetError(f"_create_sparse_kvstore: row_sparse parameters need a KVStore that runs the "
+                         f"optimizer; {type(kv).__name__} does not")
+    return kv, True
+
+
+def _update_params_on_kvstore_nccl(param_arrays, grad_arrays, kvstore, param_names):
+    """As ``_update_params_on_kvstore`` (the store runs the optimizer), with the parameters
+    that have gradients pushed and pulled in groups of ``MXNET_UPDATE_AGGREGATION_SIZE``
+    keys (default 16) through one ``pushpull`` call each, as MXNet did for NCCL stores."""
+    valid = [index for index, grads in enumerate(grad_arrays) if grads[0] is not None]
+    group = max(int(os.getenv("MXNET_UPDATE_AGGREGATION_SIZE", "16")), 1)
+    for start in range(0, len(valid), group):
+        chosen = valid[start:start + group]
+        kvstore.pushpull([param_names[i] for i in chosen], [grad_arrays[i] for i in chosen],
+                         out=[param_arrays[i] for i in chosen], priority=-start)
+
+
+def _train_multi_device(symbol, ctx, arg_names, param_names, aux_names, arg_params, aux_params, begin_epoch,
+                        end_epoch, epoch_size, optimizer, kvstore, update_on_kvstore, train_data,
+                        eval_data=None, eval_metric=None, epoch_end_callback=None, batch_end_callback=None,
+                        logger=None, work_load_list=None, monitor=None, eval_end_callback=None,
+                        eval_batch_end_callback=None, sym_gen=None):
+    """FeedForward's training loop in MXNet; not provided: raises MXNetError (use
+    ``mx.mod.Module(symbol, context=ctx).fit(train_data, eval_data, ...)``)."""
+    raise MXNetError("mx.model._train_multi_device is FeedForward's training loop, which mxtorch does not "
+                     "provide; train with mx.mod.Module(symbol, context=ctx).fit(train_data, eval_data, ...)")
 
 
 def _create_kvstore(kvstore, num_device, arg_params):
@@ -114,17 +185,28 @@ def _sum_into(arrays):
             array._tensor.copy_(total.to(array._tensor.device))
 
 
-def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
-    """Write ``prefix-symbol.json`` and ``prefix-%04d.params`` (``arg:``/``aux:`` keys), each
-    atomically.  ``symbol`` may be None to write the parameters only."""
-    from . import ndarray as nd
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True, states=None):
+    """Write ``prefix-symbol.json`` and ``prefix-%04d.params`` (``arg:``/``aux:`` keys), and
+    ``prefix-%04d.states`` when ``states`` (bytes) is given, as one group: either every file
+    is replaced or, if any write fails, none is (so the files always match each other).
+    ``symbol`` may be None to write the parameters only."""
+    from .ndarray.serialization import to_bytes
+    from .util import atomic_write_group
+    items = []
     if symbol is not None:
-        symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+        items.append((f"{prefix}-symbol.json", symbol.tojson(remove_amp_cast).encode("utf-8")))
+    items.append(("%s-%04d.params" % (prefix, epoch), to_bytes(params_dict(arg_params, aux_params))))
+    if states is not None:
+        items.append(("%s-%04d.states" % (prefix, epoch), states))
+    atomic_write_group(items)
+    logging.info('Saved checkpoint to "%s"', items[1 if symbol is not None else 0][0])
+
+
+def params_dict(arg_params, aux_params):
+    """``{'arg:<name>': array, 'aux:<name>': array}`` on the CPU, the ``.params`` layout."""
     save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
     save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in aux_params.items()})
-    param_name = "%s-%04d.params" % (prefix, epoch)
-    nd.save(param_name, save_dict)
-    logging.info('Saved checkpoint to "%s"', param_name)
+    return save_dict
 
 
 def load_params(prefix, epoch):
@@ -162,9 +244,45 @@ def load_checkpoint(prefix, epoch):
     return symbol, arg_params, aux_params
 
 
+_FEEDFORWARD_REMOVED = ("mx.model.FeedForward was deprecated in MXNet 1.x and is not provided; "
+                        "use mx.mod.Module (fit / score / predict have the same meaning)")
+
+
 class FeedForward:
-    """MXNet's pre-Module training API, removed here: use ``mx.mod.Module``."""
+    """MXNet's pre-Module training API, removed here: use ``mx.mod.Module``.  Creating one,
+    ``FeedForward.load`` and ``FeedForward.create`` raise MXNetError; the instance methods
+    exist only so code that names them still imports."""
 
     def __init__(self, *args, **kwargs):
-        raise MXNetError("mx.model.FeedForward was deprecated in MXNet 1.x and is not provided; "
-                         "use mx.mod.Module (fit / score / predict have the same meaning)")
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    def __getstate__(self):
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    def __setstate__(self, state):
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    def predict(self, X, num_batch=None, return_data=False, reset=True):
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    def score(self, X, eval_metric="acc", num_batch=None, batch_end_callback=None, reset=True):
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    def fit(self, X, y=None, eval_data=None, eval_metric="acc", epoch_end_callback=None,
+            batch_end_callback=None, kvstore="local", logger=None, work_load_list=None, monitor=None,
+            eval_end_callback=None, eval_batch_end_callback=None):
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    def save(self, prefix, epoch=None, remove_amp_cast=True):
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    @staticmethod
+    def load(prefix, epoch, ctx=None, **kwargs):
+        raise MXNetError(_FEEDFORWARD_REMOVED)
+
+    @staticmethod
+    def create(symbol, X, y=None, ctx=None, num_epoch=None, epoch_size=None, optimizer="sgd", initializer=None,
+               eval_data=None, eval_metric="acc", epoch_end_callback=None, batch_end_callback=None,
+               kvstore="local", logger=None, work_load_list=None, eval_end_callback=None,
+               eval_batch_end_callback=None, **kwargs):
+        raise MXNetError(_FEEDFORWARD_REMOVED)

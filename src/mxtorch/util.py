@@ -1,35 +1,252 @@
-"""Small shared helpers: atomic file writes."""
+"""``mx.util``: environment variables, GPU queries, MXNet's NumPy-semantics switches, and
+mxtorch's shared helper ``atomic_write``.
+
+mxtorch implements MXNet 1.x's legacy NDArray / Symbol semantics only; the NumPy-compatible
+front end (``mx.np``, ``mx.npx.set_np()``) is not provided.  So ``is_np_shape()`` and
+``is_np_array()`` are always False, switching the semantics off (``set_np(False, False)``,
+``reset_np()``, ``np_shape(False)``) is accepted, and switching them on raises MXNetError
+(functions decorated with ``use_np`` raise when called, not when decorated, so modules that
+merely define such functions still import).
+"""
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-import tempfile
+import secrets
 
 from .base import MXNetError
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "atomic_write_group", "getenv", "setenv", "get_gpu_count", "get_gpu_memory",
+           "get_cuda_compute_capability", "is_np_shape", "is_np_array", "set_np_shape", "set_np",
+           "reset_np", "np_shape", "np_array", "use_np_shape", "use_np_array", "use_np", "set_module"]
+
+
+def _write_target(fname):
+    """The path a write to ``fname`` lands on: symbolic links are followed, as open() does."""
+    return os.path.realpath(os.fspath(fname))
+
+
+def _stage(path, payload):
+    """Write ``payload`` (bytes or an iterable of bytes) to a new temporary file beside
+    ``path``; returns its name.  The mode follows the umask, as for a file made by open()."""
+    folder, base = os.path.split(path)
+    temporary = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            for chunk in ([payload] if isinstance(payload, (bytes, bytearray, memoryview)) else payload):
+                stream.write(chunk)
+            stream.flush()
+            os.fsync(stream.fileno())
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+    return temporary
+
+
+def _remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def atomic_write_group(items):
+    """Write several files so that either all of them are replaced or none is.
+
+    ``items`` is a list of ``(fname, payload)`` with ``payload`` bytes or an iterable of
+    bytes chunks.  Every payload is first written completely to a temporary file beside its
+    target; only when all have been written are they renamed over their targets (a rename
+    within one folder is atomic).  A failure while writing removes the temporary files and
+    leaves every previous file untouched: a checkpoint's ``-symbol.json``, ``.params`` and
+    ``.states`` stay a matching set.  Symbolic links are written through; a target that is
+    not a regular file (a device, a pipe) is written directly, as MXNet did.
+
+    Raises MXNetError naming the file that could not be written.
+    """
+    staged = []
+    try:
+        for fname, payload in items:
+            path = _write_target(fname)
+            if os.path.exists(path) and not os.path.isfile(path):
+                staged.append((fname, path, None, payload))
+                continue
+            try:
+                staged.append((fname, path, _stage(path, payload), None))
+            except OSError as error:
+                raise MXNetError(f"cannot write {os.fspath(fname)!r}: {error.strerror or error}") from None
+        for fname, path, temporary, payload in staged:
+            try:
+                if temporary is None:
+                    with open(path, "wb") as stream:
+                        for chunk in ([payload] if isinstance(payload, (bytes, bytearray, memoryview))
+                                      else payload):
+                            stream.write(chunk)
+                else:
+                    os.replace(temporary, path)
+            except OSError as error:
+                raise MXNetError(f"cannot write {os.fspath(fname)!r}: {error.strerror or error}") from None
+    finally:
+        for _, _, temporary, _ in staged:
+            if temporary is not None and os.path.exists(temporary):
+                _remove_quietly(temporary)
 
 
 def atomic_write(fname, payload):
-    """Write ``payload`` (bytes) to ``fname`` through a temporary file in the same folder and
-    an atomic rename, so a crash never leaves a half-written file behind.  Raises MXNetError
-    naming the file when it cannot be written."""
-    fname = os.fspath(fname)
-    folder = os.path.dirname(os.path.abspath(fname))
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(fname), dir=folder)
-    except OSError as error:
-        raise MXNetError(f"cannot write {fname!r}: {error}") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(payload)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, fname)
-    except BaseException as error:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        if isinstance(error, OSError):
-            raise MXNetError(f"cannot write {fname!r}: {error}") from None
-        raise
+    """Write ``payload`` (bytes or an iterable of bytes) to ``fname`` atomically: through a
+    temporary file in the same folder and a rename, so a crash or a full disk never leaves a
+    half-written file behind (see :func:`atomic_write_group`).  Raises MXNetError naming the
+    file when it cannot be written."""
+    atomic_write_group([(fname, payload)])
+
+
+def getenv(name):
+    """The value (str) of environment variable ``name``, or None when it is not set."""
+    return os.environ.get(name)
+
+
+def setenv(name, value):
+    """Set environment variable ``name`` to ``value`` (str) for this process and the
+    libraries it loaded; ``value=None`` removes it."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = str(value)
+
+
+def get_gpu_count():
+    """Number of CUDA devices torch can see (0 without CUDA)."""
+    import torch
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def get_gpu_memory(gpu_dev_id):
+    """``(free, total)`` memory of CUDA device ``gpu_dev_id`` in bytes.  Raises MXNetError
+    without CUDA or for a device id that does not exist."""
+    count = get_gpu_count()
+    if not 0 <= int(gpu_dev_id) < count:
+        raise MXNetError(f"get_gpu_memory: gpu_dev_id must be in [0, {count}) "
+                         f"({count} CUDA device(s) visible), got {gpu_dev_id}")
+    import torch
+    free, total = torch.cuda.mem_get_info(int(gpu_dev_id))
+    return int(free), int(total)
+
+
+def get_cuda_compute_capability(ctx):
+    """Compute capability of GPU context ``ctx`` as an int (``major * 10 + minor``, e.g. 90
+    for 9.0).  Raises MXNetError for a non-GPU context or without CUDA."""
+    from .context import Context
+    if not isinstance(ctx, Context) or ctx.device_type != "gpu":
+        raise MXNetError(f"get_cuda_compute_capability: expected a GPU context such as mx.gpu(0), got {ctx!r}")
+    get_gpu_memory(ctx.device_id)                  # validates the device id
+    import torch
+    major, minor = torch.cuda.get_device_capability(ctx.device_id)
+    return major * 10 + minor
+
+
+_NUMPY_SEMANTICS = ("mxtorch implements MXNet 1.x's legacy NDArray/Symbol semantics; the NumPy-compatible "
+                    "front end (mx.np, npx.set_np) is not provided")
+
+
+def is_np_shape():
+    """Whether NumPy shape semantics are on: always False in mxtorch."""
+    return False
+
+
+def is_np_array():
+    """Whether NumPy array semantics are on: always False in mxtorch."""
+    return False
+
+
+def set_np_shape(active):
+    """Switch NumPy shape semantics; returns the previous state (False).  ``active=True``
+    raises MXNetError (not provided)."""
+    if active:
+        raise MXNetError(f"set_np_shape(True): {_NUMPY_SEMANTICS}")
+    return False
+
+
+def set_np(shape=True, array=True):
+    """Switch NumPy shape and array semantics together.  ``set_np(False, False)`` is
+    accepted; anything else raises MXNetError (``array`` without ``shape`` is invalid, as
+    in MXNet; the semantics themselves are not provided)."""
+    if array and not shape:
+        raise MXNetError("set_np: NumPy array semantics need NumPy shape semantics (shape=True)")
+    if shape or array:
+        raise MXNetError(f"set_np(shape={shape}, array={array}): {_NUMPY_SEMANTICS}")
+
+
+def reset_np():
+    """Switch NumPy shape and array semantics off (they always are in mxtorch)."""
+    set_np(shape=False, array=False)
+
+
+class _Semantics:
+    """``with np_shape(active):`` / ``with np_array(active):``: entering with ``active=True``
+    raises MXNetError; ``active=False`` is a no-op scope.  ``__enter__`` returns None."""
+
+    def __init__(self, function, active):
+        self._function = function
+        self._active = bool(active)
+
+    def __enter__(self):
+        if self._active:
+            raise MXNetError(f"{self._function}(active=True): {_NUMPY_SEMANTICS}")
+
+    def __exit__(self, *exc):
+        return False
+
+
+def np_shape(active=True):
+    """Scope of NumPy shape semantics (see ``_Semantics``)."""
+    return _Semantics("np_shape", active)
+
+
+def np_array(active=True):
+    """Scope of NumPy array semantics (see ``_Semantics``)."""
+    return _Semantics("np_array", active)
+
+
+def _scoped(decorator, function_or_class):
+    if inspect.isclass(function_or_class):
+        for name, member in list(vars(function_or_class).items()):
+            if inspect.isfunction(member):
+                setattr(function_or_class, name, _scoped(decorator, member))
+        return function_or_class
+    if not callable(function_or_class):
+        raise MXNetError(f"{decorator} decorates functions and classes, got {type(function_or_class).__name__}")
+
+    @functools.wraps(function_or_class)
+    def scoped(*args, **kwargs):
+        raise MXNetError(f"{getattr(function_or_class, '__qualname__', function_or_class)} is decorated "
+                         f"with {decorator}: {_NUMPY_SEMANTICS}")
+    return scoped
+
+
+def use_np_shape(func):
+    """Decorator running ``func`` (or every method of a class) under NumPy shape semantics;
+    in mxtorch the decorated callables raise MXNetError when called."""
+    return _scoped("use_np_shape", func)
+
+
+def use_np_array(func):
+    """Decorator running ``func`` under NumPy array semantics (raises when called, as
+    ``use_np_shape``)."""
+    return _scoped("use_np_array", func)
+
+
+def use_np(func):
+    """Decorator running ``func`` under NumPy shape and array semantics (raises when
+    called, as ``use_np_shape``)."""
+    return _scoped("use_np", func)
+
+
+def set_module(module):
+    """Decorator setting ``__module__`` of a function or class to ``module`` (a str), so it
+    is documented and pickled under that name."""
+    def decorate(function):
+        if module is not None:
+            function.__module__ = module
+        return function
+    return decorate

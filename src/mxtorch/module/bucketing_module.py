@@ -274,17 +274,19 @@ class BucketingModule(CurrentModuleDelegate):
         """Write ``prefix-<key>-symbol.json`` per bucket, ``prefix-%04d.params`` and
         ``prefix.buckets`` (the bucket keys as an int32 array, MXNet's layout)."""
         from .. import ndarray as nd
+        from ..model import params_dict
+        from ..ndarray.serialization import to_bytes
+        from ..util import atomic_write_group
         if not self._buckets:
             raise MXNetError("save_checkpoint: an empty BucketingModule cannot be saved")
-        keys = []
-        for key, module in self._buckets.items():
-            module.symbol.save(f"{prefix}-{key}-symbol.json", remove_amp_cast=remove_amp_cast)
-            keys.append(key)
-        self.save_params("%s-%04d.params" % (prefix, epoch))
-        try:
-            nd.save(f"{prefix}.buckets", [nd.array(keys, dtype="int32")])
-        except (TypeError, ValueError, MXNetError):
-            raise MXNetError(f"save_checkpoint: bucket keys must be integers to be saved, got {keys}") from None
+        keys = list(self._buckets)
+        if not all(isinstance(key, int) for key in keys):
+            raise MXNetError(f"save_checkpoint: bucket keys must be integers to be saved, got {keys}")
+        items = [(f"{prefix}-{key}-symbol.json", module.symbol.tojson(remove_amp_cast).encode("utf-8"))
+                 for key, module in self._buckets.items()]
+        items.append(("%s-%04d.params" % (prefix, epoch), to_bytes(params_dict(*self.get_params()))))
+        items.append((f"{prefix}.buckets", to_bytes([nd.array(keys, dtype="int32")])))
+        atomic_write_group(items)
         logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
 
     @staticmethod

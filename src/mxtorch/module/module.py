@@ -100,15 +100,14 @@ class Module(BaseModule):
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
         """Write ``prefix-symbol.json``, ``prefix-%04d.params`` and optionally
-        ``prefix-%04d.states`` (each atomically)."""
-        self._symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
-        param_name = "%s-%04d.params" % (prefix, epoch)
-        self.save_params(param_name)
-        logging.info('Saved checkpoint to "%s"', param_name)
+        ``prefix-%04d.states`` as one group: if any write fails, none of the previous files
+        is replaced, so they always match each other."""
+        from ..model import save_checkpoint
+        states = self._optimizer_states_bytes() if save_optimizer_states else None
+        arg_params, aux_params = self.get_params()
+        save_checkpoint(prefix, epoch, self._symbol, arg_params, aux_params, remove_amp_cast, states=states)
         if save_optimizer_states:
-            state_name = "%s-%04d.states" % (prefix, epoch)
-            self.save_optimizer_states(state_name)
-            logging.info('Saved optimizer state to "%s"', state_name)
+            logging.info('Saved optimizer state to "%s-%04d.states"', prefix, epoch)
 
     def _reset_bind(self):
         """Forget the binding (force_rebind)."""
@@ -487,11 +486,17 @@ class Module(BaseModule):
 
     def save_optimizer_states(self, fname):
         """Write the optimizer states in MXNet's ``.states`` format (atomic)."""
+        atomic_write(fname, self._optimizer_states_bytes())
+
+    def _optimizer_states_bytes(self):
+        """The ``.states`` payload of the updater (on the kvstore when it runs the optimizer)."""
         self._require("save_optimizer_states", optimizer=True)
         if self._update_on_kvstore:
-            self._kvstore.save_optimizer_states(fname)
-        else:
-            atomic_write(fname, self._updater.get_states())
+            updater = getattr(self._kvstore, "_updater", None)
+            if updater is None:
+                raise MXNetError("save_optimizer_states: the kvstore runs the optimizer but exposes no updater")
+            return updater.get_states(False)
+        return self._updater.get_states()
 
     def load_optimizer_states(self, fname):
         """Read optimizer states written by ``save_optimizer_states`` (or by MXNet)."""

@@ -567,26 +567,10 @@ def _file_chunks(arrays, names):
     return chunks
 
 
-def _write_atomically(path, chunks):
-    """Write ``chunks`` to a new file next to ``path``, then rename it over ``path``."""
-    directory, base = os.path.split(os.path.abspath(path))
-    temporary = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-    # O_EXCL: never reuse an existing file; mode 0o666 lets the umask decide, like open().
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                         0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            for chunk in chunks:
-                stream.write(chunk)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+def to_bytes(data):
+    """The bytes ``save`` would write for ``data`` (same argument forms and errors)."""
+    arrays, names = _normalise_payload(data)
+    return b"".join(bytes(chunk) for chunk in _file_chunks(arrays, names))
 
 
 def save(fname, data):
@@ -619,7 +603,8 @@ def save(fname, data):
     path = _path(fname, "mx.nd.save")
     arrays, names = _normalise_payload(data)
     chunks = _file_chunks(arrays, names)
+    from ..util import atomic_write
     try:
-        _write_atomically(path, chunks)
-    except OSError as error:
-        raise MXNetError(f"mx.nd.save: cannot write {path!r}: {error.strerror or error}") from error
+        atomic_write(path, chunks)
+    except MXNetError as error:
+        raise MXNetError(f"mx.nd.save: {error}") from None
