@@ -14,6 +14,7 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
 from . import random
+from . import random as rnd
 from . import ops
 from . import name
 from . import attribute
@@ -45,5 +46,8 @@ from . import engine
 from . import image
 from . import image as img
 from . import autograd
+from . import util
+from . import registry
+from . import libinfo
 from . import operator
 from .install import install_as_mxnet

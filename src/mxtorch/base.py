@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import ast
 import numbers
+import os
+import platform
 
 import numpy as np
 
 __all__ = [
-    "MXNetError", "NotImplementedForSymbol", "string_types", "numeric_types",
-    "integer_types", "py_str", "parse_bool", "parse_tuple", "format_value",
+    "MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
+    "numeric_types", "integer_types", "mx_real_t", "py_str", "data_dir_default", "data_dir",
+    "parse_bool", "parse_tuple", "format_value",
 ]
 
 string_types = (str,)
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
+mx_real_t = np.float32
+"""The default floating-point type of arrays and parameters (MXNet's ``mx_real_t``)."""
 
 
 class MXNetError(RuntimeError):
@@ -40,6 +45,47 @@ class NotImplementedForSymbol(MXNetError):
         if alias:
             message += f" (alias {alias})"
         super().__init__(message)
+
+
+class NotSupportedForSparseNDArray(MXNetError):
+    """Raised when a dense-only function is called on a sparse array.
+
+    ``function`` is the function (its ``__name__`` is reported), ``alias`` the operator
+    name it stands for (or None) and ``args`` the arguments given (their types are
+    reported), as MXNet's exception of the same name.
+    """
+
+    def __init__(self, function, alias=None, *args):
+        name = getattr(function, "__name__", str(function))
+        types = [str(type(value)) for value in args]
+        message = f"Function {name}"
+        if alias:
+            message += f' (namely operator "{alias}")'
+        if types:
+            message += f" with arguments ({', '.join(types)})"
+        message += " is not supported for SparseNDArray and only available in NDArray."
+        super().__init__(message)
+        self.function = name
+        self.alias = alias
+        self.args = types
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+def data_dir_default():
+    """The folder MXNet keeps downloaded files in when ``MXNET_HOME`` is not set:
+    ``%APPDATA%\\mxnet`` on Windows, ``~/.mxnet`` elsewhere."""
+    if platform.system() == "Windows":
+        return os.path.join(os.environ.get("APPDATA", ""), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir():
+    """The folder for downloaded files (models, data sets): ``$MXNET_HOME`` if set, else
+    ``data_dir_default()``.  The folder is not created."""
+    return os.getenv("MXNET_HOME", data_dir_default())
 
 
 def py_str(value):

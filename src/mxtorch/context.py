@@ -15,12 +15,46 @@ from .base import MXNetError
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "gpu_memory_info"]
 
 
-class Context:
+class _DefaultContext:
+    """``Context.default_ctx`` read or assigned on an instance: the calling thread's default
+    context, shared by every Context (MXNet's class property)."""
+
+    def __get__(self, instance, owner=None):
+        return current_context()
+
+    def __set__(self, instance, value):
+        _set_default_context(value)
+
+
+class _ContextType(type):
+    """Metaclass giving ``Context.default_ctx`` on the class itself, readable and assignable."""
+
+    @property
+    def default_ctx(cls):
+        """The calling thread's default context (``cpu(0)`` unless set or inside ``with ctx:``)."""
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, value):
+        _set_default_context(value)
+
+
+def _set_default_context(value):
+    if not isinstance(value, Context):
+        raise MXNetError(f"Context.default_ctx: expected a Context such as mx.cpu(0), got {value!r}")
+    Context._default.value = value
+
+
+class Context(metaclass=_ContextType):
     """A device: ``device_type`` ('cpu', 'gpu', 'cpu_pinned', 'cpu_shared') and ``device_id``.
 
     Equal contexts compare and hash equal.  ``torch_device`` gives the torch
-    device tensors of this context live on.
+    device tensors of this context live on.  ``Context.default_ctx`` (on the class or
+    any instance) reads or sets the calling thread's default context, the one
+    ``current_context()`` returns outside ``with ctx:`` blocks.
     """
+
+    default_ctx = _DefaultContext()
 
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}

@@ -1,27 +1,84 @@
-"""``mx.random``: seeding and sampling, on torch's generators.
+"""``mx.random`` (also ``mx.rnd``): seeding and sampling, on torch's generators.
 
 ``seed(n)`` seeds torch (CPU and CUDA) and NumPy's global generator, so
 Dropout, random initializers and shuffling iterators repeat run to run.
+
+Every sampler takes its distribution's parameters either as numbers, giving an array
+of ``shape`` (``(1,)`` when neither ``shape`` nor ``out`` is given) on ``ctx`` (default:
+the current context), or all as NDArrays of one shape ``P``, giving ``P + shape`` with
+independent draws per element, on the parameters' context (MXNet's ``_sample_*``
+operators).  Mixing numbers and NDArrays raises MXNetError.  ``dtype`` is float32 unless
+given ('float16', 'float32', 'float64'); ``out`` receives the samples in place and is
+returned.  Samples carry no gradient.
+
+Parameterisations are MXNet 1.9.1's: ``exponential(scale)`` has mean ``scale``;
+``gamma(alpha, beta)`` shape ``alpha`` and scale ``beta`` (mean ``alpha * beta``);
+``poisson(lam)`` mean ``lam``; ``negative_binomial(k, p)`` counts the failures before
+the ``k``-th success with success probability ``p`` (mean ``k (1 - p) / p``);
+``generalized_negative_binomial(mu, alpha)`` has mean ``mu`` and variance
+``mu + alpha * mu^2``.
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from .ndarray.ndarray import NDArray, to_torch_dtype
+from .base import MXNetError, numeric_types
 from .context import current_context
+from .ndarray.ndarray import NDArray
 
-__all__ = ["seed", "uniform", "normal", "randint", "shuffle"]
+__all__ = ["seed", "uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
+           "negative_binomial", "generalized_negative_binomial", "multinomial", "shuffle"]
+
+# the attribute names of each distribution's _random_<distribution> operator, in order
+_OPERATOR_PARAMETERS = {
+    "uniform": ("low", "high"),
+    "normal": ("loc", "scale"),
+    "gamma": ("alpha", "beta"),
+    "exponential": ("lam",),
+    "poisson": ("lam",),
+    "negative_binomial": ("k", "p"),
+    "generalized_negative_binomial": ("mu", "alpha"),
+    "randint": ("low", "high"),
+}
 
 
 def seed(seed_state, ctx="all"):
-    """Seed every random generator mxtorch uses (MXNet's ``mx.random.seed``)."""
-    seed_state = int(seed_state)
+    """Seed every random generator mxtorch uses (MXNet's ``mx.random.seed``).
+
+    ``seed_state`` is an int; torch's generators (CPU and every CUDA device) and NumPy's
+    global generator are seeded with it, whatever ``ctx`` is ('all' or a Context: torch
+    has one seed for all devices).
+    """
+    try:
+        seed_state = int(seed_state)
+    except (TypeError, ValueError):
+        raise MXNetError(f"seed: seed_state must be an integer, got {seed_state!r}") from None
     torch.manual_seed(seed_state)
     np.random.seed(seed_state % (2 ** 32))
 
 
-def _out(tensor, ctx, out):
+def _operator(name):
+    from .ops import registry
+    return registry.get_operator(name)
+
+
+def _shape_tuple(shape, function):
+    if shape is None:
+        return None
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        raise MXNetError(f"{function}: shape must be an int or a tuple of ints, got {shape!r}") from None
+
+
+def _dtype_name(dtype):
+    return None if dtype is None else np.dtype(dtype).name
+
+
+def _store(tensor, ctx, out):
     result = NDArray(tensor, ctx)
     if out is not None:
         out[:] = result
@@ -29,31 +86,121 @@ def _out(tensor, ctx, out):
     return result
 
 
-def uniform(low=0, high=1, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
-    """Samples from U[low, high) of ``shape`` (float32 unless ``dtype``)."""
-    ctx = ctx or current_context()
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    tensor = torch.empty(shape, dtype=to_torch_dtype(dtype or np.float32), device=ctx.torch_device)
-    return _out(tensor.uniform_(low, high), ctx, out)
+def _sample(distribution, params, shape, dtype, ctx, out, kwargs, function):
+    """Draw from ``distribution`` with parameters ``params`` (all numbers or all NDArrays)."""
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "attr")}
+    shape = _shape_tuple(shape, function)
+    dtype = _dtype_name(dtype)
+    if all(isinstance(p, NDArray) for p in params):
+        if distribution == "randint":
+            raise MXNetError(f"{function}: low and high must be numbers, got NDArrays")
+        attrs = dict(kwargs)
+        if shape is not None:
+            attrs["shape"] = shape
+        if dtype is not None:
+            attrs["dtype"] = dtype
+        from .ndarray.register import invoke
+        return invoke(_operator(f"_sample_{distribution}"), tuple(params), dict(attrs, out=out))
+    if not all(isinstance(p, numeric_types) and not isinstance(p, bool) for p in params):
+        kinds = ", ".join(type(p).__name__ for p in params)
+        raise MXNetError(f"{function}: distribution parameters must be all numbers or all NDArrays, "
+                         f"got {kinds}")
+    if ctx is None:
+        ctx = out.context if out is not None else current_context()
+    if shape is None:
+        shape = out.shape if out is not None else (1,)
+    if dtype is None and out is not None and (distribution != "randint") == np.issubdtype(out.dtype, np.floating):
+        dtype = np.dtype(out.dtype).name
+    attrs = dict(zip(_OPERATOR_PARAMETERS[distribution], params), **kwargs)
+    if dtype is not None:
+        attrs["dtype"] = dtype
+    operator = _operator(f"_random_{distribution}")(attrs)
+    return _store(operator.create(shape, ctx.torch_device), ctx, out)
 
 
-def normal(loc=0, scale=1, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
-    """Samples from N(loc, scale^2) of ``shape`` (float32 unless ``dtype``)."""
-    ctx = ctx or current_context()
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    tensor = torch.empty(shape, dtype=to_torch_dtype(dtype or np.float32), device=ctx.torch_device)
-    return _out(tensor.normal_(loc, scale), ctx, out)
+def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Samples from U[``low``, ``high``) (MXNet's ``mx.random.uniform``); see the module
+    docstring for ``shape``, ``dtype``, ``ctx``, ``out`` and NDArray parameters."""
+    return _sample("uniform", [low, high], shape, dtype, ctx, out, kwargs, "uniform")
 
 
-def randint(low, high, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
-    """Integers uniformly drawn from [low, high) (int32 unless ``dtype``)."""
-    ctx = ctx or current_context()
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    tensor = torch.randint(int(low), int(high), shape, device=ctx.torch_device)
-    return _out(tensor.to(to_torch_dtype(dtype or np.int32)), ctx, out)
+def normal(loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Samples from N(``loc``, ``scale``^2) (``scale`` is the standard deviation)."""
+    return _sample("normal", [loc, scale], shape, dtype, ctx, out, kwargs, "normal")
+
+
+def randn(*shape, **kwargs):
+    """Normal samples of shape ``shape`` given as positional ints: ``randn(2, 3, loc=0,
+    scale=1, dtype=None, ctx=None, out=None)``.  With no dimensions the shape is ``(1,)``
+    (MXNet 1.9.1 raised a shape-inference error there)."""
+    loc = kwargs.pop("loc", 0)
+    scale = kwargs.pop("scale", 1)
+    dtype = kwargs.pop("dtype", None)
+    ctx = kwargs.pop("ctx", None)
+    out = kwargs.pop("out", None)
+    return _sample("normal", [loc, scale], shape if shape else None, dtype, ctx, out, kwargs, "randn")
+
+
+def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Integers drawn uniformly from [``low``, ``high``) (numbers only), dtype int32 unless
+    ``dtype='int64'``.  MXNetError when ``high <= low``."""
+    return _sample("randint", [low, high], shape, dtype, ctx, out, kwargs, "randint")
+
+
+def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Samples of the exponential distribution with mean ``scale`` (rate ``1 / scale``)."""
+    rate = 1.0 / scale
+    return _sample("exponential", [rate], shape, dtype, ctx, out, kwargs, "exponential")
+
+
+def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Samples of the gamma distribution with shape ``alpha`` and scale ``beta``."""
+    return _sample("gamma", [alpha, beta], shape, dtype, ctx, out, kwargs, "gamma")
+
+
+def poisson(lam=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Poisson samples with mean ``lam`` (returned as floats, like MXNet)."""
+    return _sample("poisson", [lam], shape, dtype, ctx, out, kwargs, "poisson")
+
+
+def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Negative binomial samples: failures before the ``k``-th success, each trial
+    succeeding with probability ``p`` (returned as floats)."""
+    return _sample("negative_binomial", [k, p], shape, dtype, ctx, out, kwargs, "negative_binomial")
+
+
+def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Generalized negative binomial samples with mean ``mu`` and dispersion ``alpha``
+    (variance ``mu + alpha * mu^2``; ``alpha = 0`` is Poisson(``mu``))."""
+    return _sample("generalized_negative_binomial", [mu, alpha], shape, dtype, ctx, out, kwargs,
+                   "generalized_negative_binomial")
+
+
+def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
+    """Category indices drawn from the probabilities on the last axis of ``data``
+    ``(..., K)`` (each row sums to 1).
+
+    Output shape ``data.shape[:-1] + shape`` (``(1,)`` for 1-D ``data`` without
+    ``shape``), dtype ``dtype`` (int32).  With ``get_prob=True`` returns
+    ``[indices, log_probabilities]``, the log-probability of each draw (differentiable
+    with respect to ``data`` under ``autograd.record``).  MXNetError when ``data`` is not
+    an NDArray.
+    """
+    if not isinstance(data, NDArray):
+        raise MXNetError(f"multinomial: data must be an NDArray of probabilities, got {type(data).__name__}")
+    attrs = {k: v for k, v in kwargs.items() if k not in ("name", "attr")}
+    attrs.update(get_prob=get_prob, dtype=_dtype_name(dtype))
+    shape = _shape_tuple(shape, "multinomial")
+    if shape is not None:
+        attrs["shape"] = shape
+    from .ndarray.register import invoke
+    return invoke(_operator("_sample_multinomial"), (data,), dict(attrs, out=out))
 
 
 def shuffle(data, **kwargs):
-    """A copy of ``data`` with its first axis randomly permuted."""
+    """A copy of ``data`` with its rows (first axis) randomly permuted; ``out=`` receives it."""
+    if not isinstance(data, NDArray):
+        raise MXNetError(f"shuffle: data must be an NDArray, got {type(data).__name__}")
+    out = kwargs.get("out")
     order = torch.randperm(data.shape[0], device=data._tensor.device)
-    return NDArray(data._tensor[order], data.context)
+    return _store(data._tensor[order], data.context, out)

@@ -243,7 +243,7 @@ _UNARY = {
     ("rcbrt",): lambda x: 1 / (torch.sign(x) * x.abs().pow(1 / 3)),
     ("square",): torch.square, ("abs",): torch.abs, ("sign",): torch.sign, ("negative",): torch.neg,
     ("reciprocal",): torch.reciprocal, ("floor",): torch.floor, ("ceil",): torch.ceil,
-    ("round",): _round_half_away, ("rint",): torch.round, ("fix",): torch.trunc, ("trunc",): torch.trunc,
+    ("round",): _round_half_away, ("rint",): lambda x: torch.ceil(x - 0.5), ("fix",): torch.trunc, ("trunc",): torch.trunc,
     ("sin",): torch.sin, ("cos",): torch.cos, ("tan",): torch.tan, ("arcsin",): torch.asin,
     ("arccos",): torch.acos, ("arctan",): torch.atan, ("sinh",): torch.sinh, ("cosh",): torch.cosh,
     ("tanh",): torch.tanh, ("arcsinh",): torch.asinh, ("arccosh",): torch.acosh, ("arctanh",): torch.atanh,

@@ -140,19 +140,26 @@ class SoftmaxOutput(_LabelledLossHead):
             spatial = 1
         else:
             classes = probability.shape[1]
-            label = label.reshape(-1)
+            if label.dim() > 1 and label.numel() == probability.numel():
+                label = label.reshape(probability.shape)   # probability (or one-hot) labels
+            else:
+                label = label.reshape(-1)
             class_axis = 1
             spatial = 1
         if label.shape == probability.shape:
             target = label.to(probability.dtype)
             valid = torch.ones(label.shape[0], dtype=torch.bool, device=label.device)
         else:
+            label = torch.nan_to_num(label, nan=-1.0)
             index = label.long()
             valid = torch.ones_like(index, dtype=torch.bool)
             if self.use_ignore:
                 valid = label != self.ignore_label
-            safe = torch.where(valid, index, torch.zeros_like(index)).clamp(0, classes - 1)
+            # as in MXNet, a label outside [0, classes) has no target class: its gradient is p
+            in_range = (index >= 0) & (index < classes)
+            safe = torch.where(valid & in_range, index, torch.zeros_like(index))
             target = torch.nn.functional.one_hot(safe, classes).to(probability.dtype)
+            target = target * (valid & in_range).unsqueeze(-1).to(probability.dtype)
             if self.multi_output:
                 target = target.movedim(-1, class_axis)
             if self.smooth_alpha:
@@ -215,10 +222,11 @@ class LogisticRegressionOutput(_Regression):
 
 @register("MAERegressionOutput")
 class MAERegressionOutput(_Regression):
-    """Identity forward; gradient ``sign(data - label) * grad_scale / num_output``."""
+    """Identity forward; gradient ``sign(data - label) * grad_scale / num_output`` where, as in
+    MXNet, a zero difference counts as negative (-1)."""
 
     def difference(self, output, label):
-        return torch.sign(output - label)
+        return torch.where(output - label > 0, 1.0, -1.0).to(output.dtype)
 
 
 @register("SVMOutput")

@@ -16,6 +16,14 @@ __all__ = []
 _CHANNELS_LAST = True
 
 
+def _check_geometry(op, **values):
+    """Kernel, stride and dilation entries must be positive, padding non-negative."""
+    for name, entries in values.items():
+        smallest = 0 if name == "pad" else 1
+        if any(entry < smallest for entry in entries):
+            raise op.error(f"attribute {name!r} must have entries >= {smallest}, got {tuple(entries)}")
+
+
 def _spatial(values, ndim, default, name, op):
     """Expand an MXNet spatial tuple attribute (empty means ``default`` in every dimension)."""
     if not values:
@@ -37,6 +45,10 @@ class FullyConnected(Operator):
     num_hidden = Attr(Int, required=True)
     no_bias = Attr(Bool, default=False)
     flatten = Attr(Bool, default=True)
+
+    def validate(self):
+        if self.num_hidden < 1:
+            raise self.error(f"num_hidden must be positive, got {self.num_hidden}")
 
     def arguments(self):
         return ["data", "weight"] + ([] if self.no_bias else ["bias"])
@@ -96,6 +108,9 @@ class _ConvolutionBase(Operator):
         self.stride_ = _spatial(self.stride, ndim, 1, "stride", self)
         self.dilate_ = _spatial(self.dilate, ndim, 1, "dilate", self)
         self.pad_ = _spatial(self.pad, ndim, 0, "pad", self)
+        _check_geometry(self, kernel=self.kernel, stride=self.stride_, dilate=self.dilate_, pad=self.pad_)
+        if self.num_filter < 1:
+            raise self.error(f"num_filter must be positive, got {self.num_filter}")
         if self.layout is not None and self.layout[1] != "C":
             raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
         if self.num_group < 1 or self.num_filter % self.num_group:
@@ -186,6 +201,8 @@ class Pooling(Operator):
     def validate(self):
         if not self.global_pool and not self.kernel:
             raise self.error("attribute 'kernel' is required unless global_pool=True")
+        if not self.global_pool:
+            _check_geometry(self, kernel=self.kernel, stride=self.stride, pad=self.pad)
         if self.layout is not None and self.layout[1] != "C":
             raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
 
@@ -401,6 +418,10 @@ class BatchNorm(Operator):
         view = [1] * data.dim()
         view[axis] = data.shape[axis]
         if self.fix_gamma:
+            if is_train:
+                # MXNet's training pass writes 1 into a fixed gamma (saved checkpoints show it)
+                with torch.no_grad():
+                    gamma.detach().fill_(1.0)
             gamma = torch.ones_like(gamma)
         if axis == 1 and data.dtype in (torch.float32, torch.float64) and data.dim() >= 2 \
                 and gamma.dtype == data.dtype and moving_mean.dtype == data.dtype:
