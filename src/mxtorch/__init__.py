@@ -49,5 +49,6 @@ from . import autograd
 from . import util
 from . import registry
 from . import libinfo
+from . import contrib
 from . import operator
 from .install import install_as_mxnet

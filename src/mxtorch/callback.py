@@ -21,6 +21,8 @@ import logging
 import math
 import time
 
+from .base import MXNetError
+
 __all__ = [
     "do_checkpoint", "module_checkpoint", "log_train_metric", "Speedometer", "ProgressBar",
     "LogValidationMetricsCallback", "save_checkpoint",
@@ -138,6 +140,9 @@ class Speedometer:
     """
 
     def __init__(self, batch_size, frequent=50, auto_reset=True):
+        if not isinstance(frequent, int) or frequent < 1:
+            raise MXNetError(f"Speedometer: frequent must be a positive integer (batches between log lines), "
+                             f"got {frequent!r}")
         self.batch_size = batch_size
         self.frequent = frequent
         self.auto_reset = auto_reset

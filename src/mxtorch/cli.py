@@ -219,6 +219,19 @@ def score(args):
     _print_accuracy(mod, val_iter)
 
 
+def _check_arguments(args):
+    """Reject flag values that would train nothing or nonsense (MXNetError naming the flag)."""
+    import math
+    checks = [("num_epochs", "--num-epochs", lambda v: v >= 1, "at least 1"),
+              ("batch_size", "--batch-size", lambda v: v >= 1, "at least 1"),
+              ("disp_batches", "--disp-batches", lambda v: v >= 1, "at least 1"),
+              ("lr", "--lr", lambda v: math.isfinite(v) and v > 0, "a positive finite number"),
+              ("load_epoch", "--load-epoch", lambda v: v is None or v >= 0, "non-negative")]
+    for attribute, flag, valid, expected in checks:
+        if hasattr(args, attribute) and not valid(getattr(args, attribute)):
+            raise MXNetError(f"{flag} must be {expected}, got {getattr(args, attribute)!r}")
+
+
 def main(argv=None):
     """Run ``python -m mxtorch`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
@@ -229,6 +242,7 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
+        _check_arguments(args)
         {"train": train, "score": score}[args.command](args)
     except MXNetError as error:
         print(f"python -m mxtorch {args.command}: error: {error}", file=sys.stderr)

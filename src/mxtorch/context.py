@@ -6,6 +6,7 @@ is ``cuda:i``.  A ``with ctx:`` block sets the default context.
 """
 from __future__ import annotations
 
+import numbers
 import threading
 
 import torch
@@ -74,6 +75,8 @@ class Context(metaclass=_ContextType):
                     raise MXNetError(
                         f"Context: device_type must be one of {sorted(self.devstr2type)}, got {device_type!r}")
                 self.device_typeid = self.devstr2type[device_type]
+            if not isinstance(device_id, numbers.Integral) or device_id < 0:
+                raise MXNetError(f"Context: device_id must be a non-negative integer, got {device_id!r}")
             self.device_id = int(device_id)
         self._old_ctx = None
 
@@ -85,6 +88,10 @@ class Context(metaclass=_ContextType):
     def torch_device(self):
         """The ``torch.device`` that arrays of this context are stored on."""
         if self.device_typeid == 2:
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            if self.device_id >= count:
+                raise MXNetError(f"Context {self}: no such GPU; this machine has {count} CUDA device(s) "
+                                 f"visible to torch" + ("" if count else " (use mx.cpu())"))
             return torch.device("cuda", self.device_id)
         return torch.device("cpu")
 

@@ -64,14 +64,38 @@ def _check_names_match(data_names, data_shapes, name, throw):
         warnings.warn(message)
 
 
+def _check_list(shapes, what):
+    if not isinstance(shapes, (list, tuple)):
+        raise MXNetValueError(f"bind: {what} must be a list of (name, shape) pairs or DataDesc, "
+                              f"got {type(shapes).__name__}")
+    return shapes
+
+
+def _as_desc(entry, what):
+    """A DataDesc from a DataDesc or a ``(name, shape)`` pair, checking the shape is a tuple of
+    non-negative ints and the dtype is valid."""
+    from ..io import DataDesc
+    from ..ndarray.ndarray import to_numpy_dtype
+    if not isinstance(entry, DataDesc):
+        if not isinstance(entry, (list, tuple)) or len(entry) < 2 or not isinstance(entry[0], str):
+            raise MXNetValueError(f"bind: each entry of {what} must be (name, shape) or a DataDesc, got {entry!r}")
+        entry = DataDesc(*entry)
+    shape = entry.shape
+    if not isinstance(shape, (list, tuple)) or \
+            not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise MXNetValueError(f"bind: the shape of {entry.name!r} in {what} must be a tuple of non-negative "
+                              f"integers, got {shape!r}")
+    to_numpy_dtype(entry.dtype)
+    return entry
+
+
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     """``(data_descs, label_descs)``: shapes given as ``(name, shape)`` pairs or DataDesc
     become DataDesc lists whose names are checked against the module's names."""
-    from ..io import DataDesc
-    data_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in data_shapes]
+    data_shapes = [_as_desc(x, "data_shapes") for x in _check_list(data_shapes, "data_shapes")]
     _check_names_match(data_names, data_shapes, "data", True)
     if label_shapes is not None:
-        label_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in label_shapes]
+        label_shapes = [_as_desc(x, "label_shapes") for x in _check_list(label_shapes, "label_shapes")]
         _check_names_match(label_names, label_shapes, "label", False)
     else:
         _check_names_match(label_names, [], "label", False)

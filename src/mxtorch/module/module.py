@@ -36,16 +36,25 @@ class Module(BaseModule):
                  context=None, work_load_list=None, fixed_param_names=None, state_names=None, group2ctxs=None,
                  compression_params=None):
         super().__init__(logger=logger)
+        from ..symbol import Symbol
+        if not isinstance(symbol, Symbol):
+            raise MXNetValueError(f"Module: symbol must be an mx.sym.Symbol, got {type(symbol).__name__}")
         if context is None:
             context = cpu()
         if isinstance(context, Context):
             context = [context]
+        if not isinstance(context, (list, tuple)) or not context or \
+                not all(isinstance(c, Context) for c in context):
+            raise MXNetValueError(f"Module: context must be a Context or a non-empty list of Contexts "
+                                  f"(mx.cpu(), mx.gpu(0)), got {context!r}")
         self._context = list(context)
         if work_load_list is None:
             work_load_list = [1] * len(self._context)
         if len(work_load_list) != len(self._context):
             raise MXNetValueError(f"Module: work_load_list has {len(work_load_list)} entries for "
                                   f"{len(self._context)} contexts")
+        if any(not isinstance(w, (int, float)) or w <= 0 for w in work_load_list):
+            raise MXNetValueError(f"Module: work_load_list entries must be positive numbers, got {work_load_list}")
         self._work_load_list = list(work_load_list)
         self._group2ctxs = group2ctxs
         self._symbol = symbol

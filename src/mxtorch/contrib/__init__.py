@@ -1,0 +1,6 @@
+"""``mx.contrib``: the contrib operator front ends legacy code reaches through this package
+(``mx.contrib.sym.DeformableConvolution``, ``mx.contrib.nd.box_nms``).  They are the same
+functions as ``mx.sym.contrib`` / ``mx.nd.contrib`` (the registered ``_contrib_*`` operators)."""
+from . import symbol, ndarray  # noqa: F401
+from . import symbol as sym  # noqa: F401
+from . import ndarray as nd  # noqa: F401

@@ -1,0 +1,105 @@
+"""Behaviours found by a fresh review against MXNet 1.9.1 (expected values printed by MXNet)."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+
+
+def softmax_grad(data, label, **attrs):
+    symbol = mx.sym.SoftmaxOutput(mx.sym.Variable("data"), name="op", **attrs)
+    executor = symbol.simple_bind(mx.cpu(), data=data.shape, op_label=label.shape)
+    executor.arg_dict["data"][:] = data
+    executor.arg_dict["op_label"][:] = label
+    executor.forward(is_train=True)
+    executor.backward()
+    return executor.grad_dict["data"].asnumpy()
+
+
+def test_softmax_output_out_of_range_labels_have_no_target():
+    grad = softmax_grad(np.zeros((4, 3)), np.array([0, 1, 7, -3]))
+    third = 1 / 3
+    np.testing.assert_allclose(grad, [[third - 1, third, third], [third, third - 1, third],
+                                      [third, third, third], [third, third, third]], rtol=1e-6)
+    grad = softmax_grad(np.zeros((1, 3, 2)), np.array([[5, 1]]), multi_output=True)
+    np.testing.assert_allclose(grad[0], [[1 / 6, 1 / 6], [1 / 6, -1 / 3], [1 / 6, 1 / 6]], rtol=1e-6)
+
+
+def test_softmax_output_probability_labels():
+    grad = softmax_grad(np.zeros((2, 3)), np.array([[0, 1, 0], [0.5, 0.5, 0]]))
+    third = 1 / 3
+    np.testing.assert_allclose(grad, [[third, third - 1, third], [third - 0.5, third - 0.5, third]], rtol=1e-6)
+
+
+def test_rint_and_mae_gradient_follow_mxnet():
+    values = mx.nd.rint(mx.nd.array([0.5, 1.5, 2.5, -0.5, -1.5, 0.7, -0.7, 3.5])).asnumpy()
+    assert values.tolist() == [0, 1, 2, -1, -2, 1, -1, 3]
+    assert mx.nd.round(mx.nd.array([0.5, 1.5, 2.5, -0.5, -1.5])).asnumpy().tolist() == [1, 2, 3, -1, -2]
+    symbol = mx.sym.MAERegressionOutput(mx.sym.Variable("data"), name="op")
+    executor = symbol.simple_bind(mx.cpu(), data=(2, 1))
+    executor.arg_dict["data"][:] = np.array([[1.0], [2.0]])
+    executor.arg_dict["op_label"][:] = np.array([1.0, 1.0])
+    executor.forward(is_train=True)
+    executor.backward()
+    assert executor.grad_dict["data"].asnumpy().ravel().tolist() == [-1.0, 1.0]  # equality counts as -1
+
+
+def test_fixed_gamma_is_written_as_one_in_training():
+    net = mx.sym.BatchNorm(mx.sym.Variable("data"), name="bn")          # fix_gamma=True by default
+    net = mx.sym.MakeLoss(mx.sym.sum(net))
+    module = mx.mod.Module(net, label_names=None)
+    module.bind(data_shapes=[("data", (4, 2))])
+    module.init_params(mx.init.Constant(0.5))
+    module.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "wd": 0.1})
+    module.forward_backward(mx.io.DataBatch([mx.nd.array(np.random.RandomState(0).randn(4, 2))], None))
+    module.update()
+    # MXNet 1.9.1: gamma becomes 1 in the training pass, its gradient is 0, then weight decay: 0.99
+    np.testing.assert_allclose(module.get_params()[0]["bn_gamma"].asnumpy(), [0.99, 0.99], rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: mx.sym.FullyConnected(x, num_hidden=0),
+    lambda x: mx.sym.Convolution(x, kernel=(0, 3), num_filter=2),
+    lambda x: mx.sym.Convolution(x, kernel=(3, 3), stride=(0, 1), num_filter=2),
+    lambda x: mx.sym.Pooling(x, kernel=(2, 2), stride=(0, 0)),
+])
+def test_non_positive_sizes_are_rejected(make):
+    with pytest.raises(mx.MXNetError, match="must"):
+        make(mx.sym.Variable("x"))
+
+
+def test_bad_contexts_and_bind_arguments_raise_mxnet_errors():
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=2)
+    if mx.num_gpus() == 0:
+        with pytest.raises(mx.MXNetError, match="gpu\\(0\\).*no such GPU"):
+            mx.nd.ones((2, 2), ctx=mx.gpu(0))
+    with pytest.raises(mx.MXNetError, match="device_id"):
+        mx.gpu(-1)
+    with pytest.raises(mx.MXNetError, match="context must be"):
+        mx.mod.Module(net, context="cpu")
+    with pytest.raises(mx.MXNetError, match="symbol must be"):
+        mx.mod.Module("net")
+    with pytest.raises(mx.MXNetError, match="work_load_list"):
+        mx.mod.Module(net, context=[mx.cpu(0), mx.cpu(1)], work_load_list=[1, -1])
+    module = mx.mod.Module(net, label_names=None)
+    with pytest.raises(mx.MXNetError, match="'data'.*non-negative integers.*4.5"):
+        module.bind([("data", (4.5, 10))])
+    with pytest.raises(mx.MXNetError, match="frequent"):
+        mx.callback.Speedometer(8, 0)
+
+
+def test_cli_rejects_values_that_train_nothing(capsys):
+    from mxtorch import cli
+    assert cli.main(["train", "--num-epochs", "0"]) == 1
+    assert "--num-epochs must be at least 1" in capsys.readouterr().err
+    assert cli.main(["train", "--lr", "nan"]) == 1
+    assert "--lr must be a positive finite number" in capsys.readouterr().err
+
+
+def test_contrib_package_reaches_contrib_operators():
+    offset_free = mx.contrib.sym.DeformableConvolution(mx.sym.Variable("data"), mx.sym.Variable("offset"),
+                                                       kernel=(3, 3), num_filter=2, name="dc")
+    assert offset_free.list_arguments() == ["data", "offset", "dc_weight", "dc_bias"]
+    boxes = mx.nd.array([[[0, 0.9, 0, 0, 1, 1], [0, 0.8, 0, 0, 1, 1]]])
+    kept = mx.contrib.nd.box_nms(boxes, overlap_thresh=0.5, coord_start=2, score_index=1, id_index=0)
+    assert kept.asnumpy()[0, 1, 0] == -1          # the overlapping lower-score box is suppressed
