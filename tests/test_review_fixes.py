@@ -103,3 +103,9 @@ def test_contrib_package_reaches_contrib_operators():
     boxes = mx.nd.array([[[0, 0.9, 0, 0, 1, 1], [0, 0.8, 0, 0, 1, 1]]])
     kept = mx.contrib.nd.box_nms(boxes, overlap_thresh=0.5, coord_start=2, score_index=1, id_index=0)
     assert kept.asnumpy()[0, 1, 0] == -1          # the overlapping lower-score box is suppressed
+
+
+@pytest.mark.parametrize("kwargs", [{"momentum": "abc"}, {"learning_rate": "abc"}, {"wd": None}])
+def test_optimizer_arguments_are_checked_when_created(kwargs):
+    with pytest.raises(mx.MXNetError, match="must be a number"):
+        mx.optimizer.create("sgd", **kwargs)

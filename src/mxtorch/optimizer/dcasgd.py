@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _python_clip
+from .optimizer import Optimizer, register, _check_arrays, _python_clip, _check_number
 
 __all__ = ["DCASGD", "dcasgd_step"]
 
@@ -48,6 +48,7 @@ class DCASGD(Optimizer):
 
     def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
         super().__init__(**kwargs)
+        _check_number(type(self).__name__, "momentum", momentum)
         self.momentum = momentum
         self.weight_previous = {}
         self.lamda = lamda

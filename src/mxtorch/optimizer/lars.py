@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from .optimizer import register, _check_arrays, _as_list
+from .optimizer import register, _check_arrays, _as_list, _check_number
 from .sgd import sgd_step, _MomentumBufferOptimizer, _step_weight_or_master
 
 __all__ = ["LARS"]
@@ -45,6 +45,7 @@ class LARS(_MomentumBufferOptimizer):
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0, momentum_correction=True, **kwargs):
         super().__init__(**kwargs)
+        _check_number(type(self).__name__, "momentum", momentum)
         self.momentum = momentum
         self.momentum_correction = momentum_correction
         self.lazy_update = lazy_update

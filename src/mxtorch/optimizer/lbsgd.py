@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays
+from .optimizer import Optimizer, register, _check_arrays, _check_number
 from .sgd import sgd_step, _step_weight_or_master
 
 __all__ = ["LBSGD"]
@@ -49,6 +49,7 @@ class LBSGD(Optimizer):
         logging.info("Running Large-Batch SGD Algorithm")
         logging.info("(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, updates_per_epoch=%d)",
                      batch_scale, warmup_epochs, warmup_strategy, updates_per_epoch)
+        _check_number(type(self).__name__, "momentum", momentum)
         self.momentum = momentum
         self.multi_precision = multi_precision
         self.warmup_strategy = warmup_strategy

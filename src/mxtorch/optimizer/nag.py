@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .optimizer import register, _check_arrays, _kernel_clip
+from .optimizer import register, _check_arrays, _kernel_clip, _check_number
 from .sgd import sgd_step, _MomentumBufferOptimizer, _step_weight_or_master
 
 __all__ = ["NAG", "nag_step"]
@@ -53,6 +53,7 @@ class NAG(_MomentumBufferOptimizer):
 
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
+        _check_number(type(self).__name__, "momentum", momentum)
         self.momentum = momentum
 
     def _update_impl(self, index, weight, grad, state, multi_precision=False):

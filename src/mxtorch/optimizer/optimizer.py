@@ -13,6 +13,7 @@ under ``torch.no_grad()``, on the weight's device.
 from __future__ import annotations
 
 import logging
+import numbers
 import warnings
 
 import numpy as np
@@ -68,6 +69,11 @@ class Optimizer:
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
                  multi_precision=False, param_dict=None):
+        name = type(self).__name__
+        for argument, value, optional_value in (("rescale_grad", rescale_grad, False), ("wd", wd, False),
+                                                ("learning_rate", learning_rate, True),
+                                                ("clip_gradient", clip_gradient, True)):
+            _check_number(name, argument, value, optional_value)
         self.rescale_grad = rescale_grad
         self.lr_scheduler = lr_scheduler
         if lr_scheduler is None and learning_rate is None:
@@ -356,6 +362,14 @@ def _as_list(index, weight, grad, state):
 
 
 # -- Updater ---------------------------------------------------------------------------------------
+def _check_number(optimizer, argument, value, allow_none=False):
+    """MXNetError unless ``value`` is a real number (or None when allowed)."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise MXNetError(f"{optimizer}: {argument} must be a number, got {value!r}")
+
+
 class Updater:
     """Applies an optimizer to parameters by index and keeps their states (MXNet's ``Updater``).
 

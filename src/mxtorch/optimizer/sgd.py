@@ -17,7 +17,8 @@ import numpy as np
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list
+from .optimizer import (register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list,
+                        _check_number)
 
 __all__ = ["SGD", "ccSGD", "sgd_step"]
 
@@ -107,6 +108,7 @@ class SGD(_MomentumBufferOptimizer):
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super().__init__(**kwargs)
+        _check_number(type(self).__name__, "momentum", momentum)
         self.momentum = momentum
         self.lazy_update = lazy_update
         self.aggregate_num = 4

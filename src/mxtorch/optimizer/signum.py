@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus, _check_number
 
 __all__ = ["Signum", "signsgd_step", "signum_step"]
 
@@ -48,6 +48,7 @@ class Signum(Optimizer):
 
     def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
+        _check_number(type(self).__name__, "momentum", momentum)
         self.momentum = momentum
         self.wd_lh = wd_lh
 
