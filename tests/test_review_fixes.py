@@ -109,3 +109,11 @@ def test_contrib_package_reaches_contrib_operators():
 def test_optimizer_arguments_are_checked_when_created(kwargs):
     with pytest.raises(mx.MXNetError, match="must be a number"):
         mx.optimizer.create("sgd", **kwargs)
+
+
+def test_roll_over_past_the_data_raises_mxnet_error():
+    iterator = mx.io.NDArrayIter(np.ones((3, 2)), np.ones(3), batch_size=8, last_batch_handle="roll_over")
+    assert list(iterator) == []          # as MXNet: the first epoch yields nothing
+    iterator.reset()
+    with pytest.raises(mx.MXNetError, match="cannot take samples"):
+        list(iterator)                   # MXNet failed here with an operator error

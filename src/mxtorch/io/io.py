@@ -487,6 +487,10 @@ class NDArrayIter(DataIter):
         return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
 
     def _slice(self, pairs, start, end):
+        if start < 0 or end > self.num_data:
+            # reachable with roll_over when batch_size exceeds the data (MXNet failed here too)
+            raise MXNetError(f"NDArrayIter: cannot take samples [{start}, {end}) from {self.num_data} samples "
+                             f"(batch_size {self.batch_size}, last_batch_handle={self.last_batch_handle!r})")
         return [NDArray(array._tensor.narrow(self._batch_axis, start, end - start).clone(), array.context)
                 for _, array in pairs]
 
