@@ -117,3 +117,18 @@ def test_roll_over_past_the_data_raises_mxnet_error():
     iterator.reset()
     with pytest.raises(mx.MXNetError, match="cannot take samples"):
         list(iterator)                   # MXNet failed here with an operator error
+
+
+def test_amp_cumsum_hard_sigmoid_cast_storage_match_mxnet():
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    multicast = mx.sym.amp_multicast(a, b, num_outputs=2)
+    assert multicast.list_outputs() == ["amp_multicast0_output0", "amp_multicast0_output1"]
+    assert multicast.infer_type(a="float16", b="float32")[1] == [np.float32, np.float32]
+    narrow = mx.sym.amp_multicast(a, b, num_outputs=2, cast_narrow=True)
+    assert narrow.infer_type(a="float16", b="float32")[1] == [np.float16, np.float16]
+    x = mx.nd.array([[1, 2], [3, 4]])
+    assert mx.nd.cumsum(x, axis=1).asnumpy().tolist() == [[1, 3], [3, 7]]
+    assert mx.nd.cumsum(x).asnumpy().tolist() == [1, 3, 6, 10]
+    np.testing.assert_allclose(mx.nd.hard_sigmoid(mx.nd.array([-5, 0, 1, 5])).asnumpy(), [0, 0.5, 0.7, 1],
+                               rtol=1e-6)
+    assert mx.nd.cast_storage(x, stype="row_sparse").asnumpy().tolist() == [[1, 2], [3, 4]]

@@ -2,12 +2,16 @@
 
 ``DataDesc``, ``DataBatch``, ``DataIter``, ``NDArrayIter``, ``ResizeIter``,
 ``PrefetchingIter`` and ``MXDataIter`` live in :mod:`mxtorch.io.io`;
-``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`.
+``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`; the RecordIO image
+iterators (``ImageRecordIter`` and relatives) in :mod:`mxtorch.io.image_record`.
 """
 from . import io
 from . import utils
 from .io import (DataDesc, DataBatch, DataIter, ResizeIter, PrefetchingIter, NDArrayIter, MXDataIter)
 from .native import CSVIter, MNISTIter
+from .image_record import (ImageRecordIter, ImageRecordUInt8Iter, ImageRecordInt8Iter, ImageDetRecordIter,
+                           ImageRecordIter_v1, ImageRecordUInt8Iter_v1)
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter",
-           "MXDataIter", "CSVIter", "MNISTIter"]
+           "MXDataIter", "CSVIter", "MNISTIter", "ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter",
+           "ImageDetRecordIter", "ImageRecordIter_v1", "ImageRecordUInt8Iter_v1"]

@@ -254,6 +254,17 @@ _UNARY = {
 }
 
 
+@register("hard_sigmoid")
+class HardSigmoid(Operator):
+    """``clip(alpha * data + beta, 0, 1)`` elementwise (defaults alpha 0.2, beta 0.5)."""
+
+    alpha = Attr(Float, default=0.2)
+    beta = Attr(Float, default=0.5)
+
+    def forward(self, is_train, inputs, aux):
+        return [torch.clamp(inputs[0] * self.alpha + self.beta, 0.0, 1.0)]
+
+
 class _Unary(Operator):
     function = None
 

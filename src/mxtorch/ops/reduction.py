@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .registry import Attr, Operator, register, Int, Float, Bool, Shape, Dtype, optional, merge_shape
+from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, optional, merge_shape,
+                       product)
 from .tensor import torch_dtype, numpy_dtype, normalize_axis
 
 __all__ = ["reduce_axes"]
@@ -293,3 +294,29 @@ class Softmin(_SoftmaxWithoutLength):
 
     def _normalize(self, logits, axis):
         return torch.softmax(-logits, dim=axis)
+
+
+@register("cumsum", "_np_cumsum")
+class Cumsum(Operator):
+    """Cumulative sum along ``axis`` (the flattened array when ``axis`` is None), in ``dtype``
+    when given."""
+
+    axis = Attr(optional(Int), default=None)
+    dtype = Attr(Dtype, default=None)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        if data is None:
+            return [data], [out_shapes[0]], []
+        out = tuple(data) if self.axis is not None else (product(data),) if all(data) else (0,)
+        return [data], [merge_shape(out_shapes[0], out, f"Operator {self.name} output")], []
+
+    def infer_type(self, in_types):
+        return [in_types[0]], [np.dtype(self.dtype) if self.dtype else in_types[0]], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if self.axis is None:
+            data = data.reshape(-1)
+        target = getattr(torch, self.dtype) if self.dtype else None
+        return [torch.cumsum(data, dim=self.axis or 0, dtype=target)]

@@ -5,8 +5,8 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, OptionalShape, Dtype, optional, known, merge_shape,
-                       product)
+from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, OptionalShape, Dtype, optional, known,
+                       merge_shape, product, Choice)
 from .shape_codes import infer_reshape
 
 __all__ = []
@@ -1370,3 +1370,73 @@ class UnravelIndex(Operator):
             rows.append(flat.remainder(size))
             flat = torch.div(flat, size, rounding_mode="floor")
         return [torch.stack(rows[::-1]).to(data.dtype)]
+
+
+@register("amp_cast")
+class AmpCast(Cast):
+    """Mixed-precision cast inserted by MXNet's AMP graph pass: ``data`` converted to
+    ``dtype`` (``remove_amp_cast`` drops these nodes when a symbol is saved)."""
+
+
+@register("amp_multicast")
+class AmpMulticast(Operator):
+    """Casts its ``num_outputs`` inputs to one common float type: the widest among them, or
+    the narrowest with ``cast_narrow=True`` (MXNet's AMP pass inserts it)."""
+
+    variadic = True
+    cast_narrow = Attr(Bool, default=False)
+
+    def __init__(self, attrs=None, **kwargs):
+        # the attribute is called num_outputs, which is also the Operator method's name
+        given = dict(attrs or {})
+        given.update(kwargs)
+        if "num_outputs" not in given:
+            raise self.error("required attribute 'num_outputs' is missing")
+        count = given.pop("num_outputs")
+        super().__init__(given)
+        self.count = Int(count, "num_outputs")
+        if self.count < 1:
+            raise self.error(f"num_outputs must be positive, got {self.count}")
+        self.attrs = {"num_outputs": str(count), **self.attrs}
+
+    def arguments(self):
+        return [f"data{i}" for i in range(self.count)]
+
+    def outputs(self):
+        return [f"output{i}" for i in range(self.count)]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return list(in_shapes), [s if s is not None else o for s, o in zip(in_shapes, out_shapes)], []
+
+    def _common(self, types):
+        floats = [np.dtype(t) for t in types if t is not None and np.dtype(t).kind == "f"]
+        if not floats:
+            return None
+        sizes = [t.itemsize for t in floats]
+        return floats[sizes.index(min(sizes) if self.cast_narrow else max(sizes))]
+
+    def infer_type(self, in_types):
+        common = self._common(in_types)
+        return list(in_types), [common if common is not None else t for t in in_types], []
+
+    def forward(self, is_train, inputs, aux):
+        common = self._common([numpy_dtype_of(t) for t in inputs])
+        if common is None:
+            return list(inputs)
+        target = torch_dtype(common.name)
+        return [t.to(target) if t.is_floating_point() else t for t in inputs]
+
+
+@register("cast_storage", "_sparse_cast_storage")
+class CastStorage(Operator):
+    """Storage-type conversion.  mxtorch arrays are always dense, so this is the identity for
+    every ``stype`` ('default', 'row_sparse', 'csr')."""
+
+    stype = Attr(Choice("default", "row_sparse", "csr"), required=True)
+
+    def forward(self, is_train, inputs, aux):
+        return [inputs[0] * 1 if inputs[0].requires_grad else inputs[0].clone()]
+
+
+def numpy_dtype_of(tensor):
+    return np.dtype(str(tensor.dtype).replace("torch.", ""))
