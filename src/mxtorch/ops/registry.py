@@ -136,7 +136,7 @@ class Attr:
     def parse(self, value, op_name):
         try:
             return self.parser(value, self.name)
-        except (MXNetError, ValueError, TypeError, OverflowError) as error:
+        except (MXNetError, ValueError, TypeError, OverflowError, SyntaxError) as error:
             message = str(error)
             prefix = f"attribute {self.name!r}: "
             if message.startswith(prefix):
