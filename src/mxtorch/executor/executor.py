@@ -414,6 +414,23 @@ class Executor:
     def debug_str(self):
         return self._symbol.debug_str()
 
+    def _get_outputs(self):
+        """The output arrays of the last forward, one NDArray per output of the symbol (the
+        objects in ``outputs``)."""
+        return list(self.outputs)
+
+    def get_optimized_symbol(self):
+        """The graph this executor runs, as a Symbol (a copy of the bound symbol: mxtorch runs the
+        graph as bound, where MXNet could return a graph rewritten by its subgraph backends)."""
+        import copy
+        return copy.deepcopy(self._symbol)
+
+    @property
+    def handle(self):
+        """The compiled plan: one step per operator node in execution order (MXNet's executor
+        handle was an opaque C pointer; code only passes it around)."""
+        return tuple(self._steps)
+
     @property
     def symbol(self):
         return self._symbol

@@ -1,7 +1,15 @@
 """``mx.nd``: NDArray, its constructors, file format, and one function per registered operator."""
-from .ndarray import (NDArray, array, zeros, ones, empty, full, arange, concat, waitall,
-                      moveaxis, onehot_encode, from_torch)
+from .ndarray import (NDArray, array, zeros, ones, empty, full, arange, linspace, eye, concat, concatenate,
+                      waitall, moveaxis, onehot_encode, imdecode, from_torch, add, subtract, multiply, divide,
+                      true_divide, modulo, power, maximum, minimum, equal, not_equal, greater, greater_equal,
+                      lesser, lesser_equal, logical_and, logical_or, logical_xor, split_v2, histogram, from_numpy,
+                      from_dlpack, to_dlpack_for_read, to_dlpack_for_write, CachedOp)
 from .serialization import save, load, load_frombuffer
 from . import register as _register
+from . import utils
 
 _register.install(globals())
+_register.install_fluent_methods(NDArray, _register.invoke_method, "mx.nd")
+
+op = _register.OperatorNamespace("mx.nd.op")
+_internal = _register.OperatorNamespace("mx.nd._internal")

@@ -12,13 +12,19 @@ import numbers
 
 import numpy as np
 import torch
+import torch.utils.dlpack
 
+from .. import autograd as _autograd
 from ..base import MXNetError
 from ..context import Context, current_context, context_from_torch
+from ..ops import registry
 
-__all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "concat",
-           "waitall", "to_torch_dtype", "to_numpy_dtype", "from_torch", "moveaxis",
-           "onehot_encode", "imdecode"]
+__all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat",
+           "concatenate", "waitall", "to_torch_dtype", "to_numpy_dtype", "from_torch", "moveaxis",
+           "onehot_encode", "imdecode", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
+           "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
+           "lesser_equal", "logical_and", "logical_or", "logical_xor", "split_v2", "histogram", "from_numpy",
+           "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "CachedOp"]
 
 _NUMPY_TO_TORCH = {
     np.dtype(np.float32): torch.float32,
@@ -62,18 +68,51 @@ def _unwrap(value):
     return value._tensor if isinstance(value, NDArray) else value
 
 
+def _grad_mode():
+    """Torch records operations for autograd only inside ``mx.autograd.record()``, as MXNet does."""
+    return torch.set_grad_enabled(_autograd.is_recording())
+
+
+def _call(op_name, *args, **kwargs):
+    """Run the registered operator ``op_name`` imperatively (``mx.nd.<op_name>(*args, **kwargs)``)."""
+    from . import register
+    return register.invoke(registry.get_operator(op_name), args, kwargs)
+
+
+def _gradient_leaves(tensor):
+    """The tensors marked by ``attach_grad`` that ``tensor``'s recorded computation reaches."""
+    if tensor.grad_fn is None:
+        return [tensor] if getattr(tensor, "_mx_grad_owner", None) is not None else []
+    leaves = {}
+    seen = set()
+    pending = [tensor.grad_fn]
+    while pending:
+        function = pending.pop()
+        if function is None or function in seen:
+            continue
+        seen.add(function)
+        variable = getattr(function, "variable", None)
+        if variable is not None and getattr(variable, "_mx_grad_owner", None) is not None:
+            leaves[id(variable)] = variable
+        pending.extend(next_function for next_function, _ in function.next_functions)
+    return list(leaves.values())
+
+
 class NDArray:
     """An n-dimensional array on a Context (MXNet's ``mx.nd.NDArray``).
 
     ``shape`` is a tuple of ints, ``dtype`` a numpy scalar type (``numpy.float32``
     by default), ``context`` the Context.  Arithmetic with arrays and scalars
-    broadcasts like MXNet's ``broadcast_*`` operators.
+    broadcasts like MXNet's ``broadcast_*`` operators.  Besides the methods written
+    here, every name of ``register.FLUENT_OPERATORS`` is a method that calls the
+    registered operator of that name with this array first (``x.sum(axis=1)`` is
+    ``mx.nd.sum(x, axis=1)``).  ``writable=False`` makes assignments raise MXNetError.
     """
 
-    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "__weakref__")
+    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "__weakref__")
     __array_priority__ = 1000.0
 
-    def __init__(self, tensor, ctx=None):
+    def __init__(self, tensor, ctx=None, writable=True):
         if tensor is None:
             # MXNet's NDArray(None): the empty shell that unpickling fills through __setstate__
             tensor = torch.empty(0)
@@ -83,6 +122,7 @@ class NDArray:
         self._ctx = ctx if ctx is not None else context_from_torch(tensor.device)
         self._grad = None
         self._grad_req = "null"
+        self.writable = writable
 
     # -- properties ---------------------------------------------------------------
     @property
@@ -113,16 +153,19 @@ class NDArray:
 
     @property
     def handle(self):
+        """The underlying ``torch.Tensor`` (MXNet's C handle)."""
         return self._tensor
 
     @property
     def T(self):
+        """The transpose (all axes reversed) for 2 or more dimensions; the array itself otherwise."""
         if self.ndim < 2:
-            return self.copy()
-        return NDArray(self._tensor.permute(*reversed(range(self.ndim))).contiguous(), self._ctx)
+            return self
+        return self.transpose()
 
     @property
     def grad(self):
+        """The gradient array given by ``attach_grad`` (None before); ``backward`` fills it."""
         return self._grad
 
     # -- conversion ---------------------------------------------------------------
@@ -144,7 +187,8 @@ class NDArray:
         target = to_torch_dtype(dtype)
         if not copy and target == self._tensor.dtype:
             return self
-        return NDArray(self._tensor.to(target, copy=True), self._ctx)
+        with _grad_mode():
+            return NDArray(self._tensor.to(target, copy=True), self._ctx)
 
     def copyto(self, other):
         """Copy into an NDArray (same shape) or onto a Context (new array)."""
@@ -153,6 +197,7 @@ class NDArray:
                 return other
             if other.shape != self.shape:
                 raise MXNetError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
+            other._check_writable("copyto")
             with torch.no_grad():
                 other._tensor.copy_(self._tensor)
             return other
@@ -161,6 +206,7 @@ class NDArray:
         raise MXNetError(f"copyto: expected an NDArray or Context, got {type(other).__name__}")
 
     def copy(self):
+        """A new array with a copy of the data, on the same context."""
         return NDArray(self._tensor.detach().clone(), self._ctx)
 
     def as_in_context(self, context):
@@ -169,7 +215,13 @@ class NDArray:
             return self
         return self.copyto(context)
 
+    def as_nd_ndarray(self):
+        """This array (it already is an ``mx.nd.NDArray``)."""
+        return self
+
     def as_np_ndarray(self):
+        """This array: mxtorch has no separate ``mx.np`` array class, so the same object
+        serves both front ends (MXNet returned an ``mx.np.ndarray`` sharing the memory)."""
         return self
 
     def tostype(self, stype):
@@ -177,106 +229,227 @@ class NDArray:
             raise MXNetError(f"tostype: storage type {stype!r} is not supported; mxtorch arrays are dense")
         return self
 
+    def to_dlpack_for_read(self):
+        """A DLPack capsule sharing this array's memory (see ``mx.nd.to_dlpack_for_read``)."""
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        """A DLPack capsule sharing this array's memory (see ``mx.nd.to_dlpack_for_write``)."""
+        return to_dlpack_for_write(self)
+
+    # -- shape methods with MXNet's Python-level behaviour ---------------------------------
     def reshape(self, *shape, **kwargs):
-        """Reshape with MXNet's special codes (0, -1, -2, -3, -4; ``reverse=``)."""
+        """A view with a new shape, using MXNet's special codes (0, -1, -2, -3, -4; ``reverse=``).
+
+        ``x.reshape((2, 3))``, ``x.reshape(2, 3)`` and ``x.reshape(shape=(2, 3))`` are the same.
+        The result shares memory with this array (writes go through, as in MXNet).  Keywords
+        other than ``shape`` and ``reverse``, a missing shape, or a shape with another number of
+        elements raise MXNetError.
+        """
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        if "shape" in kwargs:
-            shape = tuple(kwargs.pop("shape"))
-        reverse = kwargs.pop("reverse", False)
-        if kwargs:
-            raise MXNetError(f"reshape: unexpected keyword arguments {sorted(kwargs)}")
+        elif not shape:
+            shape = kwargs.get("shape")
+            if not shape:
+                raise MXNetError("reshape: a target shape must be given")
+            shape = tuple(shape)
+        unknown = sorted(k for k in kwargs if k not in ("shape", "reverse"))
+        if unknown:
+            raise MXNetError(f"reshape: unknown keyword arguments {unknown}; accepted are 'shape' and 'reverse'")
+        reverse = kwargs.get("reverse", False)
         from ..ops.shape_codes import infer_reshape
         target = infer_reshape(self.shape, tuple(shape), reverse, op_name="reshape")
-        return NDArray(self._tensor.reshape(target), self._ctx)
+        with _grad_mode():
+            return NDArray(self._tensor.view(target) if self._tensor.is_contiguous() else
+                           self._tensor.reshape(target), self._ctx, self.writable)
 
-    def reshape_like(self, other):
-        return NDArray(self._tensor.reshape(other.shape), self._ctx)
+    def flatten(self, inplace=False):
+        """``(d0, d1, ...)`` -> ``(d0, d1 * ...)`` through the ``Flatten`` operator; with
+        ``inplace=True`` a view sharing this array's memory."""
+        if inplace:
+            return self.reshape((0, -1))
+        return _call("Flatten", self)
 
-    def flatten(self):
-        return NDArray(self._tensor.reshape(self.shape[0], -1) if self.ndim else self._tensor.reshape(1, 1), self._ctx)
+    def expand_dims(self, axis, inplace=False):
+        """A new axis of size 1 at ``axis`` (``expand_dims`` operator); with ``inplace=True`` a
+        view sharing this array's memory."""
+        if not inplace:
+            return _call("expand_dims", self, axis=axis)
+        ndim = self.ndim
+        if not -ndim - 1 <= axis <= ndim:
+            raise MXNetError(f"expand_dims: axis {axis} is out of range for a {ndim}-d array")
+        shape = list(self.shape)
+        shape.insert(axis if axis >= 0 else axis + ndim + 1, 1)
+        return self.reshape(shape)
 
-    def expand_dims(self, axis):
-        return NDArray(self._tensor.unsqueeze(axis), self._ctx)
+    def squeeze(self, axis=None, inplace=False):
+        """Remove axes of size 1 (all of them, or those in ``axis``) through the ``squeeze``
+        operator; with ``inplace=True`` a view.  A result with no axis left has shape ``(1,)``."""
+        if not inplace:
+            return _call("squeeze", self, axis=axis)
+        shape = list(self.shape)
+        if axis is None:
+            shape = [d for d in shape if d != 1]
+        else:
+            axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+            if len(set(axes)) != len(axes):
+                raise MXNetError(f"squeeze: axis {axes} contains duplicates")
+            resolved = []
+            for item in axes:
+                if not -len(shape) <= item < len(shape):
+                    raise MXNetError(f"squeeze: axis {item} is out of range for a {len(shape)}-d array")
+                index = item + len(shape) if item < 0 else item
+                if shape[index] != 1:
+                    raise MXNetError(f"squeeze: axis {item} has size {shape[index]}, only size-1 axes can be removed")
+                resolved.append(index)
+            shape = [d for i, d in enumerate(shape) if i not in resolved]
+        return self.reshape(shape or [1])
 
-    def squeeze(self, axis=None):
-        return NDArray(self._tensor.squeeze() if axis is None else self._tensor.squeeze(axis), self._ctx)
+    def diag(self, k=0, **kwargs):
+        """The ``k``-th diagonal of a matrix, or a matrix with this vector on diagonal ``k``."""
+        return _call("diag", self, k=k, **kwargs)
 
-    def transpose(self, axes=None):
-        if not axes:
-            axes = tuple(reversed(range(self.ndim)))
-        return NDArray(self._tensor.permute(*axes), self._ctx)
+    def split_v2(self, *args, **kwargs):
+        """``mx.nd.split_v2(self, indices_or_sections, axis=0, squeeze_axis=False)``."""
+        return split_v2(self, *args, **kwargs)
+
+    def broadcast_to(self, shape):
+        """Broadcast to ``shape``.  As in MXNet's NDArray method (not the operator), an array with
+        fewer dimensions is first padded with leading 1s; every non-1 dimension must equal the
+        target's.  MXNetError names both shapes otherwise."""
+        shape = tuple(int(d) for d in shape)
+        current = self.shape
+        message = (f"broadcast_to: cannot broadcast an array of shape {current} to the requested shape {shape}")
+        if len(shape) < len(current):
+            raise MXNetError(message)
+        padded = (1,) * (len(shape) - len(current)) + current
+        if any(have != want and have != 1 for have, want in zip(padded, shape)):
+            raise MXNetError(message)
+        source = self.reshape(padded) if padded != current else self
+        return _call("broadcast_to", source, shape=shape)
+
+    def broadcast_like(self, other):
+        """``broadcast_to(other.shape)``."""
+        return self.broadcast_to(other.shape)
+
+    # -- in-place slice assignment ------------------------------------------------------------
+    def _slices(self, begin, end, step, function):
+        ndim = self.ndim
+        begin, end = tuple(begin), tuple(end)
+        step = tuple(step) if step is not None else ()
+        if len(begin) != len(end) or len(begin) > ndim or len(step) > len(begin):
+            raise MXNetError(f"{function}: begin {begin}, end {end} and step {step} must have one entry per "
+                             f"leading axis of the {ndim}-d array (step may be shorter)")
+        index = []
+        advanced = False
+        for axis in range(len(begin)):
+            stride = step[axis] if axis < len(step) and step[axis] is not None else 1
+            if stride == 0:
+                raise MXNetError(f"{function}: step must not be 0 (axis {axis})")
+            start, stop, stride = slice(begin[axis], end[axis], stride).indices(self.shape[axis])
+            if stride < 0:
+                advanced = True
+            index.append((start, stop, stride))
+        if not advanced:
+            return tuple(slice(*item) for item in index)
+        # torch slicing has no negative steps: address the elements with index tensors
+        tensors = []
+        for axis, (start, stop, stride) in enumerate(index):
+            positions = torch.arange(start, stop, stride, device=self._tensor.device)
+            view = [1] * len(index)
+            view[axis] = -1
+            tensors.append(positions.reshape(view))
+        return tuple(tensors)
+
+    def slice_assign(self, rhs, begin, end, step):
+        """Write ``rhs`` into ``self[begin:end:step]`` (per-axis tuples, None entries meaning the
+        whole axis, negative steps allowed) in place and return this array.  ``rhs`` must have the
+        slice's shape (MXNet's ``_slice_assign``)."""
+        self._check_writable("slice_assign")
+        key = self._slices(begin, end, step, "slice_assign")
+        value = rhs._tensor if isinstance(rhs, NDArray) else torch.as_tensor(np.asarray(rhs))
+        with torch.no_grad():
+            target_shape = tuple(self._tensor[key].shape)
+            if tuple(value.shape) != target_shape:
+                raise MXNetError(f"slice_assign: rhs has shape {tuple(value.shape)}, the slice has {target_shape}")
+            self._tensor[key] = value.to(device=self._tensor.device, dtype=self._tensor.dtype)
+        return self
+
+    def slice_assign_scalar(self, value, begin, end, step):
+        """Fill ``self[begin:end:step]`` with the scalar ``value`` in place and return this array
+        (MXNet's ``_slice_assign_scalar``)."""
+        self._check_writable("slice_assign_scalar")
+        key = self._slices(begin, end, step, "slice_assign_scalar")
+        with torch.no_grad():
+            self._tensor[key] = float(value) if self._tensor.is_floating_point() else value
+        return self
 
     def wait_to_read(self):
+        """Block until the value is computed (synchronises the CUDA device)."""
         if self._tensor.is_cuda:
             torch.cuda.synchronize(self._tensor.device)
 
+    # -- autograd -----------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
-        self._grad = NDArray(torch.zeros_like(self._tensor), self._ctx)
+        """Allocate ``grad`` (zeros, this array's shape and dtype) and mark the array as a variable
+        that ``backward`` differentiates for.  ``grad_req``: 'write' (each backward overwrites
+        ``grad``), 'add' (accumulates) or 'null' (no gradient).  Only floating-point arrays can
+        carry gradients; ``stype`` other than None/'default' raises MXNetError (dense only)."""
+        if grad_req not in ("write", "add", "null"):
+            raise MXNetError(f"attach_grad: grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
+        if stype not in (None, "default"):
+            raise MXNetError(f"attach_grad: storage type {stype!r} is not supported; mxtorch arrays are dense")
+        self._grad = NDArray(torch.zeros_like(self._tensor, requires_grad=False), self._ctx)
         self._grad_req = grad_req
+        if grad_req != "null" and self._tensor.is_floating_point():
+            # a fresh leaf sharing the memory: operations recorded from now on reach it
+            self._tensor = self._tensor.detach().requires_grad_(True)
+            self._tensor._mx_grad_owner = self
 
     def detach(self):
+        """An array sharing the data but cut from the recorded computation."""
         return NDArray(self._tensor.detach(), self._ctx)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Gradients of this array (computed inside ``mx.autograd.record()``) with respect to every
+        array marked with ``attach_grad``; they are written to ('write') or added to ('add') its
+        ``grad``.  ``out_grad`` is the head gradient (ones when None); ``retain_graph=True`` keeps
+        the recording for another backward.  ``train_mode`` is accepted for MXNet compatibility:
+        the training flag already took effect when the forward computation was recorded.
+        Raises MXNetError when nothing was recorded or the recording was already used."""
+        tensor = self._tensor
+        leaves = _gradient_leaves(tensor)
+        if not tensor.requires_grad or not leaves:
+            raise MXNetError("backward: this array was not computed inside mx.autograd.record() from an "
+                             "array marked with attach_grad()")
+        if out_grad is None:
+            head = torch.ones_like(tensor)
+        else:
+            head = out_grad._tensor if isinstance(out_grad, NDArray) else torch.as_tensor(np.asarray(out_grad))
+            if tuple(head.shape) != tuple(tensor.shape):
+                raise MXNetError(f"backward: out_grad has shape {tuple(head.shape)}, the array has {self.shape}")
+            head = head.detach().to(device=tensor.device, dtype=tensor.dtype)
+        try:
+            grads = torch.autograd.grad([tensor], leaves, [head], retain_graph=retain_graph, allow_unused=True)
+        except RuntimeError as error:
+            raise MXNetError(f"backward: {error} (call backward once per recording, or pass "
+                             f"retain_graph=True)") from None
+        with torch.no_grad():
+            for leaf, grad in zip(leaves, grads):
+                owner = leaf._mx_grad_owner
+                if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
+                    continue
+                target = owner._grad._tensor
+                if grad is None:
+                    if owner._grad_req == "write":
+                        target.zero_()
+                elif owner._grad_req == "add":
+                    target.add_(grad.to(target.dtype))
+                else:
+                    target.copy_(grad)
 
     def tolist(self):
         return self.asnumpy().tolist()
-
-    def zeros_like(self):
-        return NDArray(torch.zeros_like(self._tensor), self._ctx)
-
-    def ones_like(self):
-        return NDArray(torch.ones_like(self._tensor), self._ctx)
-
-    # -- reductions used by legacy code directly on arrays -------------------------------
-    def _reduce(self, function, axis, keepdims):
-        tensor = self._tensor
-        if axis is None or axis == ():
-            result = function(tensor)
-            if keepdims:
-                result = result.reshape((1,) * tensor.dim())
-            elif result.dim() == 0:
-                result = result.reshape(1)
-            return NDArray(result, self._ctx)
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        return NDArray(function(tensor, dim=axes, keepdim=keepdims), self._ctx)
-
-    def sum(self, axis=None, keepdims=False, **kwargs):
-        return self._reduce(torch.sum, axis, keepdims)
-
-    def mean(self, axis=None, keepdims=False, **kwargs):
-        return self._reduce(torch.mean, axis, keepdims)
-
-    def max(self, axis=None, keepdims=False, **kwargs):
-        return self._reduce(torch.amax, axis, keepdims)
-
-    def min(self, axis=None, keepdims=False, **kwargs):
-        return self._reduce(torch.amin, axis, keepdims)
-
-    def norm(self, **kwargs):
-        return NDArray(torch.linalg.vector_norm(self._tensor.float()).reshape(1).to(self._tensor.dtype), self._ctx)
-
-    def argmax(self, axis=None, keepdims=False):
-        tensor = self._tensor
-        result = tensor.reshape(-1).argmax() if axis is None else tensor.argmax(dim=axis, keepdim=keepdims)
-        return NDArray(result.to(tensor.dtype if tensor.is_floating_point() else torch.float32), self._ctx)
-
-    def abs(self):
-        return NDArray(self._tensor.abs(), self._ctx)
-
-    def sqrt(self):
-        return NDArray(self._tensor.sqrt(), self._ctx)
-
-    def square(self):
-        return NDArray(self._tensor.square(), self._ctx)
-
-    def exp(self):
-        return NDArray(self._tensor.exp(), self._ctx)
-
-    def log(self):
-        return NDArray(self._tensor.log(), self._ctx)
-
-    def clip(self, a_min, a_max):
-        return NDArray(self._tensor.clamp(a_min, a_max), self._ctx)
 
     # -- python protocol ---------------------------------------------------------------
     def __repr__(self):
@@ -330,6 +503,7 @@ class NDArray:
         self._ctx = Context("cpu", 0)
         self._grad = None
         self._grad_req = "null"
+        self.writable = True
 
     @staticmethod
     def _index(key):
@@ -342,12 +516,14 @@ class NDArray:
         return key
 
     def __getitem__(self, key):
-        result = self._tensor[self._index(key)]
+        with _grad_mode():
+            result = self._tensor[self._index(key)]
         if result.dim() == 0:
             result = result.reshape(1)
         return NDArray(result, self._ctx)
 
     def __setitem__(self, key, value):
+        self._check_writable("__setitem__")
         value = _unwrap(value)
         if isinstance(value, np.ndarray):
             value = torch.from_numpy(np.ascontiguousarray(value))
@@ -372,16 +548,24 @@ class NDArray:
                 self._tensor[self._index(key)] = value
 
     # -- arithmetic --------------------------------------------------------------------
+    def _check_writable(self, function):
+        if not self.writable:
+            raise MXNetError(f"{function}: the array is read-only (writable=False)")
+
     def _binary(self, other, function):
         if isinstance(other, NDArray):
-            return NDArray(function(self._tensor, other._tensor), self._ctx)
-        if isinstance(other, (numbers.Number, np.generic)):
-            return NDArray(function(self._tensor, _scalar(other, self._tensor)), self._ctx)
-        if isinstance(other, np.ndarray):
-            return NDArray(function(self._tensor, torch.from_numpy(other).to(self._tensor)), self._ctx)
-        return NotImplemented
+            other = other._tensor
+        elif isinstance(other, (numbers.Number, np.generic)):
+            other = _scalar(other, self._tensor)
+        elif isinstance(other, np.ndarray):
+            other = torch.from_numpy(other).to(self._tensor)
+        else:
+            return NotImplemented
+        with _grad_mode():
+            return NDArray(function(self._tensor, other), self._ctx)
 
     def _inplace(self, other, function):
+        self._check_writable("in-place arithmetic")
         result = self._binary(other, function)
         if result is NotImplemented:
             return result
@@ -411,7 +595,8 @@ class NDArray:
     def __imod__(self, other): return self._inplace(other, torch.fmod)
 
     def __neg__(self):
-        return NDArray(-self._tensor, self._ctx)
+        with _grad_mode():
+            return NDArray(-self._tensor, self._ctx)
 
     def __abs__(self):
         return self.abs()
@@ -420,7 +605,7 @@ class NDArray:
         result = self._binary(other, function)
         if result is NotImplemented:
             return result
-        return NDArray(result._tensor.to(self._tensor.dtype), self._ctx)
+        return NDArray(result._tensor.detach().to(self._tensor.dtype), self._ctx)
 
     def __eq__(self, other): return self._compare(other, torch.eq)
     def __ne__(self, other): return self._compare(other, torch.ne)
@@ -482,8 +667,9 @@ def _shape_tuple(shape):
     return tuple(int(d) for d in shape)
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs):
-    """An array of zeros of ``shape`` (float32 unless ``dtype``)."""
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    """An array of zeros of ``shape`` (float32 unless ``dtype``).  ``stype`` is accepted for MXNet
+    compatibility; mxtorch arrays are dense whatever storage type is named."""
     ctx = _resolve_ctx(ctx)
     return NDArray(torch.zeros(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
                                device=ctx.torch_device), ctx)
@@ -496,8 +682,8 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
                               device=ctx.torch_device), ctx)
 
 
-def empty(shape, ctx=None, dtype=None):
-    """An uninitialised array of ``shape`` (float32 unless ``dtype``)."""
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """An uninitialised array of ``shape`` (float32 unless ``dtype``); ``stype`` as in ``zeros``."""
     ctx = _resolve_ctx(ctx)
     return NDArray(torch.empty(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
                                device=ctx.torch_device), ctx)
@@ -514,15 +700,28 @@ def full(shape, val, ctx=None, dtype=None, out=None):
     return result
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
-    """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times (MXNet's arange)."""
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
+    """``start, start + step, ...`` up to (excluding) ``stop``, each value repeated ``repeat``
+    times, through the ``_arange`` operator; ``arange(n)`` is ``[0, n)``.  float32 unless
+    ``dtype``; ``infer_range`` is deprecated in MXNet and ignored."""
     ctx = _resolve_ctx(ctx)
-    if stop is None:
-        start, stop = 0, start
-    values = np.arange(start, stop, step, dtype=np.float64)
-    if repeat != 1:
-        values = np.repeat(values, int(repeat))
-    return array(values, ctx=ctx, dtype=dtype or np.float32)
+    return _call("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=False,
+                 dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx))
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included unless
+    ``endpoint=False``), through the ``_linspace`` operator; float32 unless ``dtype``."""
+    ctx = _resolve_ctx(ctx)
+    return _call("_linspace", start=start, stop=stop, num=num, endpoint=endpoint,
+                 dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx))
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
+    """An ``(N, M)`` matrix (``M=0``: ``(N, N)``) with ones on diagonal ``k`` (positive: above the
+    main diagonal) and zeros elsewhere, through the ``_eye`` operator; float32 unless ``dtype``."""
+    ctx = _resolve_ctx(ctx)
+    return _call("_eye", N=N, M=M, k=k, dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx), **kwargs)
 
 
 def concat(*arrays, dim=1, **kwargs):
@@ -533,7 +732,33 @@ def concat(*arrays, dim=1, **kwargs):
         arrays = tuple(arrays[0])
     if not arrays:
         raise MXNetError("concat: needs at least one array")
-    return NDArray(torch.cat([a._tensor for a in arrays], dim=dim), arrays[0].context)
+    with _grad_mode():
+        return NDArray(torch.cat([a._tensor for a in arrays], dim=dim), arrays[0].context)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Join a list of arrays of one dtype along ``axis`` (MXNet's deprecated ``concatenate``; use
+    ``concat``).  With ``always_copy=False`` a single array is returned as it is.  MXNetError
+    when the list is empty or shapes (other than ``axis``) or dtypes differ."""
+    if not isinstance(arrays, (list, tuple)) or not arrays or \
+            not all(isinstance(item, NDArray) for item in arrays):
+        raise MXNetError("concatenate: arrays must be a non-empty list of NDArrays")
+    if not always_copy and len(arrays) == 1:
+        return arrays[0]
+    first = arrays[0]
+    ndim = first.ndim
+    if not -ndim <= axis < ndim:
+        raise MXNetError(f"concatenate: axis {axis} is out of range for {ndim}-d arrays")
+    axis = axis % ndim
+    for item in arrays[1:]:
+        if item.dtype != first.dtype:
+            raise MXNetError(f"concatenate: all arrays must have dtype {np.dtype(first.dtype).name}, "
+                             f"got {np.dtype(item.dtype).name}")
+        if item.ndim != ndim or item.shape[:axis] != first.shape[:axis] or \
+                item.shape[axis + 1:] != first.shape[axis + 1:]:
+            raise MXNetError(f"concatenate: shapes {first.shape} and {item.shape} differ outside axis {axis}")
+    with _grad_mode():
+        return NDArray(torch.cat([item._tensor for item in arrays], dim=axis), first.context)
 
 
 def moveaxis(tensor, source, destination):
@@ -548,11 +773,270 @@ def onehot_encode(indices, out):
     return out
 
 
-def imdecode(*args, **kwargs):
-    raise MXNetError("nd.imdecode: use mx.image.imdecode")
+def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """Decode an encoded image (bytes) to an ``(height, width, channels)`` uint8 array in RGB
+    order, as MXNet's deprecated ``nd.imdecode``: ``clip_rect=(x0, y0, x1, y1)`` crops when
+    non-zero, ``channels`` is 3 (colour) or 1 (grey), ``mean`` (an array of the result's shape)
+    is subtracted, giving float32.  ``out`` receives the result.  Decoding is done by
+    ``mx.image.imdecode``."""
+    if index != 0:
+        raise MXNetError(f"imdecode: index must be 0 (one image per call), got {index}")
+    if channels not in (1, 3):
+        raise MXNetError(f"imdecode: channels must be 1 or 3, got {channels}")
+    from .. import image
+    result = image.imdecode(str_img, flag=1 if channels == 3 else 0)
+    x0, y0, x1, y1 = clip_rect
+    if x1 > x0 and y1 > y0:
+        result = NDArray(result._tensor[y0:y1, x0:x1].contiguous(), result.context)
+    if mean is not None:
+        result = NDArray(result._tensor.float() - mean._tensor.float(), result.context)
+    if out is not None:
+        out[:] = result
+        return out
+    return result
 
 
 def waitall():
     """Wait for all pending device work (``torch.cuda.synchronize`` when CUDA is in use)."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+
+
+# -- element-wise functions with MXNet's scalar / array dispatch -----------------------------------
+def _dispatch(function, lhs, rhs, array_op, scalar_op, reverse_scalar_op, on_scalars):
+    """MXNet's rule for the ``mx.nd`` element-wise functions: two arrays run ``array_op``
+    (broadcasting), an array and a number run ``scalar_op`` (``reverse_scalar_op`` when the
+    number comes first; commutative functions reuse ``scalar_op``) with the number as a float,
+    two numbers give ``on_scalars(lhs, rhs)`` as a Python number."""
+    lhs_number = isinstance(lhs, (numbers.Number, np.generic))
+    rhs_number = isinstance(rhs, (numbers.Number, np.generic))
+    if lhs_number and rhs_number:
+        return on_scalars(lhs, rhs)
+    if lhs_number and isinstance(rhs, NDArray):
+        return _call(reverse_scalar_op or scalar_op, rhs, scalar=float(lhs))
+    if isinstance(lhs, NDArray) and rhs_number:
+        return _call(scalar_op, lhs, scalar=float(rhs))
+    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
+        return _call(array_op, lhs, rhs)
+    raise MXNetError(f"{function}: operands must be NDArrays or numbers, got {type(lhs).__name__} "
+                     f"and {type(rhs).__name__}")
+
+
+def _elementwise(function, array_op, scalar_op, reverse_scalar_op, on_scalars, summary):
+    def apply(lhs, rhs):
+        return _dispatch(function, lhs, rhs, array_op, scalar_op, reverse_scalar_op, on_scalars)
+    apply.__name__ = function
+    apply.__qualname__ = function
+    apply.__doc__ = (f"{summary}, element by element with broadcasting.\n\nTwo NDArrays run ``{array_op}``; an "
+                     f"NDArray and a number run ``{scalar_op}``"
+                     + (f" (``{reverse_scalar_op}`` when the number is on the left)" if reverse_scalar_op else "")
+                     + "; two numbers give a Python number.  The result has the array's dtype "
+                     "(comparisons give 1 / 0 in it).  MXNetError for other operand types.")
+    return apply
+
+
+add = _elementwise("add", "broadcast_add", "_plus_scalar", None, lambda x, y: x + y, "``lhs + rhs``")
+subtract = _elementwise("subtract", "broadcast_sub", "_minus_scalar", "_rminus_scalar", lambda x, y: x - y,
+                        "``lhs - rhs``")
+multiply = _elementwise("multiply", "broadcast_mul", "_mul_scalar", None, lambda x, y: x * y, "``lhs * rhs``")
+divide = _elementwise("divide", "broadcast_div", "_div_scalar", "_rdiv_scalar", lambda x, y: x / y,
+                      "``lhs / rhs``")
+modulo = _elementwise("modulo", "broadcast_mod", "_mod_scalar", "_rmod_scalar", lambda x, y: x % y,
+                      "``lhs % rhs``")
+maximum = _elementwise("maximum", "broadcast_maximum", "_maximum_scalar", None,
+                       lambda x, y: x if x > y else y, "The larger of ``lhs`` and ``rhs``")
+minimum = _elementwise("minimum", "broadcast_minimum", "_minimum_scalar", None,
+                       lambda x, y: x if x < y else y, "The smaller of ``lhs`` and ``rhs``")
+equal = _elementwise("equal", "broadcast_equal", "_equal_scalar", None, lambda x, y: int(x == y),
+                     "1 where ``lhs == rhs``, else 0")
+not_equal = _elementwise("not_equal", "broadcast_not_equal", "_not_equal_scalar", None,
+                         lambda x, y: int(x != y), "1 where ``lhs != rhs``, else 0")
+greater = _elementwise("greater", "broadcast_greater", "_greater_scalar", "_lesser_scalar",
+                       lambda x, y: int(x > y), "1 where ``lhs > rhs``, else 0")
+greater_equal = _elementwise("greater_equal", "broadcast_greater_equal", "_greater_equal_scalar",
+                             "_lesser_equal_scalar", lambda x, y: int(x >= y), "1 where ``lhs >= rhs``, else 0")
+lesser = _elementwise("lesser", "broadcast_lesser", "_lesser_scalar", "_greater_scalar",
+                      lambda x, y: int(x < y), "1 where ``lhs < rhs``, else 0")
+lesser_equal = _elementwise("lesser_equal", "broadcast_lesser_equal", "_lesser_equal_scalar",
+                            "_greater_equal_scalar", lambda x, y: int(x <= y), "1 where ``lhs <= rhs``, else 0")
+logical_and = _elementwise("logical_and", "broadcast_logical_and", "_logical_and_scalar", None,
+                           lambda x, y: int(bool(x and y)), "1 where both ``lhs`` and ``rhs`` are non-zero, else 0")
+logical_or = _elementwise("logical_or", "broadcast_logical_or", "_logical_or_scalar", None,
+                          lambda x, y: int(bool(x or y)), "1 where ``lhs`` or ``rhs`` is non-zero, else 0")
+logical_xor = _elementwise("logical_xor", "broadcast_logical_xor", "_logical_xor_scalar", None,
+                           lambda x, y: int(bool(x) != bool(y)), "1 where exactly one of ``lhs`` and ``rhs`` is "
+                           "non-zero, else 0")
+
+
+def power(base, exp):
+    """``base ** exp`` element by element with broadcasting: two NDArrays run ``broadcast_power``,
+    an NDArray and a number ``_power_scalar`` (``_rpower_scalar`` when the number is the base),
+    two numbers give a Python number.  MXNetError for other operand types."""
+    return _dispatch("power", base, exp, "broadcast_power", "_power_scalar", "_rpower_scalar",
+                     lambda x, y: x ** y)
+
+
+def true_divide(lhs, rhs):
+    """The same as ``divide`` (MXNet keeps both names)."""
+    return divide(lhs, rhs)
+
+
+# -- splitting and histograms ----------------------------------------------------------------------
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` along ``axis`` into ``indices_or_sections`` equal parts (an int) or at the
+    positions of a tuple (``(2, 3)`` gives ``ary[:2]``, ``ary[2:3]``, ``ary[3:]`` on axis 0), through
+    the ``_split_v2`` operator.  ``squeeze_axis`` drops the split axis from parts of size 1.
+    Returns a list of NDArrays (one NDArray for one part).  MXNetError when an int does not divide
+    the axis or ``indices_or_sections`` is neither an int nor a tuple."""
+    if not isinstance(ary, NDArray):
+        raise MXNetError(f"split_v2: ary must be an NDArray, got {type(ary).__name__}")
+    if not -ary.ndim <= axis < ary.ndim:
+        raise MXNetError(f"split_v2: axis {axis} is out of range for a {ary.ndim}-d array")
+    size = ary.shape[axis]
+    if isinstance(indices_or_sections, numbers.Integral) and not isinstance(indices_or_sections, bool):
+        sections = int(indices_or_sections)
+        if sections <= 0 or size % sections:
+            raise MXNetError(f"split_v2: an axis of size {size} cannot be split into {sections} equal parts")
+        indices = [i * (size // sections) for i in range(sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + [int(i) for i in indices_or_sections]
+    else:
+        raise MXNetError(f"split_v2: indices_or_sections must be an int or a tuple of ints, "
+                         f"got {type(indices_or_sections).__name__}")
+    return _call("_split_v2", ary, indices=tuple(indices), axis=axis, squeeze_axis=squeeze_axis)
+
+
+def histogram(a, bins=10, range=None):
+    """Counts of the values of ``a`` in bins: ``(counts, bin_edges)``.
+
+    ``bins`` an int with ``range=(low, high)``: that many equal bins over the range (int64 counts,
+    float32 edges); values outside the range are not counted, ``high`` falls in the last bin.
+    ``bins`` an NDArray of increasing edges: one bin between each neighbouring pair (the last one
+    closed).  ``bins`` an int without ``range``: NumPy's ``histogram`` over the data's own range,
+    both results float32 (MXNet 1.9.1 did exactly this).  MXNetError for other ``bins``."""
+    if not isinstance(a, NDArray):
+        raise MXNetError(f"histogram: a must be an NDArray, got {type(a).__name__}")
+    if isinstance(bins, NDArray):
+        edges = bins._tensor.detach().reshape(-1)
+        if edges.numel() < 2:
+            raise MXNetError(f"histogram: bins needs at least two edges, got {edges.numel()}")
+        return _bin_counts(a, edges.double()), bins.copy()
+    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
+        if bins <= 0:
+            raise MXNetError(f"histogram: bins must be positive, got {bins}")
+        if range is None:
+            counts, edges = np.histogram(a.asnumpy(), bins=int(bins))
+            return array(counts, ctx=a.context), array(edges, ctx=a.context)
+        low, high = (float(v) for v in range)
+        if not low < high:
+            raise MXNetError(f"histogram: range must be (low, high) with low < high, got {range}")
+        edges = torch.linspace(low, high, int(bins) + 1, dtype=torch.float64, device=a._tensor.device)
+        counts = _bin_counts(a, edges, uniform=(low, high, int(bins)))
+        return counts, NDArray(edges.to(torch.float32), a.context)
+    raise MXNetError(f"histogram: bins must be an int or an NDArray of edges, got {type(bins).__name__}")
+
+
+def _bin_counts(a, edges, uniform=None):
+    values = a._tensor.detach().reshape(-1).double()
+    inside = (values >= edges[0]) & (values <= edges[-1])
+    values = values[inside]
+    count = edges.numel() - 1
+    if uniform is not None:
+        low, high, count = uniform
+        index = torch.floor((values - low) * (count / (high - low))).long()
+    else:
+        index = torch.bucketize(values, edges, right=True) - 1
+    index = index.clamp(0, count - 1)
+    return NDArray(torch.bincount(index, minlength=count).to(torch.int64), a.context)
+
+
+# -- sharing memory with NumPy and DLPack --------------------------------------------------------------
+def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
+    """An NDArray for a NumPy array.  With ``zero_copy=True`` (default) the NDArray shares the
+    NumPy array's memory, which must be C-contiguous, and, as in MXNet, the NumPy array is made
+    read-only (write through the NDArray); with ``zero_copy=False`` the data are copied.  The
+    dtype is kept; MXNetError for a dtype mxtorch does not support or a non-contiguous array."""
+    if not isinstance(ndarray, np.ndarray):
+        raise MXNetError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
+    to_numpy_dtype(ndarray.dtype)
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise MXNetError("from_numpy: zero_copy needs a C-contiguous array; use numpy.ascontiguousarray "
+                         "or zero_copy=False")
+    tensor = torch.from_numpy(ndarray)
+    ndarray.flags["WRITEABLE"] = False
+    result = array_cls(tensor, Context("cpu", 0)) if isinstance(array_cls, type) and \
+        issubclass(array_cls, NDArray) else NDArray(tensor, Context("cpu", 0))
+    return result
+
+
+def to_dlpack_for_read(data):
+    """A DLPack capsule (``'dltensor'``) sharing ``data``'s memory, for another framework to read;
+    waits for pending work first."""
+    data.wait_to_read()
+    return torch.utils.dlpack.to_dlpack(data._tensor.detach())
+
+
+def to_dlpack_for_write(data):
+    """A DLPack capsule (``'dltensor'``) sharing ``data``'s memory, for another framework to write."""
+    data.wait_to_read()
+    return torch.utils.dlpack.to_dlpack(data._tensor.detach())
+
+
+def from_dlpack(dlpack):
+    """An NDArray sharing the memory of a DLPack capsule (from ``to_dlpack_for_*`` or another
+    framework; a capsule is consumed once) or of an object with ``__dlpack__``.  MXNetError when
+    the capsule was already used or holds an unsupported dtype."""
+    try:
+        tensor = torch.utils.dlpack.from_dlpack(dlpack)
+    except (RuntimeError, TypeError, ValueError, BufferError) as error:
+        raise MXNetError(f"from_dlpack: {error}") from None
+    if tensor.dtype not in _TORCH_TO_NUMPY:
+        raise MXNetError(f"from_dlpack: dtype {tensor.dtype} is not supported")
+    return NDArray(tensor)
+
+
+class CachedOp:
+    """A Symbol prepared for repeated imperative calls (MXNet's ``mx.nd.CachedOp``):
+    ``CachedOp(sym)(*arrays)`` binds ``sym`` to the arrays, given in ``sym.list_inputs()``
+    order, and returns its outputs (one NDArray, or a list for several outputs).  Bindings are
+    kept per input shapes and dtypes.  ``flags`` (MXNet's static_alloc / static_shape options) are
+    accepted and have no effect.  The computation is not recorded for ``mx.autograd``."""
+
+    def __init__(self, sym, flags=()):
+        self._symbol = sym
+        self._flags = tuple(flags)
+        self._executors = {}
+
+    def __call__(self, *args, **kwargs):
+        out = kwargs.pop("out", None)
+        default_ctx = kwargs.pop("default_ctx", None)
+        if kwargs:
+            raise MXNetError(f"CachedOp: unknown keyword arguments {sorted(kwargs)}")
+        inputs = self._symbol.list_inputs()
+        if len(args) != len(inputs) or not all(isinstance(item, NDArray) for item in args):
+            raise MXNetError(f"CachedOp: expected {len(inputs)} NDArrays for the inputs {inputs}, got {len(args)}")
+        given = dict(zip(inputs, args))
+        arg_names = self._symbol.list_arguments()
+        aux_names = self._symbol.list_auxiliary_states()
+        key = tuple((item.shape, np.dtype(item.dtype).name) for item in args)
+        executor = self._executors.get(key)
+        ctx = args[0].context if args else (default_ctx or current_context())
+        if executor is None:
+            executor = self._symbol.bind(ctx, {name: given[name].copy() for name in arg_names}, grad_req="null",
+                                         aux_states={name: given[name].copy() for name in aux_names})
+            self._executors[key] = executor
+        for name in arg_names:
+            executor.arg_dict[name][:] = given[name]
+        for name in aux_names:
+            executor.aux_dict[name][:] = given[name]
+        outputs = [item.copy() for item in executor.forward(is_train=_autograd.is_training())]
+        for name in aux_names:
+            given[name][:] = executor.aux_dict[name]
+        if out is not None:
+            targets = out if isinstance(out, (list, tuple)) else [out]
+            for target, value in zip(targets, outputs):
+                target[:] = value
+            return out
+        return outputs[0] if len(outputs) == 1 else outputs

@@ -3,11 +3,54 @@ from __future__ import annotations
 
 import torch
 
+from .. import autograd
 from ..base import MXNetError
 from ..ops import registry
 from .ndarray import NDArray
 
-__all__ = ["invoke", "install"]
+__all__ = ["invoke", "install", "FLUENT_OPERATORS", "install_fluent_methods", "invoke_method",
+           "OperatorNamespace"]
+
+# Fluent methods shared by NDArray and Symbol: ``x.<name>(*args, **kwargs)`` is the operator
+# ``<name>`` with ``x`` as its first input (MXNet 1.9.1's list).  A class that defines one of
+# these names itself (NDArray.reshape, Symbol.flatten, ...) keeps its own definition.
+FLUENT_OPERATORS = (
+    "reshape", "reshape_like", "zeros_like", "ones_like", "broadcast_axes", "repeat", "pad", "swapaxes",
+    "split", "slice", "slice_axis", "slice_like", "take", "one_hot", "pick", "sort", "topk", "argsort",
+    "argmax", "argmax_channel", "argmin", "clip", "abs", "sign", "flatten", "shape_array", "size_array",
+    "expand_dims", "broadcast_to", "broadcast_like", "tile", "transpose", "flip", "depth_to_space",
+    "space_to_depth", "diag", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm", "round",
+    "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
+    "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "expm1", "log", "log10",
+    "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "reciprocal", "relu", "sigmoid", "softmax",
+    "log_softmax", "softmin", "squeeze",
+)
+
+
+def install_fluent_methods(cls, call, front):
+    """Give ``cls`` one method per name of ``FLUENT_OPERATORS`` that it does not define itself.
+
+    ``call(op_name, self, args, kwargs)`` runs or builds the operator; ``front`` ('mx.nd' or
+    'mx.sym') only words the docstring.
+    """
+    for op_name in FLUENT_OPERATORS:
+        if op_name in cls.__dict__:
+            continue
+        setattr(cls, op_name, _fluent_method(op_name, call, front))
+
+
+def _fluent_method(op_name, call, front):
+    op_class = registry.get_operator(op_name)
+
+    def method(self, *args, **kwargs):
+        return call(op_name, self, args, kwargs)
+    summary = (op_class.__doc__ or "").strip().split("\n\n")[0]
+    method.__name__ = op_name
+    method.__qualname__ = op_name
+    method.__doc__ = (f"``x.{op_name}(*args, **kwargs)`` is ``{front}.{op_name}(x, *args, **kwargs)``: the "
+                      f"registered operator {op_class.name!r} with this object as its first input; further "
+                      f"positional values are the operator's attributes in MXNet's order.\n\n{summary}")
+    return method
 
 
 def invoke(op_class, args, kwargs):
@@ -52,12 +95,15 @@ def invoke(op_class, args, kwargs):
     ctx = first.context if first is not None else None
     n_args = len(op.arguments())
     tensors = [values[n]._tensor for n in names]
-    from .. import autograd
     is_train = autograd.is_training()
     recording = autograd.is_recording()
     with torch.set_grad_enabled(recording):
         outputs = op.forward(is_train, tensors[:n_args], tensors[n_args:])
     outputs = list(outputs)[:op.num_visible_outputs()]
+    # as in MXNet, an imperative result owns its memory: outputs that are views of an input
+    # (Flatten, Reshape, transpose, ...) are copied, so writing to them leaves the input alone
+    shared = {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
+    outputs = [_own_memory(t, shared) for t in outputs]
     results = [NDArray(t, ctx if ctx is not None else None) for t in outputs]
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
@@ -65,6 +111,18 @@ def invoke(op_class, args, kwargs):
             target[:] = result
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _own_memory(tensor, input_storage):
+    """``tensor`` itself, or a dense copy when it shares memory with an input."""
+    if tensor.numel() and tensor.untyped_storage().data_ptr() in input_storage:
+        return tensor.clone(memory_format=torch.contiguous_format)
+    return tensor
+
+
+def invoke_method(op_name, array, args, kwargs):
+    """A fluent NDArray method: operator ``op_name`` with ``array`` as its first input."""
+    return invoke(registry.get_operator(op_name), (array,) + tuple(args), kwargs)
 
 
 def _make_function(op_name, op_class):
@@ -119,3 +177,27 @@ def install(namespace):
         if name == "random" and "random" in namespace:
             continue
         namespace[name] = _Namespace(name)
+
+
+class OperatorNamespace:
+    """``mx.nd.op`` / ``mx.nd._internal``: every registered operator by its name, public or
+    underscore (``mx.nd.op.broadcast_add``, ``mx.nd._internal._plus_scalar``)."""
+
+    def __init__(self, label):
+        self._label = label
+        self._functions = {}
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("_functions")
+        if functions is None or name.startswith("__"):
+            raise AttributeError(name)
+        if name not in functions:
+            try:
+                op_class = registry.get_operator(name)
+            except MXNetError:
+                raise AttributeError(f"{self._label} has no operator {name!r}") from None
+            functions[name] = _make_function(name, op_class)
+        return functions[name]
+
+    def __dir__(self):
+        return registry.list_operators()

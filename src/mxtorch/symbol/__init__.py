@@ -24,6 +24,11 @@ def _install(namespace):
 
 _install(globals())
 
+# Python-level functions of MXNet's mx.sym (scalar / symbol dispatch, creators); they take the place
+# of operator aliases of the same name (``full``, ``maximum``, ...)
+from .symbol import (full, arange, linspace, eye, pow, power, maximum, minimum, hypot,  # noqa: E402,F401,A004
+                     histogram, split_v2)
+
 
 class _Namespace:
     """``mx.sym.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators."""
@@ -57,7 +62,8 @@ for _name in _registry.NAMESPACE_PREFIXES:
 
 
 class _Internal:
-    """``mx.sym._internal``: the underscore operator names (``_Plus``, ``_plus_scalar``)."""
+    """``mx.sym._internal`` / ``mx.sym.op``: every registered operator by name, public or
+    underscore (``_Plus``, ``_plus_scalar``, ``FullyConnected``)."""
 
     def __getattr__(self, name):
         try:
@@ -67,3 +73,4 @@ class _Internal:
 
 
 _internal = _Internal()
+op = _Internal()

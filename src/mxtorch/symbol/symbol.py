@@ -15,12 +15,14 @@ import numbers
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import MXNetError, format_value
+from ..base import MXNetError, NotImplementedForSymbol, format_value
 from ..name import NameManager
+from ..ndarray.register import install_fluent_methods
 from ..ops import registry
 from . import graph_json
 
-__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "create", "zeros", "ones"]
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "create", "zeros", "ones", "full",
+           "arange", "linspace", "eye", "pow", "power", "maximum", "minimum", "hypot", "histogram", "split_v2"]
 
 
 class Node:
@@ -184,7 +186,19 @@ class Symbol:
         return load_json(self.tojson())
 
     def __bool__(self):
-        raise MXNetError("The truth value of a Symbol is ambiguous; compare with 'is None'")
+        """Raises NotImplementedForSymbol: a Symbol has no truth value (compare with ``is None``)."""
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
+    __nonzero__ = __bool__
+
+    def as_nd_ndarray(self):
+        """This symbol (it already is an ``mx.sym.Symbol``)."""
+        return self
+
+    def as_np_ndarray(self):
+        """This symbol: mxtorch has no separate ``mx.np`` symbol class, so the same object serves
+        both front ends (MXNet returned a NumPy-front-end symbol sharing the graph)."""
+        return self
 
     def __getstate__(self):
         return {"json": self.tojson()}
@@ -348,6 +362,43 @@ class Symbol:
                                     shared_arg_names=shared_arg_names, shared_exec=shared_exec,
                                     shared_buffer=shared_buffer, shapes=kwargs)
 
+    def eval(self, ctx=None, **kwargs):
+        """Bind to the arrays given by name in ``kwargs`` (every argument must be given) on ``ctx``
+        (the current context by default), run forward and return the list of output NDArrays."""
+        from ..context import current_context
+        return self.bind(ctx if ctx is not None else current_context(), kwargs).forward()
+
+    def gradient(self, wrt):
+        """Not supported, as in MXNet 1.9.1, whose ``Symbol.gradient`` raised MXNetError 'not
+        implemented': bind the symbol and use ``Executor.backward`` for gradients."""
+        raise MXNetError(f"Symbol.gradient({list(wrt)!r}): not implemented (MXNet 1.9.1 does not implement it "
+                         f"either); bind the symbol and call Executor.backward")
+
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, shape_dict=None, type_dict=None,
+                     stype_dict=None, skip_infer=False, **kwargs):
+        """Partition the graph for a subgraph ``backend``.  mxtorch has no subgraph backends (PyTorch
+        runs every operator), so the result is an unchanged copy of this symbol and ``args`` /
+        ``aux`` are left as they are; MXNet 1.9.1 likewise returned the graph unchanged for a backend
+        that partitions nothing.  MXNetError when ``backend`` is not a string or ``args`` / ``aux``
+        are not dicts."""
+        if not isinstance(backend, str):
+            raise MXNetError(f"optimize_for: backend must be a string, got {type(backend).__name__}")
+        for label, value in (("args", args), ("aux", aux)):
+            if value is not None and not isinstance(value, dict):
+                raise MXNetError(f"optimize_for: {label} must be a dict of name -> NDArray or None, "
+                                 f"got {type(value).__name__}")
+        return copy.deepcopy(self)
+
+    def get_backend_symbol(self, backend):
+        """The graph rewritten by a subgraph ``backend``.  For MXNet's oneDNN backends ('MKLDNN',
+        'MKLDNN_QUANTIZE') an unchanged copy (PyTorch runs the operators unfused; MXNet replaced
+        groups of nodes by fused ``_sg_mkldnn_*`` nodes with the same results); MXNetError for
+        other names, as MXNet raised for backends it did not have."""
+        if backend not in ("MKLDNN", "MKLDNN_QUANTIZE"):
+            raise MXNetError(f"get_backend_symbol: subgraph backend {backend!r} is not available; "
+                             f"mxtorch accepts 'MKLDNN' and 'MKLDNN_QUANTIZE' (graph returned unchanged)")
+        return copy.deepcopy(self)
+
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
         """Bind to given arrays: ``args`` / ``args_grad`` / ``aux_states`` as lists (in
@@ -389,20 +440,76 @@ class Symbol:
     def __le__(self, other): return self._binary(other, "_lesser_equal", "_lesser_equal_scalar")
     __hash__ = object.__hash__
 
+    def __abs__(self): return self.abs()
+
+    # in-place forms build a new symbol (MXNet raised NotImplementedForSymbol for them)
     def __iadd__(self, other): return self.__add__(other)
     def __isub__(self, other): return self.__sub__(other)
     def __imul__(self, other): return self.__mul__(other)
     def __itruediv__(self, other): return self.__truediv__(other)
+    __idiv__ = __itruediv__
 
-    # fluent methods that legacy code calls on symbols
+    # -- fluent methods with their own argument conventions ---------------------------------------
+    # (the others, ``x.sum(axis=1)`` and so on, are generated from register.FLUENT_OPERATORS below)
     def reshape(self, *args, **kwargs):
-        shape = args[0] if len(args) == 1 else args
-        if shape:
-            kwargs["shape"] = shape
-        return create("Reshape", self, **kwargs)
+        """The ``Reshape`` operator on this symbol: ``x.reshape((2, -1))``, ``x.reshape(shape=...,
+        reverse=True)``; several ints (``x.reshape(2, -1)``) are read as one shape."""
+        if len(args) > 1 and all(isinstance(value, numbers.Integral) for value in args):
+            args = (tuple(args),)
+        return create("reshape", self, *args, **kwargs)
 
-    def flatten(self, **kwargs):
-        return create("Flatten", self, **kwargs)
+    def astype(self, *args, **kwargs):
+        """The ``Cast`` operator: ``x.astype('int32')`` or ``x.astype(dtype=numpy.float16)``."""
+        return create("cast", self, *args, **kwargs)
+
+    def flatten(self, inplace=False, **kwargs):
+        """The ``Flatten`` operator (``inplace`` is accepted and has no meaning for symbols)."""
+        return create("flatten", self, **kwargs)
+
+    def expand_dims(self, axis, inplace=False, **kwargs):
+        """The ``expand_dims`` operator (``inplace`` has no meaning for symbols)."""
+        return create("expand_dims", self, axis=axis, **kwargs)
+
+    def squeeze(self, axis=None, inplace=False, **kwargs):
+        """The ``squeeze`` operator (``inplace`` has no meaning for symbols)."""
+        return create("squeeze", self, axis=axis, **kwargs)
+
+    def diag(self, k=0, **kwargs):
+        """The ``diag`` operator with diagonal ``k``."""
+        return create("diag", self, k, **kwargs)
+
+    def split_v2(self, *args, **kwargs):
+        """``mx.sym.split_v2(self, indices_or_sections, axis=0, squeeze_axis=False)``."""
+        return split_v2(self, *args, **kwargs)
+
+    # -- NDArray-only names: MXNet defines them on Symbol to raise --------------------------------
+    def wait_to_read(self):
+        """Raises NotImplementedForSymbol (NDArray only)."""
+        raise NotImplementedForSymbol(self.wait_to_read, None)
+
+    def asnumpy(self):
+        """Raises NotImplementedForSymbol (NDArray only; use ``eval`` or bind the symbol)."""
+        raise NotImplementedForSymbol(self.asnumpy, None)
+
+    def asscalar(self):
+        """Raises NotImplementedForSymbol (NDArray only)."""
+        raise NotImplementedForSymbol(self.asscalar, None)
+
+    def copy(self):
+        """Raises NotImplementedForSymbol (NDArray only; ``copy.copy(symbol)`` copies a symbol)."""
+        raise NotImplementedForSymbol(self.copy, None)
+
+    def as_in_context(self, *args, **kwargs):
+        """Raises NotImplementedForSymbol (NDArray only)."""
+        raise NotImplementedForSymbol(self.as_in_context, None)
+
+    def detach(self):
+        """Raises NotImplementedForSymbol (NDArray only; use ``BlockGrad`` / ``stop_gradient``)."""
+        raise NotImplementedForSymbol(self.detach, None)
+
+    def backward(self, *args, **kwargs):
+        """Raises NotImplementedForSymbol (NDArray only; bind and use ``Executor.backward``)."""
+        raise NotImplementedForSymbol(self.backward, None)
 
 
 # hidden attributes that MXNet also reports under their plain, older name
@@ -463,14 +570,17 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
 var = Variable
 
 
-def Group(symbols):
-    """One symbol whose outputs are the outputs of every symbol in ``symbols``, in order."""
+def Group(symbols, create_fn=Symbol):
+    """One symbol whose outputs are the outputs of every symbol in ``symbols``, in order.
+    ``create_fn`` is the class of the result (``Symbol`` or a subclass of it)."""
     if not symbols or any(not isinstance(s, Symbol) for s in symbols):
         raise MXNetError("Group: expected a non-empty list of Symbols")
+    if not (isinstance(create_fn, type) and issubclass(create_fn, Symbol)):
+        raise MXNetError(f"Group: create_fn must be Symbol or a subclass of it, got {create_fn!r}")
     entries = []
     for symbol in symbols:
         entries.extend(symbol._outputs)
-    return Symbol(entries)
+    return create_fn(entries)
 
 
 def create(op_name, *args, **kwargs):
@@ -482,8 +592,10 @@ def create(op_name, *args, **kwargs):
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
     symbol_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
-    attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol) and v is not None or
-             (v is None and k in op_class.schema and False)}
+    # an attribute given as None is written as "None" when it may be None (MXNet writes str(value));
+    # None for an input, or for an attribute that cannot be None, means "not given"
+    attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol) and
+             (v is not None or _may_be_none(op_class, k))}
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
         args = tuple(args[0])
     count = 0
@@ -542,6 +654,16 @@ def create(op_name, *args, **kwargs):
     return Symbol([(node, i) for i in range(count)])
 
 
+def _may_be_none(op_class, key):
+    attr = op_class.schema.get(key)
+    if attr is None:
+        return False
+    try:
+        return attr.parse(None, op_class.name) is None
+    except MXNetError:
+        return False
+
+
 def zeros(shape, dtype=None, **kwargs):
     """A symbol producing zeros of ``shape``."""
     return create("_zeros", shape=tuple(shape) if not isinstance(shape, int) else (shape,),
@@ -570,3 +692,116 @@ def load(fname):
         return load_json(text)
     except MXNetError as error:
         raise MXNetError(f"sym.load: {fname!r}: {error}") from None
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """A symbol producing an array of ``shape`` filled with ``val`` (float32 unless ``dtype``),
+    the ``_full`` operator."""
+    return create("_full", shape=tuple(shape) if not isinstance(shape, numbers.Integral) else (shape,),
+                  dtype=np.dtype(dtype or np.float32).name, value=float(val), **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """``start, start + step, ...`` up to (excluding) ``stop`` (``arange(n)``: ``[0, n)``), each
+    repeated ``repeat`` times, float32 unless ``dtype``: the ``_arange`` operator.  With
+    ``infer_range=True`` and no ``stop`` the length comes from shape inference."""
+    return create("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
+                  name=name, dtype=np.dtype(dtype or np.float32).name)
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included unless ``endpoint=False``),
+    float32 unless ``dtype``: the ``_linspace`` operator."""
+    return create("_linspace", start=start, stop=stop, num=num, endpoint=endpoint, name=name,
+                  dtype=np.dtype(dtype or np.float32).name)
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs):
+    """An ``(N, M)`` matrix (``M=0``: square) with ones on diagonal ``k``, float32 unless ``dtype``:
+    the ``_eye`` operator."""
+    return create("_eye", N=N, M=M, k=k, dtype=np.dtype(dtype or np.float32).name, **kwargs)
+
+
+def _symbol_dispatch(function, left, right, array_op, scalar_op, reverse_scalar_op, on_numbers):
+    """MXNet's rule for ``mx.sym.pow / maximum / minimum / hypot``: two symbols use ``array_op``,
+    a symbol and a number ``scalar_op`` (``reverse_scalar_op`` when the number comes first), two
+    numbers give ``on_numbers(left, right)``."""
+    left_number = isinstance(left, numbers.Number)
+    right_number = isinstance(right, numbers.Number)
+    if isinstance(left, Symbol) and isinstance(right, Symbol):
+        return create(array_op, left, right)
+    if isinstance(left, Symbol) and right_number:
+        return create(scalar_op, left, scalar=right)
+    if left_number and isinstance(right, Symbol):
+        return create(reverse_scalar_op, right, scalar=left)
+    if left_number and right_number:
+        return on_numbers(left, right)
+    raise MXNetError(f"{function}: operands must be Symbols or numbers, got {type(left).__name__} and "
+                     f"{type(right).__name__}")
+
+
+def pow(base, exp):  # noqa: A001 - MXNet's name
+    """``base ** exp`` element by element: ``_Power`` for two symbols, ``_PowerScalar`` /
+    ``_RPowerScalar`` with a number, a Python number for two numbers."""
+    return _symbol_dispatch("pow", base, exp, "_Power", "_PowerScalar", "_RPowerScalar", lambda x, y: x ** y)
+
+
+def power(base, exp):
+    """The same as ``pow``."""
+    return pow(base, exp)
+
+
+def maximum(left, right):
+    """The larger of ``left`` and ``right`` element by element: ``_Maximum`` for two symbols,
+    ``_MaximumScalar`` with a number (on either side), a Python number for two numbers."""
+    return _symbol_dispatch("maximum", left, right, "_Maximum", "_MaximumScalar", "_MaximumScalar",
+                            lambda x, y: x if x > y else y)
+
+
+def minimum(left, right):
+    """The smaller of ``left`` and ``right`` element by element: ``_Minimum`` for two symbols,
+    ``_MinimumScalar`` with a number (on either side), a Python number for two numbers."""
+    return _symbol_dispatch("minimum", left, right, "_Minimum", "_MinimumScalar", "_MinimumScalar",
+                            lambda x, y: x if x < y else y)
+
+
+def hypot(left, right):
+    """``sqrt(left ** 2 + right ** 2)`` element by element: ``_Hypot`` for two symbols,
+    ``_HypotScalar`` with a number (on either side), ``numpy.hypot`` for two numbers."""
+    return _symbol_dispatch("hypot", left, right, "_Hypot", "_HypotScalar", "_HypotScalar", np.hypot)
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 - MXNet's argument name
+    """Counts of ``a``'s values in bins, the ``_histogram`` operator (outputs: counts, edges).
+    ``bins`` a Symbol of edges, or an int with ``range=(low, high)`` (required in symbol mode).
+    MXNetError otherwise, and while mxtorch's registry has no ``_histogram`` operator."""
+    if isinstance(bins, Symbol):
+        return create("_histogram", data=a, bins=bins, **kwargs)
+    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
+        if range is None:
+            raise MXNetError("histogram: range=(low, high) is required in symbol mode when bins is an int")
+        return create("_histogram", data=a, bin_cnt=bins, range=range, **kwargs)
+    raise MXNetError(f"histogram: bins must be an int or a Symbol of edges, got {type(bins).__name__}")
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` along ``axis`` into ``indices_or_sections`` equal parts (an int) or at the
+    positions of a tuple (``(2, 3)``: ``[:2]``, ``[2:3]``, ``[3:]``): the ``_split_v2`` operator with
+    one output per part.  MXNetError when ``indices_or_sections`` is neither an int nor a tuple."""
+    if isinstance(indices_or_sections, numbers.Integral) and not isinstance(indices_or_sections, bool):
+        indices, sections = [], int(indices_or_sections)
+    elif isinstance(indices_or_sections, tuple):
+        indices, sections = [0] + [int(i) for i in indices_or_sections], 0
+    else:
+        raise MXNetError(f"split_v2: indices_or_sections must be an int or a tuple of ints, "
+                         f"got {type(indices_or_sections).__name__}")
+    # MXNet writes the list as Python prints it: "[]", "[0, 1, 3]"
+    return create("_split_v2", ary, indices=str(indices), axis=axis, squeeze_axis=squeeze_axis,
+                  sections=sections)
+
+
+def _call_fluent(op_name, symbol, args, kwargs):
+    return create(op_name, symbol, *args, **kwargs)
+
+
+install_fluent_methods(Symbol, _call_fluent, "mx.sym")
