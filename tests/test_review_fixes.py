@@ -132,3 +132,32 @@ def test_amp_cumsum_hard_sigmoid_cast_storage_match_mxnet():
     np.testing.assert_allclose(mx.nd.hard_sigmoid(mx.nd.array([-5, 0, 1, 5])).asnumpy(), [0, 0.5, 0.7, 1],
                                rtol=1e-6)
     assert mx.nd.cast_storage(x, stype="row_sparse").asnumpy().tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda nd: nd.FullyConnected(nd.ones((2, 4)), nd.ones((3, 4)), nd.ones(3), num_hidden=7), "weight"),
+    (lambda nd: nd.Convolution(nd.ones((1, 1, 5, 5)), nd.ones((2, 1, 2, 2)), nd.ones(2), kernel=(3, 3),
+                               num_filter=2), "weight"),
+    (lambda nd: nd.SoftmaxOutput(nd.ones((2, 3)), nd.ones(5)), "label"),
+    (lambda nd: nd.elemwise_add(nd.ones((2, 3)), nd.ones((3,))), "shape mismatch"),
+    (lambda nd: nd.batch_dot(nd.ones((2, 3)), nd.ones((3, 2))), "at least 3 axes"),
+    (lambda nd: nd.concat(nd.ones((2, 2)), nd.ones((2, 2)), dim=4), "dim 4"),
+    (lambda nd: nd.FullyConnected(nd.ones((2, 4)), np.ones((3, 4)), np.ones(3), num_hidden=3), "must be an NDArray"),
+    (lambda nd: nd.ones(2) + nd.ones(3), "do not broadcast"),
+    (lambda nd: nd.zeros((-1, 2)), "non-negative"),
+    (lambda nd: nd.ones(2, ctx="cpu(0)"), "ctx must be a Context"),
+])
+def test_imperative_calls_check_their_inputs(call, message):
+    with pytest.raises(mx.MXNetError, match=message):
+        call(mx.nd)
+
+
+def test_symbol_files_in_latin1_load_and_garbage_raises(tmp_path):
+    symbol = mx.sym.FullyConnected(mx.sym.Variable("donn\u00e9es"), num_hidden=2, name="fc")
+    path = tmp_path / "latin-symbol.json"
+    path.write_bytes(symbol.tojson().encode("latin-1"))
+    assert mx.sym.load(str(path)).list_arguments() == ["donn\u00e9es", "fc_weight", "fc_bias"]
+    garbage = tmp_path / "garbage-symbol.json"
+    garbage.write_bytes(bytes(range(256)))
+    with pytest.raises(mx.MXNetError, match="garbage-symbol.json"):
+        mx.sym.load(str(garbage))

@@ -561,8 +561,13 @@ class NDArray:
             other = torch.from_numpy(other).to(self._tensor)
         else:
             return NotImplemented
-        with _grad_mode():
-            return NDArray(function(self._tensor, other), self._ctx)
+        try:
+            with _grad_mode():
+                return NDArray(function(self._tensor, other), self._ctx)
+        except RuntimeError as error:
+            shape = tuple(other.shape) if isinstance(other, torch.Tensor) else "a scalar"
+            raise MXNetError(f"NDArray arithmetic: operands of shapes {self.shape} and {shape} do not "
+                             f"broadcast ({error})") from None
 
     def _inplace(self, other, function):
         self._check_writable("in-place arithmetic")
@@ -635,7 +640,11 @@ def from_torch(tensor, ctx=None):
 
 
 def _resolve_ctx(ctx):
-    return ctx if ctx is not None else current_context()
+    if ctx is None:
+        return current_context()
+    if not isinstance(ctx, Context):
+        raise MXNetError(f"ctx must be a Context such as mx.cpu() or mx.gpu(0), got {ctx!r}")
+    return ctx
 
 
 def array(source_array, ctx=None, dtype=None):
@@ -662,8 +671,12 @@ def array(source_array, ctx=None, dtype=None):
 
 
 def _shape_tuple(shape):
+    """A shape as a tuple of non-negative ints; MXNetError for anything else."""
     if isinstance(shape, numbers.Integral):
-        return (int(shape),)
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)) or \
+            not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise MXNetError(f"shape must be a tuple of non-negative integers, got {shape!r}")
     return tuple(int(d) for d in shape)
 
 
@@ -732,8 +745,14 @@ def concat(*arrays, dim=1, **kwargs):
         arrays = tuple(arrays[0])
     if not arrays:
         raise MXNetError("concat: needs at least one array")
-    with _grad_mode():
-        return NDArray(torch.cat([a._tensor for a in arrays], dim=dim), arrays[0].context)
+    if not all(isinstance(a, NDArray) for a in arrays):
+        raise MXNetError("concat: every input must be an NDArray")
+    try:
+        with _grad_mode():
+            return NDArray(torch.cat([a._tensor for a in arrays], dim=dim), arrays[0].context)
+    except (RuntimeError, IndexError) as error:
+        raise MXNetError(f"concat: cannot join shapes {[a.shape for a in arrays]} along dim {dim}: "
+                         f"{error}") from None
 
 
 def concatenate(arrays, axis=0, always_copy=True):

@@ -1,6 +1,7 @@
 """Imperative front end: one ``mx.nd.<Name>`` function per registered operator."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from .. import autograd
@@ -61,6 +62,10 @@ def invoke(op_class, args, kwargs):
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
     kwargs.pop("attr", None)
+    for key, value in kwargs.items():
+        if isinstance(value, (np.ndarray, torch.Tensor)):
+            raise MXNetError(f"Operator {op_class.name}: argument {key!r} must be an NDArray, got "
+                             f"{type(value).__name__} (wrap it with mx.nd.array)")
     arrays = {key: value for key, value in kwargs.items() if isinstance(value, NDArray)}
     attrs = {key: value for key, value in kwargs.items() if not isinstance(value, NDArray)}
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
@@ -68,6 +73,10 @@ def invoke(op_class, args, kwargs):
     count = 0
     while count < len(args) and (isinstance(args[count], NDArray) or args[count] is None):
         count += 1
+    for position, value in enumerate(args):
+        if isinstance(value, (np.ndarray, torch.Tensor)):
+            raise MXNetError(f"Operator {op_class.name}: positional input {position} must be an NDArray, got "
+                             f"{type(value).__name__} (wrap it with mx.nd.array)")
     if count < len(args) and not op_class.variadic:
         for key, value in registry.positional_attributes(op_class, args[count:]).items():
             if key in attrs:
@@ -97,8 +106,15 @@ def invoke(op_class, args, kwargs):
     tensors = [values[n]._tensor for n in names]
     is_train = autograd.is_training()
     recording = autograd.is_recording()
-    with torch.set_grad_enabled(recording):
-        outputs = op.forward(is_train, tensors[:n_args], tensors[n_args:])
+    _check_shapes(op, names, tensors)
+    try:
+        with torch.set_grad_enabled(recording):
+            outputs = op.forward(is_train, tensors[:n_args], tensors[n_args:])
+    except MXNetError:
+        raise
+    except (RuntimeError, IndexError, ValueError, TypeError) as error:
+        shapes = {name: tuple(t.shape) for name, t in zip(names, tensors)}
+        raise MXNetError(f"Operator {op.name} with inputs {shapes}: {error}") from None
     outputs = list(outputs)[:op.num_visible_outputs()]
     # as in MXNet, an imperative result owns its memory: outputs that are views of an input
     # (Flatten, Reshape, transpose, ...) are copied, so writing to them leaves the input alone
@@ -111,6 +127,25 @@ def invoke(op_class, args, kwargs):
             target[:] = result
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _check_shapes(op, names, tensors):
+    """Run the operator's shape inference on the given shapes first, as MXNet's imperative
+    path did: an input whose shape disagrees with what the others imply raises MXNetError
+    naming the operator, the input and both shapes (instead of a wrong result or a torch
+    error from deep inside the computation)."""
+    if not tensors:
+        return
+    n_args = len(op.arguments())
+    given = [tuple(t.shape) for t in tensors]
+    inferred_in, _, inferred_aux = op.infer_shape(list(given[:n_args]), [None] * op.num_outputs())
+    for name, actual, inferred in zip(names, given, list(inferred_in) + list(inferred_aux or [])):
+        if inferred is None:
+            continue
+        inferred = tuple(inferred)
+        if len(inferred) != len(actual) or any(i and i != a for i, a in zip(inferred, actual)):
+            raise MXNetError(f"Operator {op.name}: input {name!r} has shape {actual}, but the other inputs "
+                             f"and the attributes imply {inferred}")
 
 
 def _own_memory(tensor, input_storage):

@@ -102,6 +102,9 @@ class BatchDot(Operator):
         return ["lhs", "rhs"]
 
     def _out(self, lhs, rhs):
+        if len(lhs) < 3 or len(rhs) < 3:
+            raise self.error(f"inputs must have at least 3 axes (a batch of matrices), got 'lhs' {tuple(lhs)} "
+                             f"and 'rhs' {tuple(rhs)}; use dot for plain matrices")
         m, k1 = _matrix_shape(self, lhs, self.transpose_a, "lhs")
         k2, n = _matrix_shape(self, rhs, self.transpose_b, "rhs")
         if len(lhs) != len(rhs):

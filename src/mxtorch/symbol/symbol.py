@@ -682,12 +682,19 @@ def load_json(json_str):
 
 
 def load(fname):
-    """A Symbol from a ``-symbol.json`` file; MXNetError naming the file if unreadable."""
+    """A Symbol from a ``-symbol.json`` file; MXNetError naming the file if unreadable.
+
+    The file is read as UTF-8, or byte for byte (Latin-1) when it is not valid UTF-8, as
+    MXNet's byte-oriented reader accepted such files."""
     try:
-        with open(fname, "r", encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as error:
+        with open(fname, "rb") as handle:
+            raw = handle.read()
+    except (OSError, TypeError) as error:
         raise MXNetError(f"sym.load: cannot read {fname!r}: {error}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
     try:
         return load_json(text)
     except MXNetError as error:
