@@ -18,6 +18,7 @@ import pytest
 
 import mxtorch as mx
 from mxtorch.ops.detection import rpn_anchors
+from op_checks import bind, numeric_gradient_check, symbol_for
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "ops_detection")
 with open(os.path.join(DATA, "index.json")) as handle:
@@ -25,19 +26,6 @@ with open(os.path.join(DATA, "index.json")) as handle:
 
 # operators whose outputs are selections or exact float32 formulas of their inputs
 EXACT = ("_contrib_box_nms", "_contrib_box_iou", "_contrib_bipartite_matching", "_contrib_box_decode")
-
-
-def symbol_for(op, names, attrs, name="op"):
-    return getattr(mx.sym, op)(*[mx.sym.var(n) for n in names], name=name, **attrs)
-
-
-def bind(symbol, values, grad_req="write"):
-    shapes = {n: v.shape for n, v in values.items()}
-    types = {n: v.dtype for n, v in values.items()}
-    executor = symbol.simple_bind(mx.cpu(), grad_req=grad_req, type_dict=types, **shapes)
-    for n, v in values.items():
-        executor.arg_dict[n][:] = v
-    return executor
 
 
 @pytest.mark.parametrize("case", REFERENCE, ids=[c["name"] for c in REFERENCE])
@@ -75,35 +63,6 @@ def test_reference_covers_zero_gradients_of_box_operators():
 
 
 # -- finite differences ----------------------------------------------------------------------------
-def numeric_gradient_check(op, inputs, attrs, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):
-    """Executor gradients (float64) against central differences of sum(head * outputs)."""
-    rng = np.random.RandomState(seed)
-    names = list(inputs)
-    values = {n: np.asarray(v, np.float64) for n, v in inputs.items()}
-    wrt = names if wrt is None else wrt
-    executor = bind(symbol_for(op, names, attrs), values, {n: ("write" if n in wrt else "null") for n in names})
-    outputs = [o.asnumpy() for o in executor.forward(is_train=True)]
-    heads = [rng.randn(*o.shape) for o in outputs]
-    executor.backward([mx.nd.array(h, dtype=np.float64) for h in heads])
-    analytic = {n: executor.grad_dict[n].asnumpy() for n in wrt}
-
-    def objective():
-        return sum(float((r.asnumpy() * h).sum()) for r, h in zip(executor.forward(is_train=True), heads))
-
-    for n in wrt:
-        base = values[n]
-        numeric = np.zeros_like(base)
-        for index in np.ndindex(base.shape):
-            for sign in (1, -1):
-                shifted = base.copy()
-                shifted[index] += sign * eps
-                executor.arg_dict[n][:] = shifted
-                numeric[index] += sign * objective() / (2 * eps)
-        executor.arg_dict[n][:] = base
-        np.testing.assert_allclose(analytic[n], numeric, rtol=rtol, atol=atol, err_msg=f"{op} gradient of {n}")
-    return outputs
-
-
 RNG = np.random.RandomState(11)
 ROIS = np.array([[0, 0.3, 0.8, 6.2, 5.1], [0, 2.1, 1.2, 4.4, 3.3]])          # no corner at a rounding tie
 GRADIENT_CASES = [

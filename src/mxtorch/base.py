@@ -15,7 +15,7 @@ import platform
 import numpy as np
 
 __all__ = [
-    "MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
+    "MXNetError", "MXNetValueError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
     "numeric_types", "integer_types", "mx_real_t", "py_str", "data_dir_default", "data_dir",
     "parse_bool", "parse_tuple", "format_value",
 ]
@@ -34,6 +34,11 @@ class MXNetError(RuntimeError):
     given.  It derives from ``RuntimeError`` like MXNet's did, so existing
     ``except MXNetError`` and ``except RuntimeError`` handlers keep working.
     """
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """Bad argument values where MXNet raised ValueError: both an MXNetError and a ValueError,
+    so handlers written for either keep working."""
 
 
 class NotImplementedForSymbol(MXNetError):

@@ -417,13 +417,9 @@ def _as_float_tensor(values, like):
                            else torch.float32, device=like.device)
 
 
-class Augmenter:
-    """Base class of image augmenters: ``aug(image) -> image`` on HWC NDArrays.
-
-    The keyword arguments given to ``__init__`` are kept (NDArrays and numpy
-    arrays as lists) for ``dumps()``, which returns the JSON
-    ``[class name in lower case, arguments]``.
-    """
+class _KwargsDumps:
+    """Keeps the keyword arguments given to ``__init__`` (NDArrays and numpy arrays as
+    lists) for ``dumps()``; the shared base of :class:`Augmenter` and :class:`DetAugmenter`."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -437,12 +433,21 @@ class Augmenter:
         """The augmenter as a JSON string ``[name, arguments]``."""
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
+
+class Augmenter(_KwargsDumps):
+    """Base class of image augmenters: ``aug(image) -> image`` on HWC NDArrays.
+
+    The keyword arguments given to ``__init__`` are kept (NDArrays and numpy
+    arrays as lists) for ``dumps()``, which returns the JSON
+    ``[class name in lower case, arguments]``.
+    """
+
     def __call__(self, src):
         raise NotImplementedError("an Augmenter subclass implements __call__(src)")
 
 
-class SequentialAug(Augmenter):
-    """Applies the augmenters ``ts`` one after the other."""
+class _AugmenterList(Augmenter):
+    """Holds the augmenters ``ts``; ``dumps()`` lists theirs."""
 
     def __init__(self, ts):
         super().__init__()
@@ -451,44 +456,45 @@ class SequentialAug(Augmenter):
     def dumps(self):
         return [self.__class__.__name__.lower(), [aug.dumps() for aug in self.ts]]
 
-    def __call__(self, src):
+    def _apply_all(self, src):
         for aug in self.ts:
             src = aug(src)
         return src
 
 
-class ResizeAug(Augmenter):
-    """Resizes the shorter side to ``size`` (see :func:`resize_short`)."""
+class SequentialAug(_AugmenterList):
+    """Applies the augmenters ``ts`` one after the other."""
+
+    def __call__(self, src):
+        return self._apply_all(src)
+
+
+class _SizeInterpAug(Augmenter):
+    """An augmenter of an output ``size`` and an interpolation method ``interp``."""
 
     def __init__(self, size, interp=2):
         super().__init__(size=size, interp=interp)
         self.size = size
         self.interp = interp
+
+
+class ResizeAug(_SizeInterpAug):
+    """Resizes the shorter side to ``size`` (see :func:`resize_short`)."""
 
     def __call__(self, src):
         return resize_short(src, self.size, self.interp)
 
 
-class ForceResizeAug(Augmenter):
+class ForceResizeAug(_SizeInterpAug):
     """Resizes to exactly ``size`` (width, height), ignoring the aspect ratio."""
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src):
         sizes = (src.shape[0], src.shape[1], self.size[1], self.size[0])
         return imresize(src, *self.size, interp=_get_interp_method(self.interp, sizes))
 
 
-class RandomCropAug(Augmenter):
+class RandomCropAug(_SizeInterpAug):
     """A random crop of ``size`` (width, height) (see :func:`random_crop`)."""
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src):
         return random_crop(src, self.size, self.interp)[0]
@@ -514,33 +520,19 @@ class RandomSizedCropAug(Augmenter):
         return random_size_crop(src, self.size, self.area, self.ratio, self.interp)[0]
 
 
-class CenterCropAug(Augmenter):
+class CenterCropAug(_SizeInterpAug):
     """The centre crop of ``size`` (width, height) (see :func:`center_crop`)."""
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src):
         return center_crop(src, self.size, self.interp)[0]
 
 
-class RandomOrderAug(Augmenter):
+class RandomOrderAug(_AugmenterList):
     """Applies the augmenters ``ts`` in a random order (``random.shuffle`` of the list, in place)."""
-
-    def __init__(self, ts):
-        super().__init__()
-        self.ts = ts
-
-    def dumps(self):
-        return [self.__class__.__name__.lower(), [aug.dumps() for aug in self.ts]]
 
     def __call__(self, src):
         random.shuffle(self.ts)
-        for aug in self.ts:
-            src = aug(src)
-        return src
+        return self._apply_all(src)
 
 
 class BrightnessJitterAug(Augmenter):
@@ -1043,25 +1035,13 @@ class ImageIter(DataIter):
 # ------------------------------------------------------------------------------------------------
 # Detection augmenters and ImageDetIter
 # ------------------------------------------------------------------------------------------------
-class DetAugmenter:
+class DetAugmenter(_KwargsDumps):
     """Base class of detection augmenters: ``aug(image, label) -> (image, label)``.
 
     ``label``: numpy array ``(objects, width)`` of rows ``[class, xmin, ymin,
     xmax, ymax, ...]`` with coordinates relative to the image (0 to 1).
     ``dumps()`` as :class:`Augmenter`.
     """
-
-    def __init__(self, **kwargs):
-        self._kwargs = kwargs
-        for key, value in self._kwargs.items():
-            if isinstance(value, NDArray):
-                value = value.asnumpy()
-            if isinstance(value, np.ndarray):
-                self._kwargs[key] = value.tolist()
-
-    def dumps(self):
-        """The augmenter as a JSON string ``[name, arguments]``."""
-        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
     def __call__(self, src, label):
         raise NotImplementedError("a DetAugmenter subclass implements __call__(src, label)")
@@ -1233,14 +1213,7 @@ class DetRandomCropAug(DetAugmenter):
         return out[valid, :]
 
     def _random_crop_proposal(self, label, height, width):
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
+        for ratio, min_area, max_area in _proposal_draws(self, height, width):
             crop_height = int(round(np.sqrt(min_area / ratio)))
             max_height = int(round(np.sqrt(max_area / ratio)))
             if round(max_height * ratio) > width:
@@ -1268,6 +1241,22 @@ class DetRandomCropAug(DetAugmenter):
                 if new_label is not None:
                     return x, y, crop_width, crop_height, new_label
         return ()
+
+
+def _proposal_draws(aug, height, width):
+    """The draws of a crop or pad proposal: ``(ratio, min_area, max_area)`` for each of
+    ``aug.max_attempts`` attempts whose aspect ratio drawn from ``aug.aspect_ratio_range`` is
+    positive, the areas being ``aug.area_range`` times the image's; none when ``aug`` is
+    disabled or the image is empty."""
+    if not aug.enabled or height <= 0 or width <= 0:
+        return
+    min_area = aug.area_range[0] * height * width
+    max_area = aug.area_range[1] * height * width
+    for _ in range(aug.max_attempts):
+        ratio = random.uniform(*aug.aspect_ratio_range)
+        if ratio <= 0:
+            continue
+        yield ratio, min_area, max_area
 
 
 class DetRandomPadAug(DetAugmenter):
@@ -1315,14 +1304,7 @@ class DetRandomPadAug(DetAugmenter):
         return out
 
     def _random_pad_proposal(self, label, height, width):
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
+        for ratio, min_area, max_area in _proposal_draws(self, height, width):
             canvas_height = int(round(np.sqrt(min_area / ratio)))
             max_height = int(round(np.sqrt(max_area / ratio)))
             if round(canvas_height * ratio) < width:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..symbol.symbol import Symbol, _aux_variable_ids
@@ -371,13 +371,13 @@ class Executor:
                                      f"bound as {arg_dict[name].shape}")
                 arg_dict[name][:] = value
             elif not allow_extra_params:
-                raise MXNetError(f"copy_params_from: {name!r} is not an argument of the symbol")
+                raise MXNetValueError(f"copy_params_from: {name!r} is not an argument of the symbol")
         aux_dict = self.aux_dict
         for name, value in (aux_params or {}).items():
             if name in aux_dict:
                 aux_dict[name][:] = value
             elif not allow_extra_params:
-                raise MXNetError(f"copy_params_from: {name!r} is not an auxiliary state of the symbol")
+                raise MXNetValueError(f"copy_params_from: {name!r} is not an auxiliary state of the symbol")
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new input shapes sharing the arrays whose shapes do not change.

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..context import cpu
 from ..model import BatchEndParam
 from .. import ndarray as nd
@@ -26,8 +26,6 @@ class ModuleStateError(MXNetError):
     """A module method was called before the step it depends on (bind, init_params, ...)."""
 
 
-class MXNetValueError(MXNetError, ValueError):
-    """Bad argument values; also a ValueError, which MXNet raised in these places."""
 
 
 def _as_list(obj):

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, FloatTuple, Choice, optional,
                        merge_shape)
 from ..base import MXNetError
-from .nn import _spatial
+from .nn import _conv_output_size, _expand_conv_geometry
 
 __all__ = ["rpn_anchors"]
 
@@ -640,9 +640,7 @@ class DeformableConvolution(Operator):
             raise self.error(f"kernel sizes must be positive, got {self.kernel}")
         if self.layout not in (None, "NCHW"):
             raise self.error(f"layout must be NCHW for a 2-D kernel, got {self.layout}")
-        self.stride_ = _spatial(self.stride, 2, 1, "stride", self)
-        self.dilate_ = _spatial(self.dilate, 2, 1, "dilate", self)
-        self.pad_ = _spatial(self.pad, 2, 0, "pad", self)
+        _expand_conv_geometry(self)
         if self.num_filter < 1 or self.num_group < 1 or self.num_deformable_group < 1:
             raise self.error(f"num_filter, num_group and num_deformable_group must be positive, got "
                              f"{self.num_filter}, {self.num_group} and {self.num_deformable_group}")
@@ -651,19 +649,6 @@ class DeformableConvolution(Operator):
 
     def arguments(self):
         return ["data", "offset", "weight"] + ([] if self.no_bias else ["bias"])
-
-    def _output_size(self, spatial):
-        sizes = []
-        for x, k, s, d, p in zip(spatial, self.kernel, self.stride_, self.dilate_, self.pad_):
-            if not x:
-                sizes.append(0)
-                continue
-            size = (x + 2 * p - d * (k - 1) - 1) // s + 1
-            if size <= 0:
-                raise self.error(f"kernel {self.kernel} (dilate {self.dilate_}, pad {self.pad_}) is larger than the "
-                                 f"padded input {tuple(spatial)}")
-            sizes.append(size)
-        return tuple(sizes)
 
     def infer_shape(self, in_shapes, out_shapes):
         where = _where(self)
@@ -682,7 +667,7 @@ class DeformableConvolution(Operator):
                                  f"num_deformable_group={self.num_deformable_group}")
             weight = merge_shape(weight, (self.num_filter, channels // self.num_group if channels else 0)
                                  + tuple(self.kernel), f"{where} argument 'weight'")
-            spatial = self._output_size(data[2:])
+            spatial = _conv_output_size(self, data[2:])
             expected = (data[0], 2 * self.num_deformable_group * taps) + spatial
             try:
                 offset = merge_shape(offset, expected, where)
@@ -702,7 +687,7 @@ class DeformableConvolution(Operator):
         data, offset, weight = inputs[0], inputs[1], inputs[2]
         bias = None if self.no_bias else inputs[3]
         batch, channels, height, width = data.shape
-        out_h, out_w = self._output_size((height, width))
+        out_h, out_w = _conv_output_size(self, (height, width))
         kernel_h, kernel_w = self.kernel
         taps = kernel_h * kernel_w
         groups = self.num_deformable_group

@@ -33,6 +33,33 @@ def _spatial(values, ndim, default, name, op):
     return tuple(values)
 
 
+def _expand_conv_geometry(op):
+    """Set ``op.stride_``, ``op.dilate_`` (default 1) and ``op.pad_`` (default 0): the
+    convolution attributes expanded to one entry per kernel dimension."""
+    ndim = len(op.kernel)
+    op.stride_ = _spatial(op.stride, ndim, 1, "stride", op)
+    op.dilate_ = _spatial(op.dilate, ndim, 1, "dilate", op)
+    op.pad_ = _spatial(op.pad, ndim, 0, "pad", op)
+
+
+def _conv_output_size(op, spatial):
+    """Output spatial size of a convolution over input sizes ``spatial``:
+    ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1`` per dimension from
+    ``op.kernel``, ``op.stride_``, ``op.dilate_`` and ``op.pad_`` (an unknown size 0 stays 0);
+    raises ``op.error`` when the dilated kernel is larger than the padded input."""
+    sizes = []
+    for x, k, s, d, p in zip(spatial, op.kernel, op.stride_, op.dilate_, op.pad_):
+        if not x:
+            sizes.append(0)
+            continue
+        size = (x + 2 * p - d * (k - 1) - 1) // s + 1
+        if size <= 0:
+            raise op.error(f"kernel {op.kernel} (dilate {op.dilate_}, pad {op.pad_}) is larger than the padded "
+                           f"input {tuple(spatial)}")
+        sizes.append(size)
+    return tuple(sizes)
+
+
 @register("FullyConnected")
 class FullyConnected(Operator):
     """``output = data @ weight.T + bias``.
@@ -104,10 +131,7 @@ class _ConvolutionBase(Operator):
     def validate(self):
         if len(self.kernel) not in (1, 2, 3):
             raise self.error(f"kernel must have 1, 2 or 3 dimensions, got {self.kernel}")
-        ndim = len(self.kernel)
-        self.stride_ = _spatial(self.stride, ndim, 1, "stride", self)
-        self.dilate_ = _spatial(self.dilate, ndim, 1, "dilate", self)
-        self.pad_ = _spatial(self.pad, ndim, 0, "pad", self)
+        _expand_conv_geometry(self)
         _check_geometry(self, kernel=self.kernel, stride=self.stride_, dilate=self.dilate_, pad=self.pad_)
         if self.num_filter < 1:
             raise self.error(f"num_filter must be positive, got {self.num_filter}")
@@ -143,17 +167,8 @@ class Convolution(_ConvolutionBase):
                 raise self.error(f"input channels {channels} not divisible by num_group={self.num_group}")
             weight = merge_shape(weight, (self.num_filter, channels // self.num_group if channels else 0) + self.kernel,
                                  f"Operator {self.name} argument 'weight'")
-            spatial = []
-            for x, k, s, d, p in zip(data[2:], self.kernel, self.stride_, self.dilate_, self.pad_):
-                if not x:
-                    spatial.append(0)
-                    continue
-                size = (x + 2 * p - d * (k - 1) - 1) // s + 1
-                if size <= 0:
-                    raise self.error(f"kernel {self.kernel} (dilate {self.dilate_}, pad {self.pad_}) is larger "
-                                     f"than the padded input {tuple(data[2:])}")
-                spatial.append(size)
-            out = merge_shape(out, (data[0], self.num_filter) + tuple(spatial), f"Operator {self.name} output")
+            spatial = _conv_output_size(self, data[2:])
+            out = merge_shape(out, (data[0], self.num_filter) + spatial, f"Operator {self.name} output")
         else:
             weight = merge_shape(weight, (self.num_filter, 0) + self.kernel, f"Operator {self.name} argument 'weight'")
         shapes = [data, weight]

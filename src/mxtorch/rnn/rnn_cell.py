@@ -898,12 +898,18 @@ class BaseConvRNNCell(BaseRNNCell):
     def _num_gates(self):
         return len(self._gate_names)
 
+    # how many states of the state shape the cell carries (two for the base, as MXNet)
+    _num_states = 2
+
     @property
     def state_info(self):
-        return [{"shape": self._state_shape, "__layout__": self._conv_layout},
-                {"shape": self._state_shape, "__layout__": self._conv_layout}]
+        return [{"shape": self._state_shape, "__layout__": self._conv_layout} for _ in range(self._num_states)]
 
-    def _conv_forward(self, inputs, states, name):
+    def _conv_forward(self, inputs, states):
+        """Start one step: advance the counter and return ``(name, i2h, h2h)``, the step's
+        name prefix and the two convolutions of ``inputs`` and ``states[0]``."""
+        self._counter += 1
+        name = f"{self._prefix}t{self._counter}_"
         filters = self._num_hidden * self._num_gates
         i2h = symbol.Convolution(name=f"{name}i2h", data=inputs, num_filter=filters, kernel=self._i2h_kernel,
                                  stride=self._i2h_stride, pad=self._i2h_pad, dilate=self._i2h_dilate,
@@ -911,7 +917,7 @@ class BaseConvRNNCell(BaseRNNCell):
         h2h = symbol.Convolution(name=f"{name}h2h", data=states[0], num_filter=filters, kernel=self._h2h_kernel,
                                  dilate=self._h2h_dilate, pad=self._h2h_pad, stride=(1, 1), weight=self._hW,
                                  bias=self._hB, layout=self._conv_layout)
-        return i2h, h2h
+        return name, i2h, h2h
 
     def __call__(self, inputs, states):
         raise NotImplementedError("BaseConvRNNCell is the abstract base of the convolutional cells")
@@ -920,33 +926,38 @@ class BaseConvRNNCell(BaseRNNCell):
 _LEAKY = functools.partial(symbol.LeakyReLU, act_type="leaky", slope=0.2)
 
 
+def _conv_cell_init(default_prefix):
+    """The ``__init__`` of a concrete convolutional cell: MXNet's defaults (3x3 kernels,
+    stride 1, pad 1, leaky ReLU) with ``prefix`` defaulting to ``default_prefix``."""
+    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1), i2h_kernel=(3, 3),
+                 i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1), i2h_weight_initializer=None,
+                 h2h_weight_initializer=None, i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
+                 activation=_LEAKY, prefix=default_prefix, params=None, conv_layout="NCHW"):
+        BaseConvRNNCell.__init__(self, input_shape=input_shape, num_hidden=num_hidden, h2h_kernel=h2h_kernel,
+                                 h2h_dilate=h2h_dilate, i2h_kernel=i2h_kernel, i2h_stride=i2h_stride,
+                                 i2h_pad=i2h_pad, i2h_dilate=i2h_dilate,
+                                 i2h_weight_initializer=i2h_weight_initializer,
+                                 h2h_weight_initializer=h2h_weight_initializer,
+                                 i2h_bias_initializer=i2h_bias_initializer,
+                                 h2h_bias_initializer=h2h_bias_initializer, activation=activation, prefix=prefix,
+                                 params=params, conv_layout=conv_layout)
+    return __init__
+
+
 class ConvRNNCell(BaseConvRNNCell):
     """Convolutional Elman cell: ``h' = activation(conv_i(x) + conv_h(h))``; one state.
     Arguments as :class:`BaseConvRNNCell`."""
 
-    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1), i2h_kernel=(3, 3),
-                 i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1), i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 activation=_LEAKY, prefix="ConvRNN_", params=None, conv_layout="NCHW"):
-        super().__init__(input_shape=input_shape, num_hidden=num_hidden, h2h_kernel=h2h_kernel,
-                         h2h_dilate=h2h_dilate, i2h_kernel=i2h_kernel, i2h_stride=i2h_stride, i2h_pad=i2h_pad,
-                         i2h_dilate=i2h_dilate, i2h_weight_initializer=i2h_weight_initializer,
-                         h2h_weight_initializer=h2h_weight_initializer, i2h_bias_initializer=i2h_bias_initializer,
-                         h2h_bias_initializer=h2h_bias_initializer, activation=activation, prefix=prefix,
-                         params=params, conv_layout=conv_layout)
+    _num_states = 1
+    __init__ = _conv_cell_init("ConvRNN_")
 
     @property
     def _gate_names(self):
         return ("",)
 
-    @property
-    def state_info(self):
-        return [{"shape": self._state_shape, "__layout__": self._conv_layout}]
 
     def __call__(self, inputs, states):
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
-        i2h, h2h = self._conv_forward(inputs, states, name)
+        name, i2h, h2h = self._conv_forward(inputs, states)
         output = self._get_activation(i2h + h2h, self._activation, name=f"{name}out")
         return output, [output]
 
@@ -956,30 +967,14 @@ class ConvLSTMCell(BaseConvRNNCell):
     the channel axis; ``activation`` replaces tanh for the candidate and the cell output.
     Two states (hidden, cell).  Arguments as :class:`BaseConvRNNCell`."""
 
-    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1), i2h_kernel=(3, 3),
-                 i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1), i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 activation=_LEAKY, prefix="ConvLSTM_", params=None, conv_layout="NCHW"):
-        super().__init__(input_shape=input_shape, num_hidden=num_hidden, h2h_kernel=h2h_kernel,
-                         h2h_dilate=h2h_dilate, i2h_kernel=i2h_kernel, i2h_stride=i2h_stride, i2h_pad=i2h_pad,
-                         i2h_dilate=i2h_dilate, i2h_weight_initializer=i2h_weight_initializer,
-                         h2h_weight_initializer=h2h_weight_initializer, i2h_bias_initializer=i2h_bias_initializer,
-                         h2h_bias_initializer=h2h_bias_initializer, activation=activation, prefix=prefix,
-                         params=params, conv_layout=conv_layout)
+    __init__ = _conv_cell_init("ConvLSTM_")
 
     @property
     def _gate_names(self):
         return ["_i", "_f", "_c", "_o"]
 
-    @property
-    def state_info(self):
-        return [{"shape": self._state_shape, "__layout__": self._conv_layout},
-                {"shape": self._state_shape, "__layout__": self._conv_layout}]
-
     def __call__(self, inputs, states):
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
-        i2h, h2h = self._conv_forward(inputs, states, name)
+        name, i2h, h2h = self._conv_forward(inputs, states)
         gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, axis=self._conv_layout.find("C"), name=f"{name}slice")
         input_gate = symbol.Activation(gates[0], act_type="sigmoid", name=f"{name}i")
         forget_gate = symbol.Activation(gates[1], act_type="sigmoid", name=f"{name}f")
@@ -996,29 +991,16 @@ class ConvGRUCell(BaseConvRNNCell):
     every layout); ``activation`` replaces tanh for the candidate.  One state.  Arguments
     as :class:`BaseConvRNNCell`."""
 
-    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1), i2h_kernel=(3, 3),
-                 i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1), i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 activation=_LEAKY, prefix="ConvGRU_", params=None, conv_layout="NCHW"):
-        super().__init__(input_shape=input_shape, num_hidden=num_hidden, h2h_kernel=h2h_kernel,
-                         h2h_dilate=h2h_dilate, i2h_kernel=i2h_kernel, i2h_stride=i2h_stride, i2h_pad=i2h_pad,
-                         i2h_dilate=i2h_dilate, i2h_weight_initializer=i2h_weight_initializer,
-                         h2h_weight_initializer=h2h_weight_initializer, i2h_bias_initializer=i2h_bias_initializer,
-                         h2h_bias_initializer=h2h_bias_initializer, activation=activation, prefix=prefix,
-                         params=params, conv_layout=conv_layout)
+    _num_states = 1
+    __init__ = _conv_cell_init("ConvGRU_")
 
     @property
     def _gate_names(self):
         return ["_r", "_z", "_o"]
 
-    @property
-    def state_info(self):
-        return [{"shape": self._state_shape, "__layout__": self._conv_layout}]
 
     def __call__(self, inputs, states):
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
-        i2h, h2h = self._conv_forward(inputs, states, name)
+        name, i2h, h2h = self._conv_forward(inputs, states)
         i2h_reset, i2h_update, i2h_candidate = symbol.SliceChannel(i2h, num_outputs=3, name=f"{name}_i2h_slice")
         h2h_reset, h2h_update, h2h_candidate = symbol.SliceChannel(h2h, num_outputs=3, name=f"{name}_h2h_slice")
         reset_gate = symbol.Activation(i2h_reset + h2h_reset, act_type="sigmoid", name=f"{name}_r_act")
