@@ -5,3 +5,4 @@ from . import nn, elementwise, loss, tensor  # noqa: F401
 from . import normalization, convolution, recurrent, vision, custom  # noqa: F401
 from . import indexing, reduction, linalg, sequence, random_ops  # noqa: F401
 from . import detection  # noqa: F401
+from . import optimizer_updates, misc  # noqa: F401
