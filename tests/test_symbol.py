@@ -138,3 +138,18 @@ def test_executor_grad_req_write_add_null():
     assert null.grad_dict == {}
     with pytest.raises(mx.MXNetError, match="'x'.*\\(4,\\).*\\(3,\\)"):
         executor.forward(x=mx.nd.ones((4,)))
+
+
+def test_simple_bind_shares_arrays_with_another_executor_and_a_buffer():
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc")
+    first = net.simple_bind(mx.cpu(), data=(4, 5))
+    buffer = {}
+    second = net.simple_bind(mx.cpu(), data=(4, 5), shared_exec=first, shared_arg_names=["fc_weight", "fc_bias"],
+                             shared_buffer=buffer)
+    assert second.arg_dict["fc_weight"] is first.arg_dict["fc_weight"]
+    assert second.grad_dict["fc_weight"] is first.grad_dict["fc_weight"]
+    assert second.arg_dict["data"] is not first.arg_dict["data"] and buffer["data"] is second.arg_dict["data"]
+    third = net.simple_bind(mx.cpu(), data=(4, 5), shared_buffer=buffer)
+    assert third.arg_dict["data"] is buffer["data"]
+    with pytest.raises(mx.MXNetError, match="ctx must be a Context"):
+        net.simple_bind("cpu", data=(4, 5))

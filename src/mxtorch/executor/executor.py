@@ -143,37 +143,39 @@ class Executor:
                                                               if k in set(arg_names + aux_names)})
         arg_types = [t or np.float32 for t in arg_types]
         aux_types = [t or np.float32 for t in aux_types]
-        ctx = ctx if isinstance(ctx, Context) else current_context()
+        if ctx is None:
+            ctx = current_context()
+        if not isinstance(ctx, Context):
+            raise MXNetError(f"simple_bind: ctx must be a Context such as mx.cpu(), got {ctx!r}")
         device = ctx.torch_device
         requests = normalize_grad_req(grad_req, arg_names)
-        shared = shared_buffer if shared_buffer is not None else {}
         shared_names = set(shared_arg_names or [])
-        shared_exec_args = shared_exec.arg_dict if shared_exec is not None else {}
-        shared_exec_grads = shared_exec.grad_dict if shared_exec is not None else {}
-        shared_exec_aux = shared_exec.aux_dict if shared_exec is not None else {}
+        shared_args = shared_exec.arg_dict if shared_exec is not None else {}
+        shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
+        shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
-        def allocate(name, shape, dtype, source=None):
-            if source is not None and name in source and source[name] is not None \
-                    and source[name].shape == tuple(shape) and source[name].dtype == np.dtype(dtype).type:
-                return source[name]
+        def reuse(source, name, shape, dtype):
+            """``source[name]`` when it exists with this shape and dtype, else a new zero array."""
+            existing = source.get(name)
+            if existing is not None and existing.shape == tuple(shape) and existing.dtype == np.dtype(dtype).type:
+                return existing
             return NDArray(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=device), ctx)
 
         args, grads = [], []
         for name, shape, dtype in zip(arg_names, arg_shapes, arg_types):
-            source = shared_exec_args if name in shared_names or (shared_exec is not None and name in shared_names) \
-                else None
-            array = allocate(name, shape, dtype, source)
-            if source is None and name in shared and shared[name].shape == tuple(shape):
-                array = shared[name]
-            elif shared_buffer is not None and name not in shared:
-                shared[name] = array
-            args.append(array)
-            if requests[name] != "null":
-                grads.append(allocate(name, shape, dtype, shared_exec_grads if name in shared_names else None))
+            if name in shared_names:
+                # parameters named in shared_arg_names share the other executor's arrays (MXNet)
+                array = reuse(shared_args, name, shape, dtype)
+                grad = reuse(shared_grads, name, shape, dtype) if requests[name] != "null" else None
             else:
-                grads.append(None)
-        aux = [allocate(name, shape, dtype, shared_exec_aux if shared_exec is not None else None)
-               for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
+                # other inputs reuse same-shaped arrays of shared_buffer and are recorded in it
+                array = reuse(shared_buffer if shared_buffer is not None else {}, name, shape, dtype)
+                if shared_buffer is not None:
+                    shared_buffer[name] = array
+                grad = reuse({}, name, shape, dtype) if requests[name] != "null" else None
+            args.append(array)
+            grads.append(grad)
+        aux = [reuse(shared_aux, name, shape, dtype) for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
         return cls(symbol, ctx, args, grads, requests, aux, group2ctx=group2ctx)
 
     def _build_plan(self, known_shapes):
