@@ -161,3 +161,11 @@ def test_symbol_files_in_latin1_load_and_garbage_raises(tmp_path):
     garbage.write_bytes(bytes(range(256)))
     with pytest.raises(mx.MXNetError, match="garbage-symbol.json"):
         mx.sym.load(str(garbage))
+
+
+def test_random_namespaces_have_randn_and_shuffle():
+    assert mx.sym.random.randn(2, 3, loc=1).infer_shape()[1] == [(2, 3)]
+    assert mx.sym.random.shuffle(mx.sym.Variable("x")).name == "_shuffle0"
+    values = mx.nd.random.shuffle(mx.nd.arange(6)).asnumpy()
+    assert sorted(values.tolist()) == [0, 1, 2, 3, 4, 5]
+    assert mx.nd.random.randn(2, 3).shape == (2, 3)

@@ -178,6 +178,11 @@ class _Namespace:
 
     def __getattr__(self, short_name):
         operators = self.__dict__.get("_operators", {})
+        if self._name == "random" and not short_name.startswith("_"):
+            # mx.nd.random.X is mx.random.X in MXNet (randn, shuffle, uniform, ...)
+            from .. import random as random_module
+            if short_name in getattr(random_module, "__all__", ()):
+                return getattr(random_module, short_name)
         if short_name not in operators:
             raise AttributeError(f"mx.nd.{self._name} has no operator {short_name!r}")
         sample = f"_sample_{short_name}"

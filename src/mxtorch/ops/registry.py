@@ -342,4 +342,6 @@ def namespace_operators(namespace):
         for name in _REGISTRY:
             if name.startswith(prefix):
                 result[name[len(prefix):]] = name
+    if namespace == "random" and "_shuffle" in _REGISTRY:
+        result["shuffle"] = "_shuffle"    # mx.nd.random.shuffle / mx.sym.random.shuffle
     return result

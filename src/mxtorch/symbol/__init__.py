@@ -39,6 +39,8 @@ class _Namespace:
 
     def __getattr__(self, short_name):
         operators = self.__dict__.get("_operators", {})
+        if self._name == "random" and short_name == "randn":
+            return _randn
         if short_name not in operators:
             raise AttributeError(f"mx.sym.{self._name} has no operator {short_name!r}")
         sample = f"_sample_{short_name}"
@@ -55,6 +57,16 @@ class _Namespace:
 
     def __dir__(self):
         return sorted(self._operators)
+
+
+def _randn(*shape, loc=0.0, scale=1.0, dtype=None, **kwargs):
+    """``mx.sym.random.randn(*shape, loc, scale, dtype)``: normal samples of ``shape`` given as
+    positional sizes (MXNet's helper over ``_random_normal``)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    return create("_random_normal", loc=loc, scale=scale, shape=tuple(shape), **kwargs)
 
 
 for _name in _registry.NAMESPACE_PREFIXES:
