@@ -327,9 +327,10 @@ def create(name="local"):
     Raises
     ------
     MXNetError
-        (also a TypeError) if ``name`` is not a str; (an MXNetError) for an unknown name or
-        a distributed type ('dist_sync', ...) when no distributed store is registered.
-        MXNet quietly made a local store for an unknown name.
+        (also a TypeError) if ``name`` is not a str; (an MXNetError) for an unknown name.
+        MXNet quietly made a local store for an unknown name.  The distributed types
+        ('dist_sync', 'dist_device_sync', 'dist_async', ...) run on torch.distributed
+        (:mod:`mxtorch.kvstore_dist`).
     """
     if not isinstance(name, str):
         raise MXNetTypeError(f"kvstore.create: name must be a str, got {type(name).__name__}")
@@ -343,3 +344,6 @@ def create(name="local"):
                          f"process; use 'local' or 'device' for one machine")
     raise MXNetError(f"kvstore.create: unknown kvstore type {name!r}; expected one of "
                      f"{list(_IN_PROCESS_TYPES) + sorted(KVStoreBase.kv_registry)}")
+
+
+from . import kvstore_dist  # noqa: E402,F401  (registers the dist_* types)
