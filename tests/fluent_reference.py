@@ -20,11 +20,7 @@ INPUTS = {key[len("input/"):]: value for key, value in ARRAYS.items() if key.sta
 
 # Reference cases where an operator (outside the fluent front ends) still differs from MXNet 1.9.1;
 # the tests are strict xfails so they report as soon as the operator is fixed.
-KNOWN_OPERATOR_DIFFERENCES = {
-    "sym_histogram_range": "ops/: no '_histogram' operator is registered yet (mx.nd.histogram computes "
-                           "without one; mx.sym.histogram needs the operator)",
-    "sym_histogram_edges": "ops/: no '_histogram' operator is registered yet",
-}
+KNOWN_OPERATOR_DIFFERENCES = {}
 
 
 def cases(kind):

@@ -956,17 +956,8 @@ def histogram(a, bins=10, range=None):
 
 
 def _bin_counts(a, edges, uniform=None):
-    values = a._tensor.detach().reshape(-1).double()
-    inside = (values >= edges[0]) & (values <= edges[-1])
-    values = values[inside]
-    count = edges.numel() - 1
-    if uniform is not None:
-        low, high, count = uniform
-        index = torch.floor((values - low) * (count / (high - low))).long()
-    else:
-        index = torch.bucketize(values, edges, right=True) - 1
-    index = index.clamp(0, count - 1)
-    return NDArray(torch.bincount(index, minlength=count).to(torch.int64), a.context)
+    from ..ops.reduction import bin_counts
+    return NDArray(bin_counts(a._tensor, edges, uniform), a.context)
 
 
 # -- sharing memory with NumPy and DLPack --------------------------------------------------------------

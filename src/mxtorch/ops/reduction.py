@@ -320,3 +320,76 @@ class Cumsum(Operator):
             data = data.reshape(-1)
         target = getattr(torch, self.dtype) if self.dtype else None
         return [torch.cumsum(data, dim=self.axis or 0, dtype=target)]
+
+
+def bin_counts(values, edges, uniform=None):
+    """int64 counts of ``values`` (any shape) in the bins between neighbouring ``edges`` (float64,
+    increasing): values outside ``[edges[0], edges[-1]]`` are not counted and the last bin is
+    closed.  ``uniform=(low, high, count)`` bins by arithmetic, as MXNet does for equal bins."""
+    values = values.detach().reshape(-1).double()
+    inside = (values >= edges[0]) & (values <= edges[-1])
+    values = values[inside]
+    count = edges.numel() - 1
+    if uniform is not None:
+        low, high, count = uniform
+        index = torch.floor((values - low) * (count / (high - low))).long()
+    else:
+        index = torch.bucketize(values, edges, right=True) - 1
+    index = index.clamp(0, count - 1)
+    return torch.bincount(index, minlength=count).to(torch.int64)
+
+
+@register("_histogram")
+class Histogram(Operator):
+    """Counts of ``data`` in bins: outputs int64 counts ``(bins,)`` and the float edges
+    ``(bins + 1,)``.  Either ``bin_cnt`` equal bins over ``range=(low, high)``, or, without
+    ``bin_cnt``, a second input ``bins`` of increasing edges.  No gradient (as in MXNet)."""
+
+    bin_cnt = Attr(optional(Int), default=None)
+    range = Attr(optional(lambda value, name: tuple(float(v) for v in _parse_pair(value, name))), default=None)
+
+    def validate(self):
+        if self.bin_cnt is not None:
+            if self.bin_cnt < 1:
+                raise self.error(f"bin_cnt must be positive, got {self.bin_cnt}")
+            if self.range is None or len(self.range) != 2 or not self.range[0] < self.range[1]:
+                raise self.error(f"range must be (low, high) with low < high when bin_cnt is given, "
+                                 f"got {self.range}")
+
+    def arguments(self):
+        return ["data"] if self.bin_cnt is not None else ["data", "bins"]
+
+    def outputs(self):
+        return ["output0", "output1"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        if self.bin_cnt is not None:
+            count = self.bin_cnt
+        else:
+            bins = in_shapes[1]
+            if bins is None or not bins or not bins[0]:
+                return list(in_shapes), list(out_shapes), []
+            if len(bins) != 1 or bins[0] < 2:
+                raise self.error(f"argument 'bins' must be a vector of at least 2 edges, got {tuple(bins)}")
+            count = bins[0] - 1
+        where = f"Operator {self.name} output"
+        return list(in_shapes), [merge_shape(out_shapes[0], (count,), where),
+                                 merge_shape(out_shapes[1], (count + 1,), where)], []
+
+    def infer_type(self, in_types):
+        return list(in_types), [np.dtype(np.int64), in_types[0]], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if self.bin_cnt is not None:
+            low, high = self.range
+            edges = torch.linspace(low, high, self.bin_cnt + 1, dtype=torch.float64, device=data.device)
+            counts = bin_counts(data, edges, uniform=(low, high, self.bin_cnt))
+            return [counts, edges.to(data.dtype)]
+        edges = inputs[1].detach().reshape(-1)
+        return [bin_counts(data, edges.double()), edges.clone()]
+
+
+def _parse_pair(value, name):
+    from ..base import parse_tuple
+    return parse_tuple(value, name, float)

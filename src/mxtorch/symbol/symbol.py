@@ -781,7 +781,7 @@ def hypot(left, right):
 def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 - MXNet's argument name
     """Counts of ``a``'s values in bins, the ``_histogram`` operator (outputs: counts, edges).
     ``bins`` a Symbol of edges, or an int with ``range=(low, high)`` (required in symbol mode).
-    MXNetError otherwise, and while mxtorch's registry has no ``_histogram`` operator."""
+    MXNetError otherwise."""
     if isinstance(bins, Symbol):
         return create("_histogram", data=a, bins=bins, **kwargs)
     if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
