@@ -216,12 +216,20 @@ class KVStore(KVStoreBase):
                 total = arrays[0]._tensor.detach().to(device=device, dtype=dtype, copy=True)
                 for array in arrays[1:]:
                     total.add_(array._tensor.detach().to(device=device, dtype=dtype))
+                self._reduce_across_workers(total)
             if self._updater is None:
                 with torch.no_grad():
                     stored._tensor.copy_(total)
             else:
-                updater_key = k.encode("utf-8") if isinstance(k, str) else k
-                self._updater(updater_key, NDArray(total, stored.context), stored)
+                self._updater(self._updater_key(k), NDArray(total, stored.context), stored)
+
+    def _reduce_across_workers(self, total):
+        """Hook: sum ``total`` (this process's sum for one key) over all workers, in place.
+        Nothing to do in process; the distributed stores all-reduce here."""
+
+    def _updater_key(self, key):
+        """The key the updater sees: ints as they are, str keys as UTF-8 bytes (MXNet's)."""
+        return key.encode("utf-8") if isinstance(key, str) else key
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy each key's stored value into every array of ``out`` (an NDArray or a list,

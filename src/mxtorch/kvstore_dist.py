@@ -39,7 +39,6 @@ import torch.distributed as dist
 
 from .base import MXNetError
 from .kvstore import KVStore, KVStoreBase, _pairs
-from .ndarray.ndarray import NDArray
 
 __all__ = ["KVStoreDist", "DIST_TYPES"]
 
@@ -174,37 +173,14 @@ class KVStoreDist(KVStore):
             with torch.no_grad():
                 _collective(self._store[k]._tensor, lambda tensor: dist.broadcast(tensor, src=0))
 
-    def push(self, key, value, priority=0):
-        """Sum the values pushed for each key on this worker, then across all workers; store
-        the sum or, with an optimizer set, update the stored weight with it (every worker
-        identically).  Every worker must push the same keys in the same order.
-        ``priority`` is accepted and ignored.
+    def _reduce_across_workers(self, total):
+        """Sum this worker's total over every worker (all_reduce), so every worker stores or
+        applies the same value.  Every worker must push the same keys in the same order."""
+        _collective(total, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.SUM))
 
-        Raises MXNetError for an unknown key or a value whose shape differs from the stored one."""
-        pairs = _pairs(key, value, "push", "values")
-        for k, arrays in pairs:
-            stored = self._stored(k, "push")
-            for array in arrays:
-                if array.shape != stored.shape:
-                    raise MXNetError(f"KVStore.push: key {k!r} holds shape {stored.shape}, a pushed value has "
-                                     f"shape {array.shape}")
-        for k, arrays in pairs:
-            stored = self._store[k]
-            if self._on_push_device and stored._tensor.device != arrays[0]._tensor.device:
-                stored = NDArray(stored._tensor.to(arrays[0]._tensor.device), arrays[0].context)
-                self._store[k] = stored
-            device, dtype = stored._tensor.device, stored._tensor.dtype
-            with torch.no_grad():
-                total = arrays[0]._tensor.detach().to(device=device, dtype=dtype, copy=True)
-                for array in arrays[1:]:
-                    total.add_(array._tensor.detach().to(device=device, dtype=dtype))
-                _collective(total, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.SUM))
-            if self._updater is None:
-                with torch.no_grad():
-                    stored._tensor.copy_(total)
-            else:
-                updater_key = self._str_key_index[k] if isinstance(k, str) else k
-                self._updater(updater_key, NDArray(total, stored.context), stored)
+    def _updater_key(self, key):
+        """str keys reach the updater as 0, 1, ... in the order they were initialised."""
+        return self._str_key_index[key] if isinstance(key, str) else key
 
     def pushpull(self, key, value, out=None, priority=0):
         """``push(key, value)`` then ``pull`` into ``out``, or into ``value`` when ``out`` is None."""
