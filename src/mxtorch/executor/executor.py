@@ -98,7 +98,10 @@ class Executor:
         self._monitor_callback = None
         self._monitor_all = False
         self._build_plan(_shapes)
-        self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=self._ctx.torch_device),
+        self._device = self._ctx.torch_device
+        # indices of the arguments that get gradients (fixed at bind time, read every forward)
+        self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
+        self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=self._device),
                                 self._ctx) for shape, dtype in zip(self._output_shapes, self._output_types)]
         self._recorded = None
 
@@ -256,7 +259,7 @@ class Executor:
                     raise MXNetError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
-        need_grad = is_train and any(req != "null" for req in self._grad_req.values())
+        need_grad = is_train and bool(self._gradient_indices)
         values = [None] * self._num_slots
         leaves = []
         for slot_index, kind, index in self._variable_slots:
@@ -264,7 +267,7 @@ class Executor:
                 values[slot_index] = self.aux_arrays[index]._tensor
                 continue
             tensor = self.arg_arrays[index]._tensor
-            if need_grad and self._grad_req[self._arg_names[index]] != "null":
+            if need_grad and index in self._gradient_indices:
                 tensor = tensor.detach().requires_grad_(True)
                 leaves.append((index, tensor))
             values[slot_index] = tensor
@@ -272,7 +275,7 @@ class Executor:
         with torch.set_grad_enabled(need_grad):
             for step in self._steps:
                 if step.constant_shape is not None:
-                    results = [step.op.create(step.constant_shape, self._ctx.torch_device)]
+                    results = [step.op.create(step.constant_shape, self._device)]
                 else:
                     try:
                         results = step.op.forward(is_train, [values[i] for i in step.inputs],
@@ -303,7 +306,7 @@ class Executor:
         head gradient given use ones.  Raises MXNetError unless ``forward(is_train=True)`` ran.
         """
         if self._recorded is None:
-            if not any(req != "null" for req in self._grad_req.values()):
+            if not self._gradient_indices:
                 return
             raise MXNetError("backward: call forward(is_train=True) first (the last forward did not record "
                              "a training graph)")
