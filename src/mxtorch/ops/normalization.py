@@ -10,13 +10,10 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .registry import Attr, Operator, register, Int, Float, Bool, Choice, merge_shape
+from .registry import upcast_half, Attr, Operator, register, Int, Float, Bool, Choice, merge_shape
 
 __all__ = []
 
-
-def _compute_dtype(data):
-    return data.float() if data.dtype in (torch.float16, torch.bfloat16) else data
 
 
 def _moments(data, dims):
@@ -64,7 +61,7 @@ class InstanceNorm(Operator):
 
     def forward(self, is_train, inputs, aux):
         data, gamma, beta = inputs
-        compute = _compute_dtype(data)
+        compute = upcast_half(data)
         mean, variance = _moments(compute, list(range(2, data.dim())))
         view = [1, data.shape[1]] + [1] * (data.dim() - 2)
         output = (compute - mean) * torch.rsqrt(variance + self.eps) * gamma.reshape(view).to(compute.dtype) \
@@ -119,7 +116,7 @@ class LayerNorm(_NormWithMeanStd):
     def forward(self, is_train, inputs, aux):
         data, gamma, beta = inputs
         axis = self._axis(data.dim())
-        compute = _compute_dtype(data)
+        compute = upcast_half(data)
         mean, variance = _moments(compute, [axis])
         std = torch.sqrt(variance + self.eps)
         view = [1] * data.dim()
@@ -165,7 +162,7 @@ class GroupNorm(_NormWithMeanStd):
     def forward(self, is_train, inputs, aux):
         data, gamma, beta = inputs
         batch = data.shape[0]
-        compute = _compute_dtype(data)
+        compute = upcast_half(data)
         grouped = compute.reshape(batch, self.num_groups, -1)
         mean, variance = _moments(grouped, [2])
         std = torch.sqrt(variance + self.eps)
@@ -196,7 +193,7 @@ class L2Normalization(Operator):
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
-        compute = _compute_dtype(data)
+        compute = upcast_half(data)
         if self.mode == "instance":
             dims = list(range(1, data.dim()))
         elif self.mode == "channel":
@@ -235,6 +232,6 @@ class LRN(Operator):
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
-        compute = _compute_dtype(data)
+        compute = upcast_half(data)
         output = F.local_response_norm(compute, self.nsize, alpha=self.alpha, beta=self.beta, k=self.knorm)
         return [output.to(data.dtype)]

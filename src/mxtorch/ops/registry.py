@@ -311,6 +311,13 @@ class Operator:
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.attrs.items())})"
 
 
+def upcast_half(tensor):
+    """``tensor`` in float32 when it is float16/bfloat16 (to compute a reduction precisely), else
+    itself; callers cast results back to the input dtype."""
+    import torch
+    return tensor.float() if tensor.dtype in (torch.float16, torch.bfloat16) else tensor
+
+
 def product(values):
     return int(math.prod(values))
 

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, FloatTuple, Choice, optional,
+from .registry import (upcast_half, Attr, Operator, register, Int, Float, Bool, Shape, FloatTuple, Choice, optional,
                        merge_shape)
 from .loss import data_label_types
 
@@ -25,9 +25,6 @@ _BLOCK_ELEMENTS = 1 << 24
 def _where(op):
     return f"Operator {op.name}"
 
-
-def _compute_dtype(tensor):
-    return tensor.float() if tensor.dtype in (torch.float16, torch.bfloat16) else tensor
 
 
 # -- UpSampling ------------------------------------------------------------------------------------
@@ -134,7 +131,6 @@ class UpSampling(Operator):
             channels = data.shape[1]
             return [F.conv_transpose2d(data, weight, None, self.scale, self.scale // 2, 0, channels)]
         height = inputs[0].shape[2] * self.scale
-        width = inputs[0].shape[3] * self.scale
         upsampled = []
         for tensor in inputs:
             factor = height // tensor.shape[2]
@@ -257,7 +253,7 @@ class Pad(Operator):
         if self.mode == "constant":
             return [F.pad(data, widths, mode="constant", value=self.constant_value)]
         mode = "replicate" if self.mode == "edge" else "reflect"
-        compute = _compute_dtype(data)
+        compute = upcast_half(data)
         return [F.pad(compute, widths, mode=mode).to(data.dtype)]
 
 
@@ -265,7 +261,7 @@ class Pad(Operator):
 def _bilinear_sample(data, grid):
     """Sample data ``(N, C, H, W)`` at grid ``(N, 2, h, w)`` (x then y, both in [-1, 1] with
     -1 / 1 at the centres of the border pixels); outside points read zeros."""
-    compute = _compute_dtype(data)
+    compute = upcast_half(data)
     positions = grid.to(compute.dtype).permute(0, 2, 3, 1)
     output = F.grid_sample(compute, positions, mode="bilinear", padding_mode="zeros", align_corners=True)
     return output.to(data.dtype)
@@ -273,7 +269,7 @@ def _bilinear_sample(data, grid):
 
 def _affine_grid(theta, height, width):
     """``(N, 2, height, width)`` source coordinates of the affine maps ``theta`` ``(N, 6)``."""
-    dtype = _compute_dtype(theta).dtype
+    dtype = upcast_half(theta).dtype
     ys = torch.linspace(-1.0, 1.0, height, dtype=dtype, device=theta.device) if height > 1 else \
         torch.full((1,), -1.0, dtype=dtype, device=theta.device)
     xs = torch.linspace(-1.0, 1.0, width, dtype=dtype, device=theta.device) if width > 1 else \
@@ -551,7 +547,7 @@ class ROIAlign(_ROIOperator):
         batch, channels, height, width = data.shape
         pooled_h, pooled_w = self.pooled_size
         out_channels = self._channels_out(channels)
-        compute = _compute_dtype(data)
+        compute = upcast_half(data)
         boxes = rois.detach().to(compute.dtype)
         offset = 0.5 if self.aligned else 0.0
         index = boxes[:, 0].long()
