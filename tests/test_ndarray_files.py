@@ -570,7 +570,7 @@ def mutated_files(draw):
     return bytes(data)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_files())
 def test_mutated_files_load_or_raise_mxnet_error(data):
     with warnings.catch_warnings():
