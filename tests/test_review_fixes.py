@@ -169,3 +169,15 @@ def test_random_namespaces_have_randn_and_shuffle():
     values = mx.nd.random.shuffle(mx.nd.arange(6)).asnumpy()
     assert sorted(values.tolist()) == [0, 1, 2, 3, 4, 5]
     assert mx.nd.random.randn(2, 3).shape == (2, 3)
+
+
+def test_set_params_with_unknown_names_is_also_a_value_error():
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    module = mx.mod.Module(net, label_names=None)
+    module.bind(data_shapes=[("data", (1, 3))])
+    module.init_params()
+    arg_params, aux_params = module.get_params()
+    extra = dict(arg_params, other_weight=mx.nd.ones((2, 3)))
+    with pytest.raises(ValueError, match="'other_weight' is not an argument"):   # MXNet raised ValueError
+        module.set_params(extra, aux_params, allow_missing=True)
+    assert issubclass(mx.base.MXNetValueError, mx.MXNetError)
