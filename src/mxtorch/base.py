@@ -20,6 +20,12 @@ __all__ = [
     "parse_bool", "parse_tuple", "format_value",
 ]
 
+
+def _as_list(obj):
+    """``obj`` itself when it is a list or tuple, else ``[obj]`` (MXNet's ``base._as_list``)."""
+    return obj if isinstance(obj, (list, tuple)) else [obj]
+
+
 string_types = (str,)
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)

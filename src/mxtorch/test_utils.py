@@ -11,13 +11,17 @@ are not supported (MXNetError).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import numbers
+import os
+import sys
 
 import numpy as np
 import torch
 
 from .base import MXNetError
+from .util import setenv
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, array as _nd_array
 
@@ -30,10 +34,54 @@ __all__ = [
     "check_numeric_gradient", "check_symbolic_forward", "check_symbolic_backward", "simple_forward",
     "check_consistency", "list_gpus", "retry", "collapse_sum_like", "locationError", "checkShapes",
     "compare_ndarray_tuple", "mean_check", "var_check", "chi_square_check", "verify_generator",
-    "gen_buckets_probs_with_ppf",
+    "gen_buckets_probs_with_ppf", "environment", "discard_stderr",
+    # MXNet's test_utils had no __all__, so ``from mxnet.test_utils import *`` also brought the
+    # modules it imported; MXNet's own tests rely on ``sys``, ``os`` and ``np`` arriving that way.
+    "sys", "os", "np",
 ]
 
 _DEFAULT_CONTEXT = [None]
+
+
+# -- process environment -------------------------------------------------------------------------
+@contextlib.contextmanager
+def environment(*args):
+    """Set environment variables for the duration of a ``with`` block, then restore them.
+
+    ``environment(name, value)`` or ``environment({name: value, ...})``; a value of ``None``
+    unsets the variable inside the block.  As in MXNet 1.9.1 the change is visible both to
+    ``os.environ`` and to ``mx.util.getenv``.  Raises MXNetError for any other argument form.
+    """
+    if len(args) == 2:
+        changes = {args[0]: args[1]}
+    elif len(args) == 1 and isinstance(args[0], dict):
+        changes = dict(args[0])
+    else:
+        raise MXNetError("environment: expected (name, value) or a dict of {name: value}, "
+                         f"got {len(args)} positional argument(s)")
+    saved = {name: os.environ.get(name) for name in changes}
+    try:
+        for name, value in changes.items():
+            setenv(name, value)
+        yield
+    finally:
+        for name, value in saved.items():
+            setenv(name, value)
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """Silence everything written to file descriptor 2 (Python and native code) inside the block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 # -- contexts and dtypes --------------------------------------------------------------------------
