@@ -17,101 +17,14 @@ from __future__ import annotations
 
 import torch
 
-from .base import MXNetError
-from .ndarray.ndarray import NDArray
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from .base import KVStoreBase, MXNetValueError, _pairs
 
-__all__ = ["KVStoreBase", "KVStore", "create"]
+__all__ = ["KVStore", "IN_PROCESS_TYPES"]
 
 # Types served by the in-process store (MXNet's C++ factory gave these a local or device store).
-_IN_PROCESS_TYPES = ("local", "device", "nccl", "local_allreduce_cpu", "local_allreduce_device", "local_update_cpu")
-
-
-class MXNetTypeError(MXNetError, TypeError):
-    """A bad argument type; also a TypeError, which MXNet raised in these places."""
-
-
-class MXNetValueError(MXNetError, ValueError):
-    """A bad argument value; also a ValueError, which MXNet raised in these places."""
-
-
-class KVStoreBase:
-    """Base class of key-value stores; ``KVStoreBase.register`` adds a store class that
-    ``create`` finds by its lower-cased class name (MXNet's ``kv_registry``)."""
-
-    kv_registry = {}
-    OPTIMIZER = "optimizer"
-
-    @staticmethod
-    def register(klass):
-        """Register ``klass`` (a KVStoreBase subclass) under ``klass.__name__.lower()``;
-        returns ``klass`` so it can be used as a decorator."""
-        if not isinstance(klass, type):
-            raise MXNetTypeError(f"KVStoreBase.register: expected a class, got {type(klass).__name__}")
-        name = klass.__name__.lower()
-        KVStoreBase.kv_registry[name] = klass
-        return klass
-
-    def broadcast(self, key, value, out, priority=0):
-        raise NotImplementedError()
-
-    def pushpull(self, key, value, out=None, priority=0):
-        raise NotImplementedError()
-
-    def set_optimizer(self, optimizer):
-        raise NotImplementedError()
-
-    def is_capable(self, capability):
-        raise NotImplementedError()
-
-    def save_optimizer_states(self, fname, dump_optimizer=False):
-        raise NotImplementedError()
-
-    def load_optimizer_states(self, fname):
-        raise NotImplementedError()
-
-    @property
-    def type(self):
-        raise NotImplementedError()
-
-    @property
-    def rank(self):
-        raise NotImplementedError()
-
-    @property
-    def num_workers(self):
-        raise NotImplementedError()
-
-
-def _check_key(key, function):
-    if isinstance(key, bool) or not isinstance(key, (int, str)):
-        raise MXNetError(f"KVStore.{function}: a key must be an int or a str, got {type(key).__name__} {key!r}")
-    return key
-
-
-def _check_arrays(value, key, function, argument):
-    """A list of NDArrays from one NDArray or a list/tuple of them."""
-    arrays = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not arrays:
-        raise MXNetError(f"KVStore.{function}: {argument} for key {key!r} is an empty list")
-    for array in arrays:
-        if not isinstance(array, NDArray):
-            raise MXNetError(f"KVStore.{function}: {argument} for key {key!r} must be an NDArray or a list of "
-                             f"NDArrays, got {type(array).__name__}")
-    return arrays
-
-
-def _pairs(key, value, function, argument):
-    """``[(key, [NDArray, ...]), ...]`` from MXNet's key/value forms: one key with an NDArray
-    or a list of NDArrays, or a list of keys with a list of (NDArray or list of NDArrays)."""
-    if isinstance(key, (list, tuple)):
-        keys = [_check_key(k, function) for k in key]
-        if not isinstance(value, (list, tuple)) or len(value) != len(keys):
-            given = f"a list of {len(value)}" if isinstance(value, (list, tuple)) else type(value).__name__
-            raise MXNetError(f"KVStore.{function}: {len(keys)} keys need a list of {len(keys)} {argument} "
-                             f"(one NDArray or list of NDArrays per key), got {given}")
-        return [(k, _check_arrays(v, k, function, argument)) for k, v in zip(keys, value)]
-    _check_key(key, function)
-    return [(key, _check_arrays(value, key, function, argument))]
+IN_PROCESS_TYPES = ("local", "device", "nccl", "local_allreduce_cpu", "local_allreduce_device", "local_update_cpu")
 
 
 class KVStore(KVStoreBase):
@@ -282,7 +195,7 @@ class KVStore(KVStoreBase):
     def set_optimizer(self, optimizer):
         """Run ``optimizer`` in the store: each push then updates the stored weight
         (Module's ``update_on_kvstore``)."""
-        from .optimizer import Optimizer, get_updater
+        from ..optimizer import Optimizer, get_updater
         if not isinstance(optimizer, Optimizer):
             raise MXNetError(f"KVStore.set_optimizer: expected an Optimizer, got {type(optimizer).__name__}")
         self._optimizer = optimizer
@@ -303,7 +216,7 @@ class KVStore(KVStoreBase):
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write the optimizer states (MXNet's ``.states`` pickle; with ``dump_optimizer`` the
         optimizer too) to ``fname``, atomically."""
-        from .util import atomic_write
+        from ..util import atomic_write
         self._require_updater("save_optimizer_states")
         atomic_write(fname, self._updater.get_states(dump_optimizer))
 
@@ -323,35 +236,3 @@ class KVStore(KVStoreBase):
     def _send_command_to_servers(self, head, body):
         """There are no servers in process; MXNetError."""
         raise MXNetError("KVStore._send_command_to_servers: an in-process store has no servers")
-
-
-def create(name="local"):
-    """A new key-value store.
-
-    ``name``: 'local' or 'device' (in process; also 'nccl', 'local_allreduce_cpu',
-    'local_allreduce_device', 'local_update_cpu', served by the same store), or the
-    lower-cased name of a class registered with ``KVStoreBase.register``.
-
-    Raises
-    ------
-    MXNetError
-        (also a TypeError) if ``name`` is not a str; (an MXNetError) for an unknown name.
-        MXNet quietly made a local store for an unknown name.  The distributed types
-        ('dist_sync', 'dist_device_sync', 'dist_async', ...) run on torch.distributed
-        (:mod:`mxtorch.kvstore_dist`).
-    """
-    if not isinstance(name, str):
-        raise MXNetTypeError(f"kvstore.create: name must be a str, got {type(name).__name__}")
-    name = name.lower()
-    if name in KVStoreBase.kv_registry:
-        return KVStoreBase.kv_registry[name]()
-    if name in _IN_PROCESS_TYPES:
-        return KVStore(name)
-    if "dist" in name:
-        raise MXNetError(f"kvstore.create: {name!r} needs a distributed store, which is not available in this "
-                         f"process; use 'local' or 'device' for one machine")
-    raise MXNetError(f"kvstore.create: unknown kvstore type {name!r}; expected one of "
-                     f"{list(_IN_PROCESS_TYPES) + sorted(KVStoreBase.kv_registry)}")
-
-
-from . import kvstore_dist  # noqa: E402,F401  (registers the dist_* types)

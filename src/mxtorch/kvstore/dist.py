@@ -37,8 +37,9 @@ import os
 import torch
 import torch.distributed as dist
 
-from .base import MXNetError
-from .kvstore import KVStore, KVStoreBase, _pairs
+from ..base import MXNetError
+from .base import _pairs
+from .kvstore import KVStore
 
 __all__ = ["KVStoreDist", "DIST_TYPES"]
 
@@ -209,16 +210,3 @@ class KVStoreDist(KVStore):
         """mxtorch's distributed stores have no servers; MXNetError."""
         raise MXNetError("KVStore._send_command_to_servers: mxtorch's distributed stores run on workers only and "
                          "have no servers")
-
-
-def _factory(kvstore_type):
-    def create_store():
-        return KVStoreDist(kvstore_type)
-    create_store.__name__ = kvstore_type
-    create_store.__doc__ = f"A new {kvstore_type!r} store (KVStoreDist)."
-    return create_store
-
-
-for _type in DIST_TYPES:
-    KVStoreBase.kv_registry[_type] = _factory(_type)
-del _type

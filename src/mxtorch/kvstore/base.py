@@ -1,0 +1,142 @@
+"""The key-value store interface, the registry of store types and ``create`` (MXNet's
+``mx.kvstore.base``).
+
+Store types are registered explicitly: ``mxtorch.kvstore`` (the package's ``__init__``)
+registers the in-process types ('local', 'device', ...) served by
+:class:`~mxtorch.kvstore.kvstore.KVStore` and the distributed types ('dist_sync',
+'dist_device_sync', 'dist_async', ...) served by :class:`~mxtorch.kvstore.dist.KVStoreDist`
+with :func:`register_types`.  User stores registered with ``KVStoreBase.register`` (as
+MXNet's Horovod and BytePS stores were) are found by their lower-cased class name and take
+precedence, as in MXNet.
+"""
+from __future__ import annotations
+
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+
+__all__ = ["KVStoreBase", "create", "register_types"]
+
+# type name -> callable(type name) returning a store: the built-in types (see register_types)
+_STORE_TYPES = {}
+
+
+class MXNetTypeError(MXNetError, TypeError):
+    """A bad argument type; also a TypeError, which MXNet raised in these places."""
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """A bad argument value; also a ValueError, which MXNet raised in these places."""
+
+
+class KVStoreBase:
+    """Base class of key-value stores; ``KVStoreBase.register`` adds a store class that
+    ``create`` finds by its lower-cased class name (MXNet's ``kv_registry``)."""
+
+    kv_registry = {}
+    OPTIMIZER = "optimizer"
+
+    @staticmethod
+    def register(klass):
+        """Register ``klass`` (a KVStoreBase subclass) under ``klass.__name__.lower()``;
+        returns ``klass`` so it can be used as a decorator."""
+        if not isinstance(klass, type):
+            raise MXNetTypeError(f"KVStoreBase.register: expected a class, got {type(klass).__name__}")
+        name = klass.__name__.lower()
+        KVStoreBase.kv_registry[name] = klass
+        return klass
+
+    def broadcast(self, key, value, out, priority=0):
+        raise NotImplementedError()
+
+    def pushpull(self, key, value, out=None, priority=0):
+        raise NotImplementedError()
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError()
+
+    def is_capable(self, capability):
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError()
+
+    @property
+    def type(self):
+        raise NotImplementedError()
+
+    @property
+    def rank(self):
+        raise NotImplementedError()
+
+    @property
+    def num_workers(self):
+        raise NotImplementedError()
+
+
+def _check_key(key, function):
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        raise MXNetError(f"KVStore.{function}: a key must be an int or a str, got {type(key).__name__} {key!r}")
+    return key
+
+
+def _check_arrays(value, key, function, argument):
+    """A list of NDArrays from one NDArray or a list/tuple of them."""
+    arrays = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not arrays:
+        raise MXNetError(f"KVStore.{function}: {argument} for key {key!r} is an empty list")
+    for array in arrays:
+        if not isinstance(array, NDArray):
+            raise MXNetError(f"KVStore.{function}: {argument} for key {key!r} must be an NDArray or a list of "
+                             f"NDArrays, got {type(array).__name__}")
+    return arrays
+
+
+def _pairs(key, value, function, argument):
+    """``[(key, [NDArray, ...]), ...]`` from MXNet's key/value forms: one key with an NDArray
+    or a list of NDArrays, or a list of keys with a list of (NDArray or list of NDArrays)."""
+    if isinstance(key, (list, tuple)):
+        keys = [_check_key(k, function) for k in key]
+        if not isinstance(value, (list, tuple)) or len(value) != len(keys):
+            given = f"a list of {len(value)}" if isinstance(value, (list, tuple)) else type(value).__name__
+            raise MXNetError(f"KVStore.{function}: {len(keys)} keys need a list of {len(keys)} {argument} "
+                             f"(one NDArray or list of NDArrays per key), got {given}")
+        return [(k, _check_arrays(v, k, function, argument)) for k, v in zip(keys, value)]
+    _check_key(key, function)
+    return [(key, _check_arrays(value, key, function, argument))]
+
+
+def register_types(names, factory):
+    """Serve each type name in ``names`` with ``factory(name)``, a callable returning a new
+    store (mxtorch's explicit registry of built-in types; ``KVStoreBase.register`` remains
+    MXNet's way to add a store class)."""
+    for name in names:
+        _STORE_TYPES[name.lower()] = factory
+
+
+def create(name="local"):
+    """A new key-value store.
+
+    ``name``: 'local' or 'device' (in process; also 'nccl', 'local_allreduce_cpu',
+    'local_allreduce_device', 'local_update_cpu', served by the same store), a distributed
+    type ('dist_sync', 'dist_device_sync', 'dist_sync_device', 'dist_async', 'dist'; on
+    torch.distributed, see :mod:`mxtorch.kvstore.dist`), or the lower-cased name of a
+    class registered with ``KVStoreBase.register``.
+
+    Raises
+    ------
+    MXNetError
+        (also a TypeError) if ``name`` is not a str; (an MXNetError) for an unknown name.
+        MXNet quietly made a local store for an unknown name.
+    """
+    if not isinstance(name, str):
+        raise MXNetTypeError(f"kvstore.create: name must be a str, got {type(name).__name__}")
+    name = name.lower()
+    if name in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[name]()
+    if name in _STORE_TYPES:
+        return _STORE_TYPES[name](name)
+    raise MXNetError(f"kvstore.create: unknown kvstore type {name!r}; expected one of "
+                     f"{sorted(_STORE_TYPES) + sorted(KVStoreBase.kv_registry)}")
