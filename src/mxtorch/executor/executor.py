@@ -17,6 +17,7 @@ import torch
 from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
+from ..ops.registry import gradient_carrier
 from ..symbol.symbol import Symbol, _aux_variable_ids
 
 __all__ = ["Executor"]
@@ -278,7 +279,7 @@ class Executor:
                     results = [step.op.create(step.constant_shape, self._device)]
                 else:
                     try:
-                        results = step.op.forward(is_train, [values[i] for i in step.inputs],
+                        results = step.op.apply(is_train, [values[i] for i in step.inputs],
                                                   [values[i] for i in step.aux])
                     except MXNetError as error:
                         raise MXNetError(f"Error in operator {step.node.name}: {error}") from None
@@ -321,10 +322,7 @@ class Executor:
                 raise MXNetError(f"backward: {len(out_grads)} head gradients for {len(outputs)} outputs")
         heads, head_grads = [], []
         for position, tensor in enumerate(outputs):
-            proxy = getattr(tensor, "_mx_gradient_proxy", None)
-            if not tensor.requires_grad and proxy is not None:
-                # an integer output (Cast) carries the float tensor that autograd can follow
-                tensor = proxy
+            tensor = gradient_carrier(tensor)
             if not tensor.requires_grad:
                 continue
             grad = None if out_grads is None else out_grads[position]

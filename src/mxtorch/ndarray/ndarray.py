@@ -417,7 +417,8 @@ class NDArray:
         the recording for another backward.  ``train_mode`` is accepted for MXNet compatibility:
         the training flag already took effect when the forward computation was recorded.
         Raises MXNetError when nothing was recorded or the recording was already used."""
-        tensor = self._tensor
+        from ..ops.registry import gradient_carrier
+        tensor = gradient_carrier(self._tensor)
         leaves = _gradient_leaves(tensor)
         if not tensor.requires_grad or not leaves:
             raise MXNetError("backward: this array was not computed inside mx.autograd.record() from an "

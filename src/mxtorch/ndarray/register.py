@@ -109,7 +109,7 @@ def invoke(op_class, args, kwargs):
     _check_shapes(op, names, tensors)
     try:
         with torch.set_grad_enabled(recording):
-            outputs = op.forward(is_train, tensors[:n_args], tensors[n_args:])
+            outputs = op.apply(is_train, tensors[:n_args], tensors[n_args:])
     except MXNetError:
         raise
     except (RuntimeError, IndexError, ValueError, TypeError) as error:

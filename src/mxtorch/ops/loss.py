@@ -14,31 +14,6 @@ from .registry import Attr, Operator, register, Float, Bool, Choice, merge_shape
 __all__ = []
 
 
-class _HeadGradient(torch.autograd.Function):
-    """Forward returns ``output``; backward returns ``gradient`` for ``data`` whatever arrives."""
-
-    @staticmethod
-    def forward(ctx, data, output, gradient):
-        ctx.save_for_backward(gradient)
-        return output
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (gradient,) = ctx.saved_tensors
-        return gradient, None, None
-
-
-def with_gradient(data, output, gradient):
-    """``output`` in the forward pass; ``gradient`` flows to ``data`` in backward.
-
-    ``gradient`` is computed eagerly (it is cheap for the loss heads) and only
-    attached when ``data`` requires a gradient.
-    """
-    if not data.requires_grad:
-        return output
-    return _HeadGradient.apply(data, output.detach(), gradient.detach())
-
-
 def data_label_types(in_types):
     """``infer_type`` result of an operator whose output has the dtype of its inputs
     ``(data, label, ...)``: data's dtype, or the label's while data's is unknown, for the output
@@ -121,10 +96,18 @@ class SoftmaxOutput(_LabelledLossHead):
             logits = data.reshape(shape[0], -1)
             probability = torch.softmax(logits, dim=1)
             output = probability.reshape(shape)
-        if not data.requires_grad:
-            return [output]
-        gradient = self._gradient(probability.detach(), label.detach())
-        return [with_gradient(data, output, gradient.reshape(shape))]
+        return [output]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        data, label = inputs
+        shape = data.shape
+        if self.multi_output:
+            probability = outputs[0].reshape(shape[0], shape[1], -1)
+        elif self.preserve_shape:
+            probability = outputs[0]
+        else:
+            probability = outputs[0].reshape(shape[0], -1)
+        return [self._gradient(probability, label).reshape(shape), None]
 
     def _gradient(self, probability, label):
         if self.multi_output:
@@ -197,14 +180,13 @@ class _Regression(_LabelledLossHead):
         return output - label
 
     def forward(self, is_train, inputs, aux):
-        data, label = inputs
-        output = self.transform(data)
-        if not data.requires_grad:
-            return [output]
-        label = label.detach().reshape(output.shape).to(output.dtype)
+        return [self.transform(inputs[0])]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        output = outputs[0]
+        label = inputs[1].reshape(output.shape).to(output.dtype)
         per_sample = label.numel() // max(label.shape[0], 1)
-        gradient = self.difference(output.detach(), label) * (self.grad_scale / per_sample)
-        return [with_gradient(data, output, gradient)]
+        return [self.difference(output, label) * (self.grad_scale / per_sample), None]
 
 
 @register("LinearRegressionOutput")
@@ -254,13 +236,13 @@ class SVMOutput(_LabelledLossHead):
         return data_label_types(in_types)
 
     def forward(self, is_train, inputs, aux):
+        return [inputs[0].clone()]
+
+    def backward(self, out_grads, inputs, outputs, aux):
         data, label = inputs
-        output = data * 1 if data.requires_grad else data.clone()
-        if not data.requires_grad:
-            return [output]
-        scores = data.detach().reshape(data.shape[0], -1)
+        scores = data.reshape(data.shape[0], -1)
         classes = scores.shape[1]
-        target = torch.nn.functional.one_hot(label.detach().reshape(-1).to(torch.int64).clamp(0, classes - 1),
+        target = torch.nn.functional.one_hot(label.reshape(-1).to(torch.int64).clamp(0, classes - 1),
                                              classes).to(torch.bool)
         coefficient = self.regularization_coefficient
         if self.use_linear:
@@ -270,7 +252,7 @@ class SVMOutput(_LabelledLossHead):
             other = 2 * torch.clamp(self.margin + scores, min=0) * coefficient
             own = -2 * torch.clamp(self.margin - scores, min=0) * coefficient
         gradient = torch.where(target, own, other)
-        return [with_gradient(data, output, gradient.reshape(data.shape))]
+        return [gradient.reshape(data.shape), None]
 
 
 @register("MakeLoss")
@@ -285,20 +267,18 @@ class MakeLoss(Operator):
     normalization = Attr(Choice("batch", "null", "valid"), default="null")
 
     def forward(self, is_train, inputs, aux):
+        return [inputs[0].clone()]
+
+    def backward(self, out_grads, inputs, outputs, aux):
         data = inputs[0]
-        output = data * 1 if data.requires_grad else data.clone()
-        if not data.requires_grad:
-            return [output]
         scale = self.grad_scale
         if self.normalization == "batch":
             scale = scale / max(data.shape[0], 1) if data.dim() else scale
-            gradient = torch.full_like(data, scale)
-        elif self.normalization == "valid":
-            count = (data.detach() > self.valid_thresh).sum().clamp(min=1).to(data.dtype)
-            gradient = torch.full_like(data, scale) / count
-        else:
-            gradient = torch.full_like(data, scale)
-        return [with_gradient(data, output, gradient)]
+            return [torch.full_like(data, scale)]
+        if self.normalization == "valid":
+            count = (data > self.valid_thresh).sum().clamp(min=1).to(data.dtype)
+            return [torch.full_like(data, scale) / count]
+        return [torch.full_like(data, scale)]
 
 
 @register("make_loss")
@@ -312,11 +292,10 @@ class MakeLossLegacy(Operator):
         return ["loss"]
 
     def forward(self, is_train, inputs, aux):
-        data = inputs[0]
-        output = data * 1 if data.requires_grad else data.clone()
-        if not data.requires_grad:
-            return [output]
-        return [with_gradient(data, output, torch.ones_like(data))]
+        return [inputs[0].clone()]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [torch.ones_like(inputs[0])]
 
 
 @register("softmax_cross_entropy")

@@ -471,31 +471,6 @@ class ResetArrays(_ArrayList):
 
 
 # -- KL sparseness regularisation ---------------------------------------------------------------------
-class _KLSparseGradient(torch.autograd.Function):
-    """Identity forward; backward updates the moving average of the mean activation per channel
-    in place and adds the penalty's gradient to the head gradient."""
-
-    @staticmethod
-    def forward(ctx, data, moving_avg, op):
-        axes = [axis for axis in range(data.dim()) if axis != 1]
-        ctx.mean = data.detach().mean(dim=axes) if axes else data.detach()
-        ctx.moving_avg = moving_avg
-        ctx.op = op
-        ctx.channel_view = [1] * data.dim()
-        ctx.channel_view[1] = data.shape[1]
-        return data.clone()
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        op = ctx.op
-        average = ctx.moving_avg
-        updated = op.momentum * average + (1 - op.momentum) * ctx.mean.to(average.dtype)
-        average.copy_(updated)
-        target = op.sparseness_target
-        penalty = op.penalty * (-target / updated + (1 - target) / (1 - updated))
-        return grad_output + penalty.to(grad_output.dtype).view(ctx.channel_view), None, None
-
-
 @register("IdentityAttachKLSparseReg")
 class IdentityAttachKLSparseReg(Operator):
     """Identity on ``data`` ``(batch, channel, ...)`` (activations in (0, 1)) whose backward adds
@@ -524,7 +499,17 @@ class IdentityAttachKLSparseReg(Operator):
         return [data], [data], [channel]
 
     def forward(self, is_train, inputs, aux):
-        data = inputs[0]
-        if torch.is_grad_enabled() and data.requires_grad:
-            return [_KLSparseGradient.apply(data, aux[0], self)]
-        return [data.clone()]
+        return [inputs[0].clone()]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        """Update ``moving_avg`` in place, then add the penalty's gradient to the head gradient."""
+        data, average, grad = inputs[0], aux[0], out_grads[0]
+        axes = [axis for axis in range(data.dim()) if axis != 1]
+        mean = data.mean(dim=axes) if axes else data
+        updated = self.momentum * average + (1 - self.momentum) * mean.to(average.dtype)
+        average.copy_(updated)
+        target = self.sparseness_target
+        penalty = self.penalty * (-target / updated + (1 - target) / (1 - updated))
+        view = [1] * data.dim()
+        view[1] = data.shape[1]
+        return [grad + penalty.to(grad.dtype).view(view)]

@@ -7,6 +7,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..base import MXNetError
+
 from .registry import (Attr, Operator, register, Int, Float, Bool, Str, Shape, Choice, Dtype, optional,
                        known, merge_shape, product)
 
@@ -269,7 +271,23 @@ class Pooling(Operator):
         return [data], [out], []
 
     def forward(self, is_train, inputs, aux):
-        data = inputs[0]
+        return [self._pool(inputs[0])]
+
+    def declares_backward(self, inputs):
+        return (self.pool_type == "avg" and self.pooling_convention == "full" and not self.global_pool
+                and inputs[0].dtype == torch.float32)
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        """avg + 'full': the gradient of the function MXNet's backward differentiates
+        (``_pool(..., mxnet_gradient=True)``), found by autograd."""
+        with torch.enable_grad():
+            data = inputs[0].detach().requires_grad_(True)
+            surrogate = self._pool(data, mxnet_gradient=True)
+            return [torch.autograd.grad(surrogate, data, out_grads[0])[0]]
+
+    def _pool(self, data, mxnet_gradient=False):
+        """The pooled output; with ``mxnet_gradient`` the function whose gradient MXNet 1.9.1
+        gives for it (they differ only for avg + 'full', see ``_onednn_full_average_backward``)."""
         spatial = tuple(data.shape[2:])
         ndim = len(spatial)
         kernel, stride, pad = self._geometry(spatial)
@@ -296,7 +314,7 @@ class Pooling(Operator):
                     and padded.dtype == torch.float32:
                 # torch's CPU max pooling is several times faster on channels-last memory
                 padded = padded.contiguous(memory_format=torch.channels_last)
-            return [max_pool(padded, kernel, stride)]
+            return max_pool(padded, kernel, stride)
         window = product(kernel)
         if self.pool_type == "lp":
             power = self.p_value or 2
@@ -306,12 +324,12 @@ class Pooling(Operator):
         padded = F.pad(source, padding) if needs_pad else source
         total = avg_pool(padded, kernel, stride) * window
         if self.pool_type == "sum":
-            return [total]
+            return total
         if self.pool_type == "lp":
-            return [total.pow(1.0 / (self.p_value or 2))]
+            return total.pow(1.0 / (self.p_value or 2))
         include_pad = True if self.count_include_pad is None else self.count_include_pad
         if not needs_pad:
-            return [total / window]
+            return total / window
         ones = torch.ones((1, 1) + spatial, dtype=data.dtype, device=data.device)
         if include_pad:
             counted = F.pad(ones, [v for b, a in zip(reversed(before), reversed(pad)) for v in (b, a)], value=1.0)
@@ -321,11 +339,10 @@ class Pooling(Operator):
             counted = F.pad(ones, padding, value=0.0)
         count = avg_pool(counted, kernel, stride) * window
         output = total / count.clamp(min=1)
-        if include_pad and self._onednn_full_average_backward(data, outputs, kernel, stride, pad):
+        if mxnet_gradient and include_pad and self._onednn_full_average_backward(data, outputs, kernel, stride, pad):
             # the gradient divides every window by the whole kernel size (see the docstring)
-            uniform = total / window
-            output = uniform + (output - uniform).detach()
-        return [output]
+            return total / window
+        return output
 
     def _onednn_full_average_backward(self, data, outputs, kernel, stride, pad):
         """Whether MXNet 1.9.1 (CPU build) computes this layer's data gradient with oneDNN.
@@ -595,12 +612,7 @@ class LeakyReLU(Operator):
         if kind == "elu":
             return [torch.where(data > 0, data, torch.expm1(torch.clamp(data, max=0)) * self.slope)]
         if kind == "selu":
-            output = F.selu(data)
-            # MXNet 1.9.1's selu gradient for x <= 0 is scale * (output + alpha), not the exact
-            # scale * alpha * exp(x); the recorded gradients show it, so mxtorch mirrors it.
-            derivative = torch.where(data > 0, torch.full_like(data, _SELU_SCALE),
-                                     _SELU_SCALE * (output.detach() + _SELU_ALPHA))
-            return [_with_derivative(data, output, derivative)]
+            return [F.selu(data)]
         if kind == "gelu":
             return [F.gelu(data)]
         # rrelu
@@ -610,30 +622,15 @@ class LeakyReLU(Operator):
             slopes = torch.full_like(data, (self.lower_bound + self.upper_bound) / 2)
         return [torch.where(data > 0, data, data * slopes), slopes]
 
+    def declares_backward(self, inputs):
+        return self.act_type == "selu"
 
-def _with_derivative(data, output, derivative):
-    """``output`` in the forward pass; its gradient with respect to ``data`` is the head
-    gradient times the elementwise ``derivative`` (used where MXNet's gradient is not the
-    exact derivative of its forward)."""
-    if not data.requires_grad:
-        return output
-    surrogate = data * derivative.detach()
-    return output.detach() + (surrogate - surrogate.detach())
-
-
-class _RefuseGradient(torch.autograd.Function):
-    """Identity on ``output``; asking for the gradient of ``index`` raises MXNetError."""
-
-    @staticmethod
-    def forward(ctx, index, output, op_name):
-        ctx.op_name = op_name
-        return output.view_as(output)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        from ..base import MXNetError
-        raise MXNetError(f"Operator {ctx.op_name}: cannot compute the gradient of argument 'data' "
-                         f"(integer indices); bind it with grad_req='null'")
+    def backward(self, out_grads, inputs, outputs, aux):
+        """selu: MXNet 1.9.1's gradient for x <= 0 is ``scale * (output + alpha)``, not the exact
+        ``scale * alpha * exp(x)``; the recorded gradients show it, so mxtorch mirrors it."""
+        data, output = inputs[0], outputs[0]
+        derivative = torch.where(data > 0, torch.full_like(data, _SELU_SCALE), _SELU_SCALE * (output + _SELU_ALPHA))
+        return [out_grads[0] * derivative] + [None] * (len(inputs) - 1)
 
 
 @register("Embedding")
@@ -683,10 +680,14 @@ class Embedding(Operator):
         if index.is_floating_point():
             index = index.trunc()
         index = index.long().clamp(0, self.input_dim - 1)
-        output = F.embedding(index, weight)
-        if data.requires_grad:
-            output = _RefuseGradient.apply(data, output, self.name)
-        return [output]
+        return [F.embedding(index, weight)]
+
+    def declares_backward(self, inputs):
+        return inputs[0].requires_grad
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        raise MXNetError(f"Operator {self.name}: cannot compute the gradient of argument 'data' "
+                         f"(integer indices); bind it with grad_req='null'")
 
 
 @register("SoftmaxActivation")
@@ -716,24 +717,13 @@ class SoftmaxActivation(Operator):
             if data.dim() < 3:
                 raise self.error(f"mode='channel' needs data with at least 3 dimensions, got shape {tuple(data.shape)}")
             return [torch.softmax(data, dim=1)]
-        output = torch.softmax(data, dim=-1)
-        if data.dim() > 2 and data.requires_grad:
-            output = _SoftmaxAxisOneGradient.apply(data, output)
-        return [output]
+        return [torch.softmax(data, dim=-1)]
 
+    def declares_backward(self, inputs):
+        return self.mode == "instance" and inputs[0].dim() > 2
 
-class _SoftmaxAxisOneGradient(torch.autograd.Function):
-    """Forward passes ``output`` (a softmax over the last axis) through; backward gives
-    MXNet 1.9.1's instance-mode gradient ``y * (g - sum(g * y, axis=1))``, which for data of
-    more than 2 dimensions sums over axis 1 instead of the softmax axis."""
-
-    @staticmethod
-    def forward(ctx, data, output):
-        ctx.save_for_backward(output)
-        return output.view_as(output)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (output,) = ctx.saved_tensors
-        gradient = output * (grad_output - (grad_output * output).sum(dim=1, keepdim=True))
-        return gradient, None
+    def backward(self, out_grads, inputs, outputs, aux):
+        """MXNet 1.9.1's instance-mode gradient ``y * (g - sum(g * y, axis=1))``, which for data
+        of more than 2 dimensions sums over axis 1 instead of the softmax axis."""
+        output, grad = outputs[0], out_grads[0]
+        return [output * (grad - (grad * output).sum(dim=1, keepdim=True))]

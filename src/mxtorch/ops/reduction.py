@@ -124,22 +124,22 @@ class NanProd(_Reduce):
 
 
 class _Extreme(_Reduce):
+    """max / min.  MXNet's gradient gives the head gradient to every position that ties with
+    the extreme (torch's amax/amin would split it between them)."""
+
     function = None
 
     def reduce(self, data, axes):
-        extreme = type(self).function(data.detach(), dim=axes, keepdim=True)
-        if not data.requires_grad:
-            return _drop(extreme, axes)
-        # value: the detached extreme; gradient: the head gradient at every tied position
-        mask = (data.detach() == extreme).to(data.dtype)
-        through = ((data - data.detach()) * mask).sum(dim=axes, keepdim=True)
-        return _drop(extreme + through, axes)
+        return type(self).function(data, dim=axes)
 
-
-def _drop(tensor, axes):
-    for axis in reversed(axes):
-        tensor = tensor.squeeze(axis)
-    return tensor
+    def backward(self, out_grads, inputs, outputs, aux):
+        data = inputs[0]
+        axes = self._axes(data.dim())
+        kept = reduced_shape(tuple(data.shape), axes, True)
+        if not axes:
+            return [out_grads[0]]
+        tied = (data == outputs[0].reshape(kept)).to(out_grads[0].dtype)
+        return [out_grads[0].reshape(kept) * tied]
 
 
 @register("max", "max_axis")

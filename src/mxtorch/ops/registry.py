@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import torch
 
 from ..base import MXNetError, parse_bool, parse_tuple, format_value
 
@@ -217,7 +218,14 @@ class Operator:
       aux_shapes)`` from partial shapes,
     - ``infer_type(in_types)``: ``(in_types, out_types, aux_types)`` as numpy dtypes,
     - ``forward(is_train, inputs, aux)``: output tensors from input tensors;
-      aux tensors are updated in place.
+      aux tensors are updated in place,
+    - ``backward(out_grads, inputs, outputs, aux)`` (optional): the gradient MXNet defines for
+      this operator, one tensor (or None: no gradient) per input.  When it is declared, the
+      registry runs ``forward`` inside one ``torch.autograd.Function`` whose backward calls it
+      (see :meth:`apply`); otherwise autograd differentiates ``forward``.
+      ``declares_backward(inputs)`` may restrict it to some attribute values or inputs.
+
+    Callers run an operator with :meth:`apply`, never ``forward`` directly.
 
     ``is_loss`` marks the ``*Output`` heads whose backward ignores head gradients.
     ``variadic`` operators take any number of inputs, counted by ``num_args``.
@@ -306,9 +314,102 @@ class Operator:
     def forward(self, is_train, inputs, aux):
         raise NotImplementedError(f"Operator {self.name} has no forward")
 
+    backward = None
+
+    def declares_backward(self, inputs):
+        """Whether :meth:`backward` gives this call's gradient (default: when it is defined)."""
+        return self.backward is not None
+
+    def apply(self, is_train, inputs, aux):
+        """Run the operator: ``forward``, wrapped with the declared ``backward`` when one is
+        declared and torch is recording a gradient for some input.  Returns the output tensors."""
+        if self.backward is None or not torch.is_grad_enabled():
+            return self.forward(is_train, inputs, aux)
+        carriers = [gradient_carrier(tensor) for tensor in inputs]
+        if not any(c is not None and c.requires_grad for c in carriers) or not self.declares_backward(inputs):
+            return self.forward(is_train, inputs, aux)
+        info = {}
+        results = _DeclaredGradient.apply(self, is_train, aux, info, len(inputs), *inputs, *carriers)
+        outputs = list(results[:info["outputs"]])
+        for position, carrier in zip(info["integer_outputs"], results[info["outputs"]:]):
+            outputs[position]._mx_declared_gradient_carrier = carrier
+        return outputs
+
     # -- misc -------------------------------------------------------------------------------
     def __repr__(self):
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.attrs.items())})"
+
+
+def gradient_carrier(tensor):
+    """The tensor through which autograd reaches ``tensor``: itself, or for an integer output of
+    an operator with a declared backward (``Cast`` to int32) the float tensor the registry
+    attached to it, since torch cannot record a gradient on integer tensors.  MXNet
+    differentiated integer arrays: a gradient through ``Cast(int32)`` then ``Cast(float32)``
+    passes (truncated to integers)."""
+    if tensor is None or tensor.requires_grad:
+        return tensor
+    return getattr(tensor, "_mx_declared_gradient_carrier", tensor)
+
+
+def _is_differentiable(tensor):
+    return tensor.is_floating_point() or tensor.is_complex()
+
+
+class _DeclaredGradient(torch.autograd.Function):
+    """``op.forward`` in the forward pass, ``op.backward`` in the backward pass.
+
+    Arguments: the operator, is_train, the aux tensors, a dict receiving the output layout, the
+    number of inputs, the inputs, then one gradient carrier per input (the input itself when it
+    is differentiable).  Returns the outputs followed by one new float carrier per integer output
+    (zeros whose gradient is that output's head gradient)."""
+
+    @staticmethod
+    def forward(ctx, op, is_train, aux, info, count, *tensors):
+        inputs = list(tensors[:count])
+        outputs = list(op.forward(is_train, inputs, aux))
+        floating = next((t.dtype for t in inputs if t.is_floating_point()), torch.float32)
+        integer_outputs = [i for i, t in enumerate(outputs) if not _is_differentiable(t)]
+        carriers = [torch.zeros(outputs[i].shape, dtype=floating, device=outputs[i].device)
+                    for i in integer_outputs]
+        info["outputs"] = len(outputs)
+        info["integer_outputs"] = integer_outputs
+        ctx.op, ctx.aux, ctx.count, ctx.num_outputs = op, aux, count, len(outputs)
+        ctx.integer_outputs = integer_outputs
+        ctx.carrier_inputs = [tensors[count + i] is not None and tensors[count + i] is not tensors[i]
+                              for i in range(count)]
+        ctx.save_for_backward(*inputs, *outputs)
+        if integer_outputs:
+            ctx.mark_non_differentiable(*[outputs[i] for i in integer_outputs])
+        return tuple(outputs) + tuple(carriers)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        saved = ctx.saved_tensors
+        inputs, outputs = list(saved[:ctx.count]), list(saved[ctx.count:])
+        out_grads = list(grads[:ctx.num_outputs])
+        for position, carried in zip(ctx.integer_outputs, grads[ctx.num_outputs:]):
+            # the head gradient of an integer output has that output's dtype, as in MXNet
+            out_grads[position] = _to_dtype(carried, outputs[position].dtype)
+        out_grads = [torch.zeros_like(o) if g is None else g for g, o in zip(out_grads, outputs)]
+        input_grads = list(ctx.op.backward(out_grads, inputs, outputs, ctx.aux))
+        direct, carried = [], []
+        for tensor, grad, via_carrier in zip(inputs, input_grads, ctx.carrier_inputs):
+            if grad is not None and grad.shape != tensor.shape:
+                grad = grad.reshape(tensor.shape)
+            if via_carrier:
+                direct.append(None)
+                carried.append(None if grad is None else grad.float() if not grad.is_floating_point() else grad)
+            else:
+                direct.append(None if grad is None or not _is_differentiable(tensor) else grad.to(tensor.dtype))
+                carried.append(None)
+        return (None, None, None, None, None) + tuple(direct) + tuple(carried)
+
+
+def _to_dtype(tensor, dtype):
+    """``tensor`` converted as MXNet's Cast converts: float to integer truncates toward zero."""
+    if tensor.is_floating_point() and not (dtype.is_floating_point or dtype.is_complex) and dtype != torch.bool:
+        return tensor.trunc().to(torch.int64).to(dtype)
+    return tensor.to(dtype)
 
 
 def upcast_half(tensor):

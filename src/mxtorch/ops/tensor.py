@@ -122,10 +122,13 @@ class Concat(Operator):
 
 @register("BlockGrad", "stop_gradient")
 class BlockGrad(Operator):
-    """Identity forward; no gradient flows back to ``data``."""
+    """Identity forward; no gradient flows back to ``data`` (declared zero gradient)."""
 
     def forward(self, is_train, inputs, aux):
         return [inputs[0].detach()]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [None]
 
 
 @register("_copy", "identity")
@@ -643,7 +646,21 @@ class Tile(_Unary):
         shape, reps = self._aligned(tuple(data.shape))
         if not reps:
             return [data]
-        return [_TileFunction.apply(data, shape, reps)]
+        return [data.reshape(shape).repeat(*reps)]
+
+    def declares_backward(self, inputs):
+        return bool(self._aligned(tuple(inputs[0].shape))[1])
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        """The copies' head gradients added with Kahan summation (MXNet's sum is that exact)."""
+        shape, reps = self._aligned(tuple(inputs[0].shape))
+        interleaved = []
+        for r, d in zip(reps, shape):
+            interleaved += [r, d]
+        ndim = len(shape)
+        order = [2 * i for i in range(ndim)] + [2 * i + 1 for i in range(ndim)]
+        copies = out_grads[0].reshape(interleaved).permute(*order).reshape((product(reps),) + tuple(shape))
+        return [kahan_sum(copies).reshape(inputs[0].shape)]
 
 
 def kahan_sum(values):
@@ -660,25 +677,6 @@ def kahan_sum(values):
         compensation = (running - total) - corrected
         total = running
     return total
-
-
-class _TileFunction(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, data, shape, reps):
-        ctx.input_shape = tuple(data.shape)
-        ctx.layout = (shape, reps)
-        return data.reshape(shape).repeat(*reps)
-
-    @staticmethod
-    def backward(ctx, grad):
-        shape, reps = ctx.layout
-        interleaved = []
-        for r, d in zip(reps, shape):
-            interleaved += [r, d]
-        ndim = len(shape)
-        order = [2 * i for i in range(ndim)] + [2 * i + 1 for i in range(ndim)]
-        copies = grad.reshape(interleaved).permute(*order).reshape((product(reps),) + tuple(shape))
-        return kahan_sum(copies).reshape(ctx.input_shape), None, None
 
 
 @register("repeat")
@@ -722,8 +720,8 @@ class Reverse(_Unary):
 class Cast(_Unary):
     """``data`` converted to ``dtype``.  Float to integer truncates toward zero (out-of-range
     values wrap as in C); to bool gives ``data != 0``.  The gradient is the head gradient
-    converted back to the input dtype, also through an integer cast: an integer output
-    carries a float proxy (``tensor._mx_gradient_proxy``) that the executor differentiates.
+    converted back to the input dtype (MXNet's rule), also through integer dtypes: the gradient
+    through ``Cast(int32)`` then ``Cast(float32)`` is the head gradient truncated to integers.
     """
 
     dtype = Attr(Dtype, required=True)
@@ -735,14 +733,11 @@ class Cast(_Unary):
         data = inputs[0]
         target = torch_dtype(self.dtype)
         if data.is_floating_point() and not target.is_floating_point and target != torch.bool:
-            result = data.detach().trunc().to(torch.int64).to(target)
-        else:
-            result = data.to(target)
-        if data.requires_grad and not target.is_floating_point:
-            # torch cannot attach a gradient to an integer tensor: the executor sends the
-            # head gradient of this output through the float proxy instead
-            result._mx_gradient_proxy = data.view_as(data)
-        return [result]
+            return [data.trunc().to(torch.int64).to(target)]
+        return [data.to(target)]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [out_grads[0].to(inputs[0].dtype)]
 
 
 @register("zeros_like")
@@ -887,21 +882,6 @@ class BroadcastAxis(_Unary):
         return [data.expand(*self.output_shape(tuple(data.shape)))]
 
 
-class _ClipFunction(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, data, low, high):
-        ctx.save_for_backward(data)
-        ctx.bounds = (low, high)
-        return data.clamp(low, high)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (data,) = ctx.saved_tensors
-        low, high = ctx.bounds
-        inside = (data >= low) & (data <= high)
-        return grad * inside.to(grad.dtype), None, None
-
-
 @register("clip")
 class Clip(Operator):
     """``data`` limited to ``[a_min, a_max]``; the gradient passes where
@@ -914,7 +894,12 @@ class Clip(Operator):
         data = inputs[0]
         if not data.is_floating_point():
             return [data.clamp(int(self.a_min), int(self.a_max))]
-        return [_ClipFunction.apply(data, self.a_min, self.a_max)]
+        return [data.clamp(self.a_min, self.a_max)]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        data = inputs[0]
+        inside = (data >= self.a_min) & (data <= self.a_max)
+        return [out_grads[0] * inside.to(out_grads[0].dtype)]
 
 
 @register("where")
