@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import cpu
 from ..model import BatchEndParam
 from .. import ndarray as nd
@@ -79,7 +79,11 @@ def _as_desc(entry, what):
             raise MXNetValueError(f"bind: each entry of {what} must be (name, shape) or a DataDesc, got {entry!r}")
         entry = DataDesc(*entry)
     shape = entry.shape
-    if not isinstance(shape, (list, tuple)) or \
+    if not isinstance(shape, (list, tuple)):
+        # MXNet raised TypeError for a shape that is not a tuple (an NDArray, a number)
+        raise MXNetTypeError(f"bind: the shape of {entry.name!r} in {what} must be a tuple of non-negative "
+                             f"integers, got {type(shape).__name__} {shape!r}")
+    if \
             not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in shape):
         raise MXNetValueError(f"bind: the shape of {entry.name!r} in {what} must be a tuple of non-negative "
                               f"integers, got {shape!r}")
