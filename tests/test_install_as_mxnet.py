@@ -200,3 +200,20 @@ def test_mxtorch_pickles_in_mxnet_form():
     assert set(state) == {"handle"} and isinstance(state["handle"], bytearray)
     again = pickle.loads(pickle.dumps({"w": array}))["w"]
     assert again.asnumpy().tolist() == [[1, 2], [3, 4]] and again.dtype == array.dtype
+
+
+def test_install_imports_nothing_named_mxnet_until_the_program_does():
+    """Programs may assert ``'mxnet' not in sys.modules`` (to set multiprocessing options
+    first): installing must not import anything under that name; the first ``import mxnet``
+    then brings the legacy module names along."""
+    out = run_python("""
+        import sys
+        before = sorted(name for name in sys.modules if name == "mxnet" or name.startswith("mxnet."))
+        import mxnet
+        import mxtorch
+        after = [name for name in ("mxnet", "mxnet.ndarray.ndarray", "mxnet.module.base_module")
+                 if sys.modules.get(name) is not None]
+        print(before, after, mxnet is mxtorch,
+              sys.modules["mxnet.module.base_module"] is mxtorch.module.base_module)
+    """)
+    assert out.split("\n")[0] == "[] ['mxnet', 'mxnet.ndarray.ndarray', 'mxnet.module.base_module'] True True"

@@ -15,7 +15,7 @@ import platform
 import numpy as np
 
 __all__ = [
-    "MXNetError", "MXNetValueError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
+    "MXNetError", "MXNetValueError", "MXNetTypeError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
     "numeric_types", "integer_types", "mx_real_t", "py_str", "data_dir_default", "data_dir",
     "parse_bool", "parse_tuple", "format_value",
 ]
@@ -45,6 +45,11 @@ class MXNetError(RuntimeError):
 class MXNetValueError(MXNetError, ValueError):
     """Bad argument values where MXNet raised ValueError: both an MXNetError and a ValueError,
     so handlers written for either keep working."""
+
+
+class MXNetTypeError(MXNetError, TypeError):
+    """Arguments of the wrong type where MXNet raised TypeError: both an MXNetError and a
+    TypeError, so handlers written for either keep working."""
 
 
 class NotImplementedForSymbol(MXNetError):

@@ -5,11 +5,13 @@ mxtorch module of the same dotted path (``mxnet.module.base_module`` is
 ``mxtorch.module.base_module``), in the manner of PyMySQL's
 ``install_as_MySQLdb()``:
 
-- the modules legacy MXNet code imports (``mxnet``, ``mxnet.ndarray``,
-  ``mxnet.ndarray.ndarray`` (pickles name ``mxnet.ndarray.ndarray.NDArray``),
-  ``mxnet.symbol``, ``mxnet.module``, ``mxnet.module.base_module``,
-  ``mxnet.module.executor_group``, ``mxnet.model``, ``mxnet.kvstore``, ...) are
-  imported at once and entered in ``sys.modules`` under both names;
+- nothing is imported under the name ``mxnet`` until the program imports it (programs
+  may check ``'mxnet' not in sys.modules`` first, e.g. to set multiprocessing options);
+  the modules legacy MXNet code imports (``mxnet.ndarray.ndarray`` (pickles name
+  ``mxnet.ndarray.ndarray.NDArray``), ``mxnet.module.base_module``,
+  ``mxnet.module.executor_group``, ``mxnet.model``, ``mxnet.kvstore``, ...) are loaded as
+  mxtorch modules at once and entered in ``sys.modules`` under their ``mxnet`` names when
+  ``mxnet`` itself is first imported;
 - a finder placed first on ``sys.meta_path`` maps any other ``mxnet.X`` imported
   later to ``mxtorch.X``; a name mxtorch does not provide raises
   ``ModuleNotFoundError`` naming both modules (a real MXNet installed next to
@@ -73,6 +75,10 @@ class _AliasLoader(importlib.abc.Loader):
     def exec_module(self, module):
         if self._original_spec is not None:
             module.__spec__ = self._original_spec
+        if self.target == _PACKAGE:
+            # the program has just imported ``mxnet``: now enter mxtorch's loaded modules
+            # under their ``mxnet.*`` names too
+            _alias_loaded_modules()
 
 
 class MXNetAliasFinder(importlib.abc.MetaPathFinder):
@@ -113,7 +119,8 @@ def install_as_mxnet():
     """Make ``import mxnet`` (and ``import mxnet.X``, ``from mxnet.X import Y``) load mxtorch.
 
     Call it once, before anything imports ``mxnet``; calling it again does nothing.
-    Afterwards ``sys.modules['mxnet'] is mxtorch`` and each mxtorch submodule is also
+    It imports nothing under the name ``mxnet``: once the program runs ``import mxnet``,
+    ``sys.modules['mxnet'] is mxtorch`` and each loaded mxtorch submodule is also
     registered as ``mxnet.<same path>``, so unmodified MXNet 1.x programs, their
     ``Module`` subclasses (``from mxnet.module.base_module import _parse_data_desc``) and
     pickles that name ``mxnet.ndarray.ndarray.NDArray`` run on mxtorch.
@@ -137,12 +144,19 @@ def install_as_mxnet():
             raise MXNetError(f"install_as_mxnet: a real 'mxnet' is already imported ({shown}"
                              f"{'; from ' + origin if origin else ''}); call mxtorch.install_as_mxnet() "
                              f"before anything imports mxnet, or remove that import")
-        if not any(isinstance(finder, MXNetAliasFinder) for finder in sys.meta_path):
-            sys.meta_path.insert(0, MXNetAliasFinder())
         for relative in LEGACY_MODULES:
             importlib.import_module(f"{_PACKAGE}.{relative}")
-        sys.modules[_ALIAS] = package
-        for name, module in list(sys.modules.items()):
-            if module is not None and name.startswith(_PACKAGE + "."):
-                sys.modules.setdefault(_ALIAS + name[len(_PACKAGE):], module)
+        if not any(isinstance(finder, MXNetAliasFinder) for finder in sys.meta_path):
+            sys.meta_path.insert(0, MXNetAliasFinder())
+        if _ALIAS in sys.modules:
+            # installed before and already imported: keep the aliases complete
+            _alias_loaded_modules()
         return package
+
+
+def _alias_loaded_modules():
+    """Enter every loaded ``mxtorch.X`` in ``sys.modules`` as ``mxnet.X`` (names already
+    taken are left alone)."""
+    for name, module in list(sys.modules.items()):
+        if module is not None and name.startswith(_PACKAGE + "."):
+            sys.modules.setdefault(_ALIAS + name[len(_PACKAGE):], module)

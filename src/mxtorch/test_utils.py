@@ -741,3 +741,11 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
         raise AssertionError(f"verify_generator: only {passed} of {nrepeat} chi-square tests passed "
                              f"(p-values {p_values}, alpha {alpha})")
     return p_values
+
+
+# the data-set helpers (download, get_mnist*, get_cifar10, ...) live in their own module
+from .test_data import (download, get_mnist, get_mnist_pkl, get_mnist_ubyte, get_cifar10,  # noqa: E402
+                        get_mnist_iterator, get_zip_data, get_bz2_data)
+from . import test_data as _test_data  # noqa: E402
+
+__all__ += list(_test_data.__all__)

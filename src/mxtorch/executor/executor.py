@@ -48,16 +48,56 @@ def normalize_grad_req(grad_req, names):
     return result
 
 
-class _Step:
-    __slots__ = ("node", "op", "inputs", "aux", "outputs", "constant_shape")
+def node_contexts(symbol, ctx, group2ctx):
+    """Model-parallel placement (MXNet's ``group2ctx``): ``{id(node): Context}`` for every node.
 
-    def __init__(self, node, op, inputs, aux, outputs, constant_shape=None):
+    An operator node whose ``__ctx_group__`` attribute (set with ``mx.AttrScope(ctx_group=...)``)
+    names a key of ``group2ctx`` runs on that context, any other on ``ctx``.  A variable takes
+    its own group's context, or else that of the first operator reading it, so parameters live
+    where they are used.  ``group2ctx`` values are Contexts; MXNetError otherwise.
+    """
+    from ..symbol.symbol import topological_order
+    nodes = topological_order(symbol._outputs)
+    group2ctx = group2ctx or {}
+    for group, value in group2ctx.items():
+        if not isinstance(value, Context):
+            raise MXNetError(f"bind: group2ctx[{group!r}] must be a Context such as mx.gpu(1), got {value!r}")
+    placed = {}
+    for node in nodes:
+        group = node.attrs.get("__ctx_group__")
+        if group in group2ctx:
+            placed[id(node)] = group2ctx[group]
+    for node in nodes:
+        if node.op is None:
+            continue
+        placed.setdefault(id(node), ctx)
+        for child, _ in node.inputs:
+            if child.op is None:
+                placed.setdefault(id(child), placed[id(node)])
+    for node in nodes:
+        placed.setdefault(id(node), ctx)
+    return placed
+
+
+def variable_contexts(symbol, ctx, group2ctx):
+    """``{variable name: Context}`` of ``node_contexts`` (where bind allocates each array)."""
+    from ..symbol.symbol import topological_order
+    placed = node_contexts(symbol, ctx, group2ctx)
+    return {node.name: placed[id(node)] for node in topological_order(symbol._outputs) if node.op is None}
+
+
+class _Step:
+    __slots__ = ("node", "op", "inputs", "aux", "outputs", "constant_shape", "context")
+
+    def __init__(self, node, op, inputs, aux, outputs, constant_shape=None, context=None):
         self.node = node
         self.op = op
         self.inputs = inputs
         self.aux = aux
         self.outputs = outputs
         self.constant_shape = constant_shape
+        # with group2ctx: the Context this node runs on (inputs are moved to its device)
+        self.context = context
 
 
 class Executor:
@@ -98,12 +138,16 @@ class Executor:
                                  f"the argument has {array.shape}")
         self._monitor_callback = None
         self._monitor_all = False
+        self._placement = node_contexts(symbol, self._ctx, group2ctx) if group2ctx else None
         self._build_plan(_shapes)
         self._device = self._ctx.torch_device
         # indices of the arguments that get gradients (fixed at bind time, read every forward)
         self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
-        self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=self._device),
-                                self._ctx) for shape, dtype in zip(self._output_shapes, self._output_types)]
+        output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]
+                           for node, _ in symbol._outputs]
+        self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=context.torch_device),
+                                context) for shape, dtype, context in
+                        zip(self._output_shapes, self._output_types, output_contexts)]
         self._recorded = None
 
     # -- construction ---------------------------------------------------------------------------
@@ -151,8 +195,8 @@ class Executor:
             ctx = current_context()
         if not isinstance(ctx, Context):
             raise MXNetError(f"simple_bind: ctx must be a Context such as mx.cpu(), got {ctx!r}")
-        device = ctx.torch_device
         requests = normalize_grad_req(grad_req, arg_names)
+        placement = variable_contexts(symbol, ctx, group2ctx) if group2ctx else {}
         shared_names = set(shared_arg_names or [])
         shared_args = shared_exec.arg_dict if shared_exec is not None else {}
         shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
@@ -163,7 +207,9 @@ class Executor:
             existing = source.get(name)
             if existing is not None and existing.shape == tuple(shape) and existing.dtype == np.dtype(dtype).type:
                 return existing
-            return NDArray(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=device), ctx)
+            context = placement.get(name, ctx)
+            return NDArray(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device),
+                           context)
 
         args, grads = [], []
         for name, shape, dtype in zip(arg_names, arg_shapes, arg_types):
@@ -218,7 +264,8 @@ class Executor:
                 if constant_shape is None or not all(d > 0 for d in constant_shape):
                     raise MXNetError(f"bind: cannot infer the shape of {node.name!r} ({node.op.name}); "
                                      f"inferred {constant_shape}")
-            steps.append(_Step(node, node.op, inputs[:n_args], inputs[n_args:], outputs, constant_shape))
+            context = None if self._placement is None else self._placement[id(node)]
+            steps.append(_Step(node, node.op, inputs[:n_args], inputs[n_args:], outputs, constant_shape, context))
         self._steps = steps
         self._num_slots = count
         self._output_slots = [slot[(id(node), index)] for node, index in symbol._outputs]
@@ -275,8 +322,16 @@ class Executor:
         monitor = self._monitor_callback
         with torch.set_grad_enabled(need_grad):
             for step in self._steps:
+                if step.context is not None:
+                    # model parallelism: copy the inputs onto this node's device (a no-op when
+                    # they are there already; differentiable, so gradients flow back across)
+                    device = step.context.torch_device
+                    for i in step.inputs:
+                        if values[i].device != device:
+                            values[i] = values[i].to(device)
                 if step.constant_shape is not None:
-                    results = [step.op.create(step.constant_shape, self._device)]
+                    device = self._device if step.context is None else step.context.torch_device
+                    results = [step.op.create(step.constant_shape, device)]
                 else:
                     try:
                         results = step.op.apply(is_train, [values[i] for i in step.inputs],
@@ -297,6 +352,12 @@ class Executor:
         for array, tensor in zip(self.outputs, outputs):
             array._tensor = tensor.detach()
         self._recorded = (outputs, leaves) if need_grad else None
+        # with a monitor, backward also reports each node's input gradients (MXNet's
+        # ``<node>_backward_output<i>`` entries); keep the input tensors for that
+        self._monitored_inputs = None
+        if need_grad and monitor is not None:
+            self._monitored_inputs = [(step.node.name, [values[i] for i in step.inputs])
+                                      for step in self._steps if step.inputs]
         return self.outputs
 
     def backward(self, out_grads=None, is_train=True):
@@ -336,10 +397,20 @@ class Executor:
                 grad = grad.to(device=tensor.device, dtype=tensor.dtype)
             heads.append(tensor)
             head_grads.append(grad)
-        if heads and leaves:
-            grads = torch.autograd.grad(heads, [leaf for _, leaf in leaves], head_grads, allow_unused=True)
+        monitored = getattr(self, "_monitored_inputs", None) if self._monitor_callback is not None else None
+        self._monitored_inputs = None
+        watched = [tensor for _, inputs in (monitored or []) for tensor in inputs
+                   if tensor.requires_grad]
+        if heads and (leaves or watched):
+            found = torch.autograd.grad(heads, [leaf for _, leaf in leaves] + watched, head_grads,
+                                        allow_unused=True)
+            grads = found[:len(leaves)]
+            watched_grads = {id(t): g for t, g in zip(watched, found[len(leaves):])}
         else:
             grads = [None] * len(leaves)
+            watched_grads = {}
+        if monitored:
+            self._report_backward(monitored, watched_grads)
         head_storage = {h.untyped_storage().data_ptr() for h in head_grads}
         with torch.no_grad():
             for (index, _), grad in zip(leaves, grads):
@@ -358,6 +429,17 @@ class Executor:
                     target._tensor = grad
                 else:
                     target._tensor.copy_(grad)
+
+    def _report_backward(self, monitored, watched_grads):
+        """Monitor entries ``<node>_backward_output`` (one input) or ``<node>_backward_output<i>``:
+        the gradient reaching each input of each node (zeros where none flows)."""
+        for node_name, inputs in monitored:
+            for position, tensor in enumerate(inputs):
+                grad = watched_grads.get(id(tensor))
+                if grad is None:
+                    grad = torch.zeros_like(tensor.detach())
+                suffix = "" if len(inputs) == 1 else str(position)
+                self._monitor_callback(f"{node_name}_backward_output{suffix}", NDArray(grad.detach(), self._ctx))
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` with every node output after each forward."""

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import cpu
 from ..model import BatchEndParam
 from .. import ndarray as nd
@@ -76,10 +76,14 @@ def _as_desc(entry, what):
     from ..ndarray.ndarray import to_numpy_dtype
     if not isinstance(entry, DataDesc):
         if not isinstance(entry, (list, tuple)) or len(entry) < 2 or not isinstance(entry[0], str):
-            raise MXNetValueError(f"bind: each entry of {what} must be (name, shape) or a DataDesc, got {entry!r}")
+            raise MXNetTypeError(f"bind: each entry of {what} must be (name, shape) or a DataDesc, got {entry!r}")
         entry = DataDesc(*entry)
     shape = entry.shape
-    if not isinstance(shape, (list, tuple)) or \
+    if not isinstance(shape, (list, tuple)):
+        # MXNet raised TypeError for a shape that is not a tuple (an NDArray, a number)
+        raise MXNetTypeError(f"bind: the shape of {entry.name!r} in {what} must be a tuple of non-negative "
+                             f"integers, got {type(shape).__name__} {shape!r}")
+    if \
             not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in shape):
         raise MXNetValueError(f"bind: the shape of {entry.name!r} in {what} must be a tuple of non-negative "
                               f"integers, got {shape!r}")
@@ -254,6 +258,7 @@ class BaseModule:
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
             eval_metric.reset()
+            self._begin_fit_epoch(epoch, train_data)
             nbatch = 0
             data_iter = iter(train_data)
             end_of_batch = False
@@ -302,6 +307,10 @@ class BaseModule:
                 for name, value in result:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, value)
             train_data.reset()
+
+    def _begin_fit_epoch(self, epoch, train_data):
+        """Called by ``fit`` at the start of each epoch, before the first batch; nothing here
+        (SVRGModule recomputes its full gradients)."""
 
     # -- symbol and parameters --------------------------------------------------------------------
     @property

@@ -63,7 +63,11 @@ class BucketingModule(CurrentModuleDelegate):
         self._preload_opt_states = None
 
     def _call_sym_gen(self, *args, **kwargs):
-        result = self._sym_gen(*args, **kwargs)
+        # a fresh NameManager per call, as in MXNet: every bucket's automatic names
+        # (embedding0, fullyconnected0, ...) are the same whatever was built before
+        from ..name import NameManager
+        with NameManager():
+            result = self._sym_gen(*args, **kwargs)
         if not isinstance(result, (tuple, list)) or len(result) != 3:
             raise MXNetError("BucketingModule: sym_gen must return (symbol, data_names, label_names)")
         return result

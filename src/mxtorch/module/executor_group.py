@@ -20,6 +20,7 @@ import torch
 
 from ..base import MXNetError
 from ..executor import Executor
+from ..executor.executor import variable_contexts
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 
 __all__ = ["DataParallelExecutorGroup", "is_per_device_shapes"]
@@ -58,6 +59,33 @@ def _as_descs(shapes):
     return [x if isinstance(x, DataDesc) else DataDesc(*x) for x in shapes]
 
 
+def _prepare_group2ctxs(group2ctxs, count):
+    """One ``group2ctx`` dict (or None) per context, from MXNet's accepted forms: None, a list
+    with one dict per context, or one dict whose values are a Context (the same for every
+    context) or a list of one Context or of ``count`` Contexts.  MXNetError otherwise."""
+    from ..context import Context
+    if group2ctxs is None:
+        return [None] * count
+    if isinstance(group2ctxs, (list, tuple)):
+        if len(group2ctxs) != count:
+            raise MXNetError(f"group2ctxs: a list needs one dict per context ({count}), got {len(group2ctxs)}")
+        return list(group2ctxs)
+    if not isinstance(group2ctxs, dict):
+        raise MXNetError(f"group2ctxs: expected a dict or a list of dicts, got {type(group2ctxs).__name__}")
+    result = [{} for _ in range(count)]
+    for group, value in group2ctxs.items():
+        if isinstance(value, Context):
+            value = [value] * count
+        elif isinstance(value, (list, tuple)) and len(value) == 1:
+            value = list(value) * count
+        if not isinstance(value, (list, tuple)) or len(value) != count:
+            raise MXNetError(f"group2ctxs[{group!r}]: expected a Context or a list of 1 or {count} Contexts, "
+                             f"got {value!r}")
+        for index in range(count):
+            result[index][group] = value[index]
+    return result
+
+
 def _merge_multi_context(outputs, major_axis):
     """Concatenate each output's per-device arrays along its batch axis."""
     merged = []
@@ -91,7 +119,7 @@ class DataParallelExecutorGroup:
         self.workload = list(workload) if workload else [1] * len(self.contexts)
         if len(self.workload) != len(self.contexts):
             raise MXNetError(f"work_load_list has {len(self.workload)} entries for {len(self.contexts)} contexts")
-        self.group2ctxs = group2ctxs
+        self.group2ctxs = _prepare_group2ctxs(group2ctxs, len(self.contexts))
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
         self.logger = logger
@@ -148,7 +176,10 @@ class DataParallelExecutorGroup:
         self.data_layouts = None
         self.label_layouts = None
         self.output_names = self.symbol.list_outputs()
-        self.output_layouts = [0 for _ in self.output_names]
+        # each output's batch axis comes from its ``__layout__`` attribute ('TNC' -> 1), as in MXNet
+        from ..io import DataDesc
+        self.output_layouts = [DataDesc.get_batch_axis(self.symbol[index].attr("__layout__"))
+                               for index in range(len(self.output_names))]
         self.num_outputs = len(self.output_names)
         self.per_device = False
         self.bind_exec(data_shapes, label_shapes, shared_group)
@@ -274,27 +305,30 @@ class DataParallelExecutorGroup:
         shared_args = shared_exec.arg_dict if shared_exec is not None else {}
         shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
         shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
+        group2ctx = self.group2ctxs[index]
+        placement = variable_contexts(self.symbol, context, group2ctx) if group2ctx else {}
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             shape = tuple(shape)
+            where = placement.get(name, context)
             if name in self.param_names and name in shared_args and shared_args[name].shape == shape:
                 array = shared_args[name]
             else:
-                array = self._allocate(shape, dtype, context)
+                array = self._allocate(shape, dtype, where)
             args.append(array)
             if self.grad_req[name] == "null":
                 grads.append(None)
             elif name in self.param_names and name in shared_grads and shared_grads[name].shape == shape:
                 grads.append(shared_grads[name])
             else:
-                grads.append(self._allocate(shape, dtype, context))
+                grads.append(self._allocate(shape, dtype, where))
         aux = []
         for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types):
             if name in shared_aux and shared_aux[name].shape == tuple(shape):
                 aux.append(shared_aux[name])
             else:
-                aux.append(self._allocate(shape, dtype, context))
-        return Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs)
+                aux.append(self._allocate(shape, dtype, placement.get(name, context)))
+        return Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=group2ctx)
 
     def _reshape_exec(self, index, data_shapes, label_shapes):
         """An executor for new input shapes that shares every parameter, gradient and aux
@@ -323,7 +357,7 @@ class DataParallelExecutorGroup:
                 raise MXNetError(f"reshape: auxiliary state {name!r} would change shape from {old.shape} "
                                  f"to {tuple(shape)}")
             aux.append(old)
-        executor = Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs)
+        executor = Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs[index])
         if base._monitor_callback is not None:
             executor.set_monitor_callback(base._monitor_callback, base._monitor_all)
         return executor

@@ -1359,8 +1359,25 @@ class UnravelIndex(Operator):
 
 @register("amp_cast")
 class AmpCast(Cast):
-    """Mixed-precision cast inserted by MXNet's AMP graph pass: ``data`` converted to
-    ``dtype`` (``remove_amp_cast`` drops these nodes when a symbol is saved)."""
+    """Mixed-precision cast inserted by MXNet's AMP graph pass: floating ``data`` converted to
+    ``dtype``; integer and boolean data pass through unchanged, as in MXNet
+    (``remove_amp_cast`` drops these nodes when a symbol is saved)."""
+
+    def infer_shape(self, in_shapes, out_shapes):
+        # elementwise: the shape is known from either side (FC weights behind a cast)
+        shape = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name}")
+        return [shape], [shape], []
+
+    def infer_type(self, in_types):
+        given = in_types[0]
+        if given is not None and np.dtype(given).kind != "f":
+            return [given], [np.dtype(given)], []
+        return super().infer_type(in_types)
+
+    def forward(self, is_train, inputs, aux):
+        if not inputs[0].is_floating_point():
+            return [inputs[0]]
+        return super().forward(is_train, inputs, aux)
 
 
 @register("amp_multicast")
@@ -1391,7 +1408,8 @@ class AmpMulticast(Operator):
         return [f"output{i}" for i in range(self.count)]
 
     def infer_shape(self, in_shapes, out_shapes):
-        return list(in_shapes), [s if s is not None else o for s, o in zip(in_shapes, out_shapes)], []
+        shapes = [merge_shape(s, o, f"Operator {self.name}") for s, o in zip(in_shapes, out_shapes)]
+        return shapes, list(shapes), []
 
     def _common(self, types):
         floats = [np.dtype(t) for t in types if t is not None and np.dtype(t).kind == "f"]
