@@ -1,4 +1,14 @@
-"""``python -m mxtorch train|score``: train and score a network on the bundled digits.
+"""``mxtorch`` / ``python -m mxtorch``: the command line.
+
+Subcommands (each registered with ``register_command``; ``mxtorch --help`` lists them):
+
+- ``train`` / ``score``: train and score a network on the bundled digits (below);
+- ``run SCRIPT|-m MODULE [ARGS...]``: run an unmodified MXNet program on mxtorch
+  (``mxtorch.cli_run``);
+- ``convert PREFIX EPOCH --to torch|onnx|torchscript -o FILE``: export a checkpoint
+  (``mxtorch.export``);
+- ``plot-log LOGFILE -o curves.png``: training / validation curves from an MXNet-style log
+  (``mxtorch.plot_log``).
 
 ``train`` follows MXNet 1.x's ``example/image-classification`` script
 (``common/fit.py``): the same flag names and meanings where they apply, a
@@ -30,7 +40,7 @@ from . import cli_networks
 from .base import MXNetError
 from .datasets import digits_iterators
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "register_command"]
 
 _DEFAULT_PREFIX_HELP = "checkpoint prefix: files PREFIX-symbol.json and PREFIX-NNNN.params"
 
@@ -43,13 +53,44 @@ def _add_data_arguments(parser):
                         help="GPUs to use, e.g. '0' or '0,1'; empty uses the CPU (default empty)")
 
 
-def build_parser():
-    """The argparse parser of ``python -m mxtorch``."""
-    parser = argparse.ArgumentParser(prog="python -m mxtorch",
-                                     description="Train or score an MXNet-style network on the bundled digits.")
-    commands = parser.add_subparsers(dest="command", required=True)
+class _Command:
+    """One subcommand: ``configure(subparser)`` adds its arguments, ``handler(args)`` runs it and
+    returns None/0 or an exit status; ``logs`` says whether ``main`` configures logging first."""
 
-    train = commands.add_parser("train", help="train a network with Module.fit")
+    def __init__(self, name, help, configure, handler, logs=True):
+        self.name, self.help, self.configure, self.handler, self.logs = name, help, configure, handler, logs
+
+
+_COMMANDS: dict = {}
+
+
+def register_command(name, help, configure, handler, logs=True):
+    """Add the subcommand ``name`` to ``mxtorch``: ``configure(parser)`` receives its argparse
+    sub-parser, ``handler(args)`` runs it (an MXNetError it raises becomes one line on stderr
+    and exit status 1; an int it returns is the exit status).  ``logs=False`` leaves logging
+    unconfigured (programs that configure their own, such as ``run``'s)."""
+    _COMMANDS[name] = _Command(name, help, configure, handler, logs)
+
+
+def _program_name():
+    """``mxtorch`` when started as the console script, else ``python -m mxtorch``."""
+    invoked = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "mxtorch" if invoked in ("mxtorch", "mxtorch.exe") else "python -m mxtorch"
+
+
+def build_parser():
+    """The argparse parser of ``mxtorch`` / ``python -m mxtorch`` with every registered subcommand."""
+    parser = argparse.ArgumentParser(prog=_program_name(),
+                                     description="Run MXNet 1.x programs and checkpoints on PyTorch: train or score "
+                                                 "a network on the bundled digits, run an unmodified MXNet script, "
+                                                 "export a checkpoint, plot a training log.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in _COMMANDS.values():
+        command.configure(commands.add_parser(command.name, help=command.help, description=command.help))
+    return parser
+
+
+def _configure_train(train):
     train.add_argument("--network", type=str, default="lenet", choices=sorted(cli_networks.NETWORKS),
                        help="network to train (default lenet)")
     train.add_argument("--num-layers", type=int, default=20,
@@ -77,11 +118,11 @@ def build_parser():
                        help="weight initializer; default: Xavier(rnd_type='gaussian', factor_type='in', "
                             "magnitude=2) (default default)")
 
-    score = commands.add_parser("score", help="print the validation accuracy of a saved checkpoint")
+
+def _configure_score(score):
     score.add_argument("--model-prefix", type=str, required=True, help=_DEFAULT_PREFIX_HELP)
     score.add_argument("--load-epoch", type=int, required=True, help="epoch number NNNN of the .params file")
     _add_data_arguments(score)
-    return parser
 
 
 def _contexts(gpus):
@@ -212,39 +253,128 @@ def train(args):
     _print_accuracy(mod, val_iter)
 
 
+def _check_image_size(args):
+    """Raise MXNetError saying which ``--image-size`` the checkpoint was trained with when its
+    parameter shapes do not fit ``args.image_size`` but fit another size."""
+    symbol, arg_params, _ = mx.model.load_checkpoint(args.model_prefix, args.load_epoch)
+
+    def fits(image_size):
+        try:
+            arg_shapes, _, _ = symbol.infer_shape_partial(data=(1, 1, image_size, image_size))
+        except MXNetError:
+            return False
+        shapes = dict(zip(symbol.list_arguments(), arg_shapes))
+        return all(tuple(shapes.get(name) or value.shape) == value.shape for name, value in arg_params.items())
+
+    if fits(args.image_size):
+        return
+    for other in (8, 28):
+        if other != args.image_size and fits(other):
+            raise MXNetError(f"--image-size {args.image_size}: the checkpoint {args.model_prefix}-"
+                             f"{args.load_epoch:04d}.params was trained with another image size, "
+                             f"--image-size {other}; score it with --image-size {other}")
+
+
 def score(args):
+    _check_image_size(args)
     _, val_iter = digits_iterators(args.batch_size, image_size=args.image_size)
     mod = mx.mod.Module.load(args.model_prefix, args.load_epoch, context=_contexts(args.gpus))
     mod.bind(data_shapes=val_iter.provide_data, label_shapes=val_iter.provide_label, for_training=False)
     _print_accuracy(mod, val_iter)
 
 
+def _kvstore_types():
+    from .kvstore import KVStoreBase, _IN_PROCESS_TYPES
+    return sorted(set(_IN_PROCESS_TYPES) | set(KVStoreBase.kv_registry))
+
+
 def _check_arguments(args):
     """Reject flag values that would train nothing or nonsense (MXNetError naming the flag)."""
-    import math
     checks = [("num_epochs", "--num-epochs", lambda v: v >= 1, "at least 1"),
               ("batch_size", "--batch-size", lambda v: v >= 1, "at least 1"),
               ("disp_batches", "--disp-batches", lambda v: v >= 1, "at least 1"),
               ("lr", "--lr", lambda v: math.isfinite(v) and v > 0, "a positive finite number"),
+              ("mom", "--mom", lambda v: math.isfinite(v) and 0 <= v < 1, "a number in [0, 1)"),
+              ("wd", "--wd", lambda v: math.isfinite(v) and v >= 0, "a non-negative finite number"),
+              ("kv_store", "--kv-store", lambda v: v.lower() in _kvstore_types(),
+               f"a key-value store type ({', '.join(_kvstore_types())})"),
               ("load_epoch", "--load-epoch", lambda v: v is None or v >= 0, "non-negative")]
     for attribute, flag, valid, expected in checks:
         if hasattr(args, attribute) and not valid(getattr(args, attribute)):
             raise MXNetError(f"{flag} must be {expected}, got {getattr(args, attribute)!r}")
 
 
+def _train_command(args):
+    _check_arguments(args)
+    train(args)
+
+
+def _score_command(args):
+    _check_arguments(args)
+    score(args)
+
+
+def _run_command(args):
+    from .cli_run import run_command
+    return run_command(args)
+
+
+def _convert_command(args):
+    from .export.convert import convert_command
+    return convert_command(args)
+
+
+def _plot_log_command(args):
+    from .plot_log import plot_log_command
+    return plot_log_command(args)
+
+
+def _configure_run(parser):
+    from .cli_run import configure
+    configure(parser)
+
+
+def _configure_convert(parser):
+    from .export.convert import configure
+    configure(parser)
+
+
+def _configure_plot_log(parser):
+    from .plot_log import configure
+    configure(parser)
+
+
+register_command("train", "train a network on the bundled digits with Module.fit", _configure_train, _train_command)
+register_command("score", "print the validation accuracy of a saved checkpoint", _configure_score, _score_command)
+register_command("run", "run an unmodified MXNet 1.x program (SCRIPT or -m MODULE) with `import mxnet` "
+                        "resolved to mxtorch", _configure_run, _run_command, logs=False)
+register_command("convert", "export a checkpoint (PREFIX-symbol.json + PREFIX-EPOCH.params) to a torch.fx "
+                            "module, TorchScript or ONNX", _configure_convert, _convert_command)
+register_command("plot-log", "plot training and validation curves from an MXNet-style training log",
+                 _configure_plot_log, _plot_log_command)
+
+
 def main(argv=None):
-    """Run ``python -m mxtorch`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+    """Run ``mxtorch`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
     An MXNetError (bad flag value, missing checkpoint file, shapes that do
     not fit the checkpoint) is reported as one line on stderr with exit
-    status 1.
+    status 1.  ``run`` returns the program's own exit status (its exceptions
+    propagate with their traceback, as under ``python SCRIPT``).
     """
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if argv and argv[0] == "run":
+        from .cli_run import parse_run_arguments
+        args = parse_run_arguments(parser, argv[1:])
+    else:
+        args = parser.parse_args(argv)
+    command = _COMMANDS[args.command]
+    if command.logs:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
-        _check_arguments(args)
-        {"train": train, "score": score}[args.command](args)
+        status = command.handler(args)
     except MXNetError as error:
-        print(f"python -m mxtorch {args.command}: error: {error}", file=sys.stderr)
+        print(f"{parser.prog} {args.command}: error: {error}", file=sys.stderr)
         return 1
-    return 0
+    return 0 if status is None else status

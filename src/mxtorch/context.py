@@ -3,17 +3,101 @@
 ``mx.cpu(i)`` is always the host CPU whatever ``i`` is (MXNet let several
 "CPU devices" share the host, which data-parallel tests use); ``mx.gpu(i)``
 is ``cuda:i``.  A ``with ctx:`` block sets the default context.
+
+Two switches change where contexts compute, both off by default (``mxtorch run``
+sets them from its ``--gpu-as-cpu`` and ``--device`` options):
+
+- gpu-as-cpu (``set_gpu_as_cpu(n)`` or ``MXTORCH_GPU_AS_CPU=n`` in the
+  environment, ``n`` >= 1; ``1``/``true`` mean one GPU): ``mx.gpu(i)`` stays a
+  ``gpu(i)`` context (``device_type`` 'gpu', ``device_id`` i) but its arrays are
+  stored and computed on the CPU, and ``num_gpus()`` reports ``n``, for scripts
+  that hard-code GPUs.  The first GPU context used warns once.  Off, ``mx.gpu(i)``
+  on a machine without that CUDA device raises MXNetError when used, as MXNet did.
+- device override (``set_device('cuda:1')`` / ``MXTORCH_DEVICE``): every context,
+  ``mx.cpu()`` and ``mx.gpu()`` alike, computes on that torch device
+  (``cpu``, ``cuda``, ``cuda:N``, ``mps``).
 """
 from __future__ import annotations
 
 import numbers
+import os
 import threading
+import warnings
 
 import torch
 
 from .base import MXNetError
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "gpu_memory_info"]
+
+_TRUE_WORDS = ("1", "true", "yes", "on")
+_FALSE_WORDS = ("", "0", "false", "no", "off")
+
+
+def _gpu_count_from_text(text, source):
+    """``MXTORCH_GPU_AS_CPU``'s value: 0 (off) or the number of GPUs to pretend."""
+    text = (text or "").strip().lower()
+    if text in _FALSE_WORDS:
+        return 0
+    if text in _TRUE_WORDS[1:]:
+        return 1
+    try:
+        count = int(text)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise MXNetError(f"{source}: expected 0/1 or a number of GPUs to pretend, got {text!r}")
+    return count
+
+
+class _Switches:
+    """Process-wide device switches (see the module docstring)."""
+    gpu_as_cpu = 0          # number of pretended GPUs, 0 = off
+    device = None           # torch.device overriding every context, or None
+    warned = False
+
+
+def set_gpu_as_cpu(count=1):
+    """Make ``mx.gpu(i)`` compute on the CPU and ``num_gpus()`` report ``count``; 0 or False turns
+    it off.  ``MXTORCH_GPU_AS_CPU`` in the environment sets it when mxtorch is imported.
+
+    Raises MXNetError for a negative count."""
+    count = int(count)
+    if count < 0:
+        raise MXNetError(f"set_gpu_as_cpu: count must be >= 0, got {count}")
+    _Switches.gpu_as_cpu = count
+    _Switches.warned = False
+
+
+def set_device(device):
+    """Map every context (``mx.cpu()`` and ``mx.gpu()``) to the torch ``device``
+    ('cpu', 'cuda', 'cuda:1', 'mps'); None restores the normal mapping.
+
+    Raises MXNetError for a string torch does not accept as a device, or a device
+    this machine does not have."""
+    if device is None or device == "":
+        _Switches.device = None
+        return
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as error:
+        raise MXNetError(f"--device: expected a torch device such as 'cpu', 'cuda:1' or 'mps', "
+                         f"got {device!r} ({error})") from None
+    if parsed.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (parsed.index or 0) >= count:
+            raise MXNetError(f"--device {device}: this machine has {count} CUDA device(s) visible to torch")
+    elif parsed.type == "mps":
+        backend = getattr(torch.backends, "mps", None)
+        if backend is None or not backend.is_available():
+            raise MXNetError(f"--device {device}: MPS is not available on this machine")
+    _Switches.device = parsed
+
+
+def _read_environment():
+    _Switches.gpu_as_cpu = _gpu_count_from_text(os.environ.get("MXTORCH_GPU_AS_CPU"), "MXTORCH_GPU_AS_CPU")
+    if os.environ.get("MXTORCH_DEVICE"):
+        set_device(os.environ["MXTORCH_DEVICE"])
 
 
 class _DefaultContext:
@@ -86,7 +170,16 @@ class Context(metaclass=_ContextType):
 
     @property
     def torch_device(self):
-        """The ``torch.device`` that arrays of this context are stored on."""
+        """The ``torch.device`` that arrays of this context are stored on (see the module
+        docstring for the gpu-as-cpu and device switches)."""
+        if _Switches.device is not None:
+            return _Switches.device
+        if self.device_typeid == 2 and _Switches.gpu_as_cpu:
+            if not _Switches.warned:
+                _Switches.warned = True
+                warnings.warn(f"mxtorch gpu-as-cpu: {self} and every other GPU context compute on the CPU "
+                              f"(MXTORCH_GPU_AS_CPU / mxtorch run --gpu-as-cpu)", RuntimeWarning, stacklevel=2)
+            return torch.device("cpu")
         if self.device_typeid == 2:
             count = torch.cuda.device_count() if torch.cuda.is_available() else 0
             if self.device_id >= count:
@@ -146,7 +239,9 @@ def current_context():
 
 
 def num_gpus():
-    """Number of CUDA devices torch can see."""
+    """Number of CUDA devices torch can see; under gpu-as-cpu, the number of GPUs pretended."""
+    if _Switches.gpu_as_cpu:
+        return _Switches.gpu_as_cpu
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
@@ -155,6 +250,9 @@ def gpu_memory_info(device_id=0):
     if not torch.cuda.is_available():
         raise MXNetError("gpu_memory_info: no CUDA device is available")
     return torch.cuda.mem_get_info(device_id)
+
+
+_read_environment()
 
 
 def context_from_torch(device):

@@ -115,8 +115,27 @@ def _find_real_mxnet():
     return sorted(foreign)
 
 
-def install_as_mxnet():
+def _apply_legacy_switches(numpy_aliases, gpu_as_cpu):
+    """The legacy-program switches of ``install_as_mxnet`` (None: read the environment)."""
+    import os
+    from . import context
+    if numpy_aliases is None:
+        numpy_aliases = os.environ.get("MXTORCH_NUMPY_ALIASES", "").strip().lower() in ("1", "true", "yes", "on")
+    if numpy_aliases:
+        from .numpy_aliases import enable_numpy_aliases
+        enable_numpy_aliases()
+    if gpu_as_cpu is not None and gpu_as_cpu is not False:
+        context.set_gpu_as_cpu(1 if gpu_as_cpu is True else gpu_as_cpu)
+
+
+def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None):
     """Make ``import mxnet`` (and ``import mxnet.X``, ``from mxnet.X import Y``) load mxtorch.
+
+    ``numpy_aliases=True`` also restores the NumPy names and behaviours that NumPy 1.24/2.0
+    removed and legacy programs use (``np.float``, ``np.asscalar``, binary ``np.fromstring``;
+    see ``mxtorch.numpy_aliases``); None (default) enables them when the environment has
+    ``MXTORCH_NUMPY_ALIASES=1``.  ``gpu_as_cpu=True`` (or a number of GPUs) makes ``mx.gpu(i)``
+    compute on the CPU (see ``mxtorch.context``); None keeps ``MXTORCH_GPU_AS_CPU``'s setting.
 
     Call it once, before anything imports ``mxnet``; calling it again does nothing.
     It imports nothing under the name ``mxnet``: once the program runs ``import mxnet``,
@@ -135,6 +154,7 @@ def install_as_mxnet():
     ImportError
         if one of the legacy modules listed in ``LEGACY_MODULES`` fails to import.
     """
+    _apply_legacy_switches(numpy_aliases, gpu_as_cpu)
     with _install_lock:
         package = importlib.import_module(_PACKAGE)
         foreign = _find_real_mxnet()

@@ -168,11 +168,12 @@ class _Constant(Operator):
 
 def device_of(ctx):
     """The torch device for an MXNet context string ('cpu(0)', 'gpu(1)'; empty or None: cpu)."""
+    from ..context import Context
     text = (ctx or "").strip()
     if text.startswith("gpu"):
         inside = text[text.find("(") + 1:text.find(")")] if "(" in text else "0"
-        return torch.device("cuda", int(inside or 0))
-    return torch.device("cpu")
+        return Context("gpu", int(inside or 0)).torch_device
+    return Context("cpu", 0).torch_device
 
 
 @register("_zeros", "zeros")

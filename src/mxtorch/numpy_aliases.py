@@ -1,0 +1,137 @@
+"""NumPy names and behaviours that NumPy 1.24 / 2.0 removed, restored for legacy MXNet programs.
+
+MXNet 1.x programs were written against NumPy 1.x and often use names that
+current NumPy no longer has: ``np.float`` / ``np.int`` / ``np.object`` /
+``np.str`` / ``np.unicode`` (aliases of the Python builtins, removed in 1.24),
+``np.asscalar`` (removed in 1.23), the NumPy 2.0 removals (``np.float_``,
+``np.NaN``, ``np.Inf``, ``np.product``, ``np.alltrue``, ...), and the binary mode
+of ``np.fromstring`` (``np.fromstring(buf, dtype=np.uint8)``), which MXNet's own
+MNIST example reader uses.  On NumPy 2 such a program fails however good the
+rest of the stack is.
+
+``enable_numpy_aliases()`` (``mxtorch run --numpy-aliases``,
+``MXTORCH_NUMPY_ALIASES=1``, ``mxtorch.install_as_mxnet(numpy_aliases=True)``)
+patches the imported ``numpy`` module of this process:
+
+- removed names are served by a module ``__getattr__`` placed in front of
+  NumPy's own, so they exist only for code that asks for them and
+  ``hasattr(np, 'float')`` becomes true, as on NumPy 1.23;
+- ``np.fromstring`` with ``sep=''`` (its default) reads the bytes as
+  ``np.frombuffer(...).copy()`` did in NumPy 1.x (a writable copy); the text mode
+  (``sep`` given) is NumPy's own.
+
+The first use of any restored name or behaviour emits one ``NumpyAliasWarning``
+naming it (and pointing at the caller's line); later uses are silent.  Names that
+the installed NumPy still has are never replaced.
+"""
+from __future__ import annotations
+
+import builtins
+import threading
+import warnings
+
+import numpy
+
+__all__ = ["enable_numpy_aliases", "numpy_aliases_enabled", "RESTORED_NAMES", "NumpyAliasWarning"]
+
+
+class NumpyAliasWarning(UserWarning):
+    """Emitted once, at the first use of a NumPy name or behaviour restored by numpy aliases."""
+
+
+def _asscalar(array):
+    """``np.asscalar(a)``: the one element of ``a`` as a Python scalar (``a.item()``)."""
+    return numpy.asarray(array).item()
+
+
+def _find_common_type(array_types, scalar_types):
+    return numpy.result_type(*array_types) if array_types else numpy.result_type(*scalar_types)
+
+
+def _removed_names():
+    """``{name: value}`` of what NumPy 1.x had under each removed name."""
+    names = {
+        # the builtin aliases (removed in 1.24)
+        "float": builtins.float, "int": builtins.int, "bool": builtins.bool, "object": builtins.object,
+        "str": builtins.str, "unicode": builtins.str, "complex": builtins.complex, "long": builtins.int,
+        "asscalar": _asscalar,
+        # NumPy 2.0's removed aliases
+        "float_": numpy.float64, "complex_": numpy.complex128, "string_": numpy.bytes_,
+        "unicode_": numpy.str_, "longfloat": numpy.longdouble, "singlecomplex": numpy.complex64,
+        "cfloat": numpy.complex128, "longcomplex": numpy.clongdouble, "clongfloat": numpy.clongdouble,
+        "bool8": numpy.bool_, "int0": numpy.intp, "uint0": numpy.uintp,
+        "Inf": numpy.inf, "Infinity": numpy.inf, "infty": numpy.inf, "PINF": numpy.inf, "NINF": -numpy.inf,
+        "NaN": numpy.nan, "PZERO": 0.0, "NZERO": -0.0,
+        "product": numpy.prod, "cumproduct": numpy.cumprod, "alltrue": numpy.all, "sometrue": numpy.any,
+        "round_": numpy.round, "asfarray": lambda a, dtype=numpy.float64: numpy.asarray(a, dtype=dtype),
+        "msort": lambda a: numpy.sort(a, axis=0), "find_common_type": _find_common_type,
+        "issubclass_": builtins.issubclass, "mat": numpy.asmatrix,
+    }
+    if hasattr(numpy, "trapezoid"):
+        names["trapz"] = numpy.trapezoid
+    if hasattr(numpy, "isin"):
+        names["in1d"] = lambda a, b, assume_unique=False, invert=False: numpy.isin(
+            numpy.ravel(a), b, assume_unique=assume_unique, invert=invert)
+    return names
+
+
+RESTORED_NAMES = tuple(sorted(_removed_names()))
+
+_lock = threading.Lock()
+_state = {"enabled": False, "warned": False}
+
+
+def _warn_first_use(what):
+    if _state["warned"]:
+        return
+    _state["warned"] = True
+    warnings.warn(f"mxtorch numpy-aliases: {what} was removed from NumPy {numpy.__version__}; it works here "
+                  f"as in NumPy 1.x because numpy aliases are enabled (MXTORCH_NUMPY_ALIASES / --numpy-aliases). "
+                  f"Only this first use is reported.", NumpyAliasWarning, stacklevel=3)
+
+
+def numpy_aliases_enabled():
+    """Whether ``enable_numpy_aliases()`` has patched this process's ``numpy``."""
+    return _state["enabled"]
+
+
+def enable_numpy_aliases():
+    """Restore the removed NumPy names and the binary ``np.fromstring`` in this process.
+
+    Idempotent; returns the list of names restored (those the installed NumPy lacks).
+    """
+    with _lock:
+        if _state["enabled"]:
+            return [name for name in RESTORED_NAMES if name in _served]
+        table = {name: value for name, value in _removed_names().items() if name not in vars(numpy)}
+        _served.update(table)
+        original_getattr = vars(numpy).get("__getattr__")
+
+        def __getattr__(name):
+            if name in _served:
+                _warn_first_use(f"np.{name}")
+                return _served[name]
+            if original_getattr is None:
+                raise AttributeError(f"module 'numpy' has no attribute {name!r}")
+            return original_getattr(name)
+
+        numpy.__getattr__ = __getattr__
+        original_fromstring = numpy.fromstring
+
+        def fromstring(string, dtype=float, count=-1, *, sep="", like=None):
+            if sep != "":
+                if like is not None:
+                    return original_fromstring(string, dtype=dtype, count=count, sep=sep, like=like)
+                return original_fromstring(string, dtype=dtype, count=count, sep=sep)
+            _warn_first_use("the binary mode of np.fromstring (sep='')")
+            data = string.encode("latin-1") if isinstance(string, str) else string
+            return numpy.frombuffer(data, dtype=dtype, count=count).copy()
+
+        fromstring.__doc__ = original_fromstring.__doc__
+        fromstring.__wrapped__ = original_fromstring
+        numpy.fromstring = fromstring
+        _state["enabled"] = True
+        return sorted(_served)
+
+
+_served: dict = {}
