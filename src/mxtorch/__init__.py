@@ -51,4 +51,5 @@ from . import registry
 from . import libinfo
 from . import contrib
 from . import operator
+from . import gluon
 from .install import install_as_mxnet

@@ -271,32 +271,48 @@ class Executor:
                 tensor = tensor.detach().requires_grad_(True)
                 leaves.append((index, tensor))
             values[slot_index] = tensor
-        monitor = self._monitor_callback
         with torch.set_grad_enabled(need_grad):
-            for step in self._steps:
-                if step.constant_shape is not None:
-                    results = [step.op.create(step.constant_shape, self._device)]
-                else:
-                    try:
-                        results = step.op.forward(is_train, [values[i] for i in step.inputs],
-                                                  [values[i] for i in step.aux])
-                    except MXNetError as error:
-                        raise MXNetError(f"Error in operator {step.node.name}: {error}") from None
-                    except RuntimeError as error:
-                        shapes = [tuple(values[i].shape) for i in step.inputs]
-                        raise MXNetError(f"Error in operator {step.node.name} ({step.op.name}) with input "
-                                         f"shapes {shapes}: {error}") from None
-                for slot_index, tensor in zip(step.outputs, results):
-                    values[slot_index] = tensor
-                if monitor is not None:
-                    names = step.node.output_names()
-                    for name, tensor in zip(names[:step.op.num_visible_outputs()], results):
-                        monitor(name, NDArray(tensor.detach(), self._ctx))
+            self._execute(values, is_train)
         outputs = [values[i] for i in self._output_slots]
         for array, tensor in zip(self.outputs, outputs):
             array._tensor = tensor.detach()
         self._recorded = (outputs, leaves) if need_grad else None
         return self.outputs
+
+    def run_tensors(self, arg_tensors, aux_tensors, is_train=False):
+        """Run the plan on torch tensors (aligned with ``list_arguments()`` /
+        ``list_auxiliary_states()``) under the caller's autograd mode and return the output
+        tensors: the bound arrays are neither read nor written, so gradients flow back into
+        whatever computation produced the given tensors (Gluon's hybridized blocks inside
+        ``mx.autograd.record()``).  Aux tensors are updated in place by the operators."""
+        values = [None] * self._num_slots
+        for slot_index, kind, index in self._variable_slots:
+            values[slot_index] = aux_tensors[index] if kind == "aux" else arg_tensors[index]
+        self._execute(values, is_train)
+        return [values[i] for i in self._output_slots]
+
+    def _execute(self, values, is_train):
+        """Run every step of the plan, reading and writing the slot list ``values``."""
+        monitor = self._monitor_callback
+        for step in self._steps:
+            if step.constant_shape is not None:
+                results = [step.op.create(step.constant_shape, self._device)]
+            else:
+                try:
+                    results = step.op.forward(is_train, [values[i] for i in step.inputs],
+                                              [values[i] for i in step.aux])
+                except MXNetError as error:
+                    raise MXNetError(f"Error in operator {step.node.name}: {error}") from None
+                except RuntimeError as error:
+                    shapes = [tuple(values[i].shape) for i in step.inputs]
+                    raise MXNetError(f"Error in operator {step.node.name} ({step.op.name}) with input "
+                                     f"shapes {shapes}: {error}") from None
+            for slot_index, tensor in zip(step.outputs, results):
+                values[slot_index] = tensor
+            if monitor is not None:
+                names = step.node.output_names()
+                for name, tensor in zip(names[:step.op.num_visible_outputs()], results):
+                    monitor(name, NDArray(tensor.detach(), self._ctx))
 
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs with respect to the arguments whose grad_req is not 'null'.

@@ -87,7 +87,10 @@ def invoke(op_class, args, kwargs):
         attrs["num_args"] = len(args) + len(arrays)
     op = op_class(attrs)
     names = op.arguments() + op.auxiliary_states()
-    values = dict(zip(names, args))
+    # None for an input means "not given" (``FullyConnected(x, w, None, no_bias=True)``), as in MXNet
+    while args and args[-1] is None:
+        args = args[:-1]
+    values = {key: value for key, value in zip(names, args) if value is not None}
     if len(args) > len(names):
         raise MXNetError(f"Operator {op.name}: takes {len(names)} inputs {names}, got {len(args)} positional")
     for key, value in arrays.items():

@@ -599,8 +599,15 @@ def create(op_name, *args, **kwargs):
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
         args = tuple(args[0])
     count = 0
-    while count < len(args) and isinstance(args[count], Symbol):
+    while count < len(args) and (isinstance(args[count], Symbol) or args[count] is None):
         count += 1
+    # None for an input means "not given" (``FullyConnected(x, w, None, no_bias=True)``), as in MXNet
+    inputs_given = args[:count]
+    while inputs_given and inputs_given[-1] is None:
+        inputs_given = inputs_given[:-1]
+    none_inputs = {i for i, value in enumerate(inputs_given) if value is None}
+    args = inputs_given + tuple(args[count:])
+    count = len(inputs_given)
     if count < len(args) and not op_class.variadic:
         for key, value in registry.positional_attributes(op_class, args[count:], op_name).items():
             if key in attrs:
@@ -608,7 +615,7 @@ def create(op_name, *args, **kwargs):
             attrs[key] = value
         args = args[:count]
     for position, value in enumerate(args):
-        if not isinstance(value, Symbol):
+        if not isinstance(value, Symbol) and position not in none_inputs:
             raise MXNetError(f"Operator {op_name}: positional input {position} must be a Symbol, "
                              f"got {type(value).__name__}")
     if op_class.variadic and "num_args" in op_class.schema and "num_args" not in attrs:
@@ -623,7 +630,7 @@ def create(op_name, *args, **kwargs):
     if len(args) > len(input_names):
         raise MXNetError(f"Operator {op_name} ({name}): takes {len(input_names)} inputs {input_names}, "
                          f"got {len(args)} positional")
-    given = dict(zip(input_names, args))
+    given = {key: value for key, value in zip(input_names, args) if value is not None}
     for key, value in symbol_kwargs.items():
         if key not in input_names:
             raise MXNetError(f"Operator {op_name} ({name}): unknown input {key!r}; inputs are {input_names}")
