@@ -284,8 +284,8 @@ def score(args):
 
 
 def _kvstore_types():
-    from .kvstore import KVStoreBase, _IN_PROCESS_TYPES
-    return sorted(set(_IN_PROCESS_TYPES) | set(KVStoreBase.kv_registry))
+    from .kvstore.base import store_types
+    return store_types()
 
 
 def _check_arguments(args):

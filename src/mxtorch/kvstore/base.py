@@ -116,6 +116,11 @@ def register_types(names, factory):
         _STORE_TYPES[name.lower()] = factory
 
 
+def store_types():
+    """The names ``create`` accepts (built-in types and classes registered on KVStoreBase), sorted."""
+    return sorted(set(_STORE_TYPES) | set(KVStoreBase.kv_registry))
+
+
 def create(name="local"):
     """A new key-value store.
 
