@@ -129,14 +129,14 @@ class KVStore(KVStoreBase):
                 total = arrays[0]._tensor.detach().to(device=device, dtype=dtype, copy=True)
                 for array in arrays[1:]:
                     total.add_(array._tensor.detach().to(device=device, dtype=dtype))
-                self._reduce_across_workers(total)
+                self._reduce_across_workers(total, k)
             if self._updater is None:
                 with torch.no_grad():
                     stored._tensor.copy_(total)
             else:
                 self._updater(self._updater_key(k), NDArray(total, stored.context), stored)
 
-    def _reduce_across_workers(self, total):
+    def _reduce_across_workers(self, total, key=None):
         """Hook: sum ``total`` (this process's sum for one key) over all workers, in place.
         Nothing to do in process; the distributed stores all-reduce here."""
 
