@@ -27,6 +27,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 import mxtorch as mx
 from . import cli_networks
+from . import launcher
 from .base import MXNetError
 from .datasets import digits_iterators
 
@@ -81,6 +82,7 @@ def build_parser():
     score.add_argument("--model-prefix", type=str, required=True, help=_DEFAULT_PREFIX_HELP)
     score.add_argument("--load-epoch", type=int, required=True, help="epoch number NNNN of the .params file")
     _add_data_arguments(score)
+    launcher.add_parser(commands)     # mxtorch launch (src/mxtorch/launcher.py)
     return parser
 
 
@@ -240,6 +242,8 @@ def main(argv=None):
     status 1.
     """
     args = build_parser().parse_args(argv)
+    if args.command == "launch":
+        return launcher.main_with_args(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
         _check_arguments(args)

@@ -846,6 +846,7 @@ class ImageIter(DataIter):
             self.seq = self.imgidx
         else:
             self.seq = None
+        self.num_parts = num_parts
         if num_parts > 1:
             if not 0 <= part_index < num_parts:
                 raise _InvalidArgumentError(f"{class_name}: part_index must be in [0, {num_parts}), got {part_index}")

@@ -786,8 +786,10 @@ def _common_iterator(name, kwargs, schema, normalise):
     if normalise and dtype is not None and dtype != np.dtype(np.float32):
         normalise = False  # ImageRecordIter(dtype='uint8' / 'int8') serves raw pixels like the UInt8 / Int8 iterators
     source = _ClassificationSource(name, arguments, normalise)
-    return MXDataIter(source, data_name=kwargs.get("data_name", "data"),
-                      label_name=kwargs.get("label_name", "softmax_label"))
+    iterator = MXDataIter(source, data_name=kwargs.get("data_name", "data"),
+                          label_name=kwargs.get("label_name", "softmax_label"))
+    iterator.num_parts = arguments["num_parts"]
+    return iterator
 
 
 _ARGUMENTS_DOC = """
@@ -1104,5 +1106,7 @@ def ImageDetRecordIter(**kwargs):
     """
     arguments = _parse_arguments("ImageDetRecordIter", kwargs, _DETECTION_SCHEMA)
     arguments.setdefault("seed_aug", None)
-    return MXDataIter(_DetectionSource(arguments), data_name=kwargs.get("data_name", "data"),
-                      label_name=kwargs.get("label_name", "softmax_label"))
+    iterator = MXDataIter(_DetectionSource(arguments), data_name=kwargs.get("data_name", "data"),
+                          label_name=kwargs.get("label_name", "softmax_label"))
+    iterator.num_parts = arguments.get("num_parts", 1)
+    return iterator

@@ -143,6 +143,12 @@ class KVStoreDist(KVStore):
         self.push(key, value, priority)
         self.pull(key, value if out is None else out, priority)
 
+    def _all_workers(self, flag, operation):
+        """True when ``flag`` is true on every worker (a one-element all-reduce with MIN)."""
+        value = torch.tensor([1 if flag else 0], dtype=torch.int32)
+        _collective(value, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.MIN), operation)
+        return bool(value.item())
+
     def barrier(self):
         """Wait until every worker reaches this call (MXNetError naming lost ranks on a failure)."""
         try:

@@ -4,7 +4,7 @@ errors, watched by heartbeats, and failures turned into MXNetErrors that name lo
 Set-up (:func:`initialize_process_group`), when ``torch.distributed`` is not initialised:
 
 - the variables come from torchrun (``RANK``, ``WORLD_SIZE``, ``MASTER_ADDR``,
-  ``MASTER_PORT``) or from MXNet's launcher (``DMLC_ROLE=worker``, ``DMLC_NUM_WORKER``,
+  ``MASTER_PORT``; used when all four are set) or from MXNet's launcher (``DMLC_ROLE=worker``, ``DMLC_NUM_WORKER``,
   ``DMLC_WORKER_ID`` or a launcher's rank variable, ``DMLC_PS_ROOT_URI``,
   ``DMLC_PS_ROOT_PORT``);
 - rank 0 hosts the rendezvous store (a ``torch.distributed.TCPStore``) on the port, unless
@@ -89,7 +89,8 @@ def _integer(name, function):
 def _read_environment(function):
     """(rank, world_size, host, port, agent_store) from torchrun's or MXNet's variables."""
     environment = os.environ
-    if "DMLC_ROLE" in environment or "DMLC_NUM_WORKER" in environment:
+    torchrun = all(name in environment for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"))
+    if not torchrun and ("DMLC_ROLE" in environment or "DMLC_NUM_WORKER" in environment):
         role = environment.get("DMLC_ROLE", "worker")
         if role != "worker":
             raise MXNetError(f"{function}: DMLC_ROLE is {role!r}; mxtorch's distributed stores run on workers "
