@@ -193,12 +193,14 @@ def test_fit_shards_the_batches_and_uneven_shards_end_the_epoch_together(tmp_pat
 def test_push_pull_pushpull_sum_across_workers(tmp_path, environment):
     launch("direct", tmp_path, environment(free_port()))
     ramp = np.arange(6, dtype=np.float32).reshape(DIRECT_SHAPE)
-    # SGD with momentum 0.5, lr 0.5 on the summed gradient 1 + 2 = 3: state m = 0.5 m - 0.5 * 3, w += m
+    # 'dist_async', SGD with momentum 0.5, lr 0.5: each push of rank 0 (gradient 1) and rank 1 (gradient 2) is
+    # applied on its own, rank 0's first (MXNet's server: one update per push): m = 0.5 m - 0.5 g, w += m
     momentum, weight = 0.0, 1.0
     weights = []
     for _ in range(3):
-        momentum = 0.5 * momentum - 0.5 * 3.0
-        weight += momentum
+        for gradient in (1.0, 2.0):
+            momentum = 0.5 * momentum - 0.5 * gradient
+            weight += momentum
         weights.append(weight)
     for rank in range(WORKERS):
         with np.load(tmp_path / f"direct{rank}.npz") as got:

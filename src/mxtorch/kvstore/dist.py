@@ -14,9 +14,11 @@ keep identical copies of every value:
   servers saw them.
 - ``pull(key, out)`` copies the stored value out (no communication).
 
-'dist_async' runs synchronously too (every push waits for all workers; a warning says so
-once): the numbers are those of 'dist_sync' with the rescaling Module gives an async store
-(it does not multiply the batch size by ``num_workers`` for it).  See docs/distributed.md.
+'dist_async' runs in lock step (every push waits for all workers; a warning says so once),
+but with MXNet's async arithmetic: with an optimizer on the store, each worker's pushed
+value is applied on its own (one updater call per worker, in rank order, where MXNet's
+servers used arrival order), with the rescaling Module gives an async store (the batch size
+is not multiplied by ``num_workers``).  See docs/distributed.md.
 'dist' is, as in MXNet, a synchronous store whose type does not contain '_sync'.  The
 '*device*' types sum the per-device values on the device of the first one, the others
 where ``init`` put the value.
@@ -131,8 +133,21 @@ class KVStoreDist(KVStore):
                 raise MXNetError(f"KVStore.push({key!r}): non-finite (NaN or Inf) gradient from rank"
                                  f"{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} "
                                  f"(MXTORCH_CHECK_FINITE=1)")
+        if self._type == "dist_async" and self._updater is not None:
+            # MXNet's async servers applied each worker's push on its own, in arrival order: apply
+            # every worker's value in rank order, each with the updater (the same on every worker)
+            gathered = [torch.empty_like(total) for _ in range(self.num_workers)]
+            device = _communication_device(total)
+            staged = [t.to(device) for t in gathered] if device != total.device else gathered
+            local = total.to(device).contiguous()
+            try:
+                dist.all_gather(staged, local)
+            except RuntimeError as error:
+                raise collective_failure(f"KVStore.push({key!r}): all_gather", error) from None
+            return [t.to(total.device) for t in staged]
         _collective(total, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.SUM),
                     f"KVStore.push({key!r}): all_reduce")
+        return None
 
     def _updater_key(self, key):
         """str keys reach the updater as 0, 1, ... in the order they were initialised."""
@@ -182,6 +197,6 @@ _warned_async = []
 def _warn_async_once():
     if not _warned_async:
         _warned_async.append(True)
-        logging.warning("kvstore 'dist_async' runs synchronously in mxtorch: every push waits for all workers "
-                        "(MXNet's servers applied pushes in arrival order without waiting); see "
-                        "docs/distributed.md")
+        logging.warning("kvstore 'dist_async' runs in lock step in mxtorch: every push waits for all workers, "
+                        "then each worker's gradient is applied on its own in rank order (MXNet's servers applied "
+                        "pushes in arrival order without waiting); see docs/distributed.md")
