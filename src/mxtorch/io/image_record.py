@@ -693,7 +693,7 @@ class _ClassificationSource(_RecordImageSource):
             return None
         labels = {}
         try:
-            with open(path) as stream:
+            with open(path, encoding="utf-8") as stream:
                 for line_number, line in enumerate(stream, start=1):
                     fields = line.strip().split("\t")
                     if fields == [""]:
@@ -704,7 +704,10 @@ class _ClassificationSource(_RecordImageSource):
                     labels[int(float(fields[0]))] = np.asarray(values, dtype=np.float32)
         except OSError as error:
             raise MXNetError(f"{self.name}: cannot read path_imglist {path!r}: {error}") from None
-        except ValueError:
+        except UnicodeDecodeError as error:
+            raise MXNetError(f"{self.name}: path_imglist {path!r} is not UTF-8 text ({error.reason} at byte "
+                             f"{error.start})") from None
+        except (ValueError, OverflowError):
             raise MXNetError(f"{self.name}: line {line_number} of path_imglist {path!r} is not "
                              f"'index<TAB>{label_width} label(s)<TAB>path': {line.rstrip()!r}") from None
         return labels
