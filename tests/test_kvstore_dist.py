@@ -23,12 +23,14 @@ WORKER_BATCH = 8
 RNG = np.random.RandomState(11)
 X = RNG.randn(64, 10).astype(np.float32)
 Y = RNG.randint(0, 4, 64).astype(np.float32)
+X_UNEVEN = np.concatenate([X, RNG.randn(8, 10).astype(np.float32)])   # one batch of 8 more: 9 batches
+Y_UNEVEN = np.concatenate([Y, RNG.randint(0, 4, 8).astype(np.float32)])
 OPTIMIZER_PARAMS = {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01}
 DIRECT_SHAPE = (2, 3)
 LAUNCH_VARIABLES = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK", "DMLC_ROLE",
                     "DMLC_NUM_WORKER", "DMLC_WORKER_ID", "DMLC_PS_ROOT_URI", "DMLC_PS_ROOT_PORT", "DMLC_TASK_ID",
                     "DMLC_NUM_SERVER", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
-                    "MXNET_UPDATE_ON_KVSTORE")
+                    "MXNET_UPDATE_ON_KVSTORE", "MXTORCH_SHARD_DATA", "UNEVEN")
 
 
 def network():
@@ -53,10 +55,10 @@ def worker_rows(rank):
                            for start in range(0, len(X), global_batch)])
 
 
-def fit(kvstore, rows, batch_size, seed):
+def fit(kvstore, rows, batch_size, seed, num_epoch=1, data=(X, Y)):
     module = mx.mod.Module(network(), context=mx.cpu())
-    iterator = mx.io.NDArrayIter(X[rows], Y[rows], batch_size=batch_size, shuffle=False)
-    module.fit(iterator, num_epoch=1, kvstore=kvstore, optimizer="sgd", optimizer_params=dict(OPTIMIZER_PARAMS),
+    iterator = mx.io.NDArrayIter(data[0][rows], data[1][rows], batch_size=batch_size, shuffle=False)
+    module.fit(iterator, num_epoch=num_epoch, kvstore=kvstore, optimizer="sgd", optimizer_params=dict(OPTIMIZER_PARAMS),
                arg_params=initial_params(seed), aux_params={})
     arg_params, _ = module.get_params()
     return module, {name: value.asnumpy() for name, value in arg_params.items()}
@@ -68,6 +70,13 @@ def worker_fit(rank, output):
     seed = 3 + rank if os.environ.get("MXNET_UPDATE_ON_KVSTORE", "1") == "1" else 3
     module, params = fit("dist_sync", worker_rows(rank), WORKER_BATCH, seed)
     assert module._kvstore.num_workers == WORKERS and module._kvstore.rank == rank
+    np.savez(os.path.join(output, f"fit{rank}.npz"), **params)
+
+
+def worker_fit_sharded(rank, output):
+    """Every worker is given all the rows (9 batches of 8 when UNEVEN): fit shards them by batch."""
+    rows = np.arange(len(X_UNEVEN) if os.environ.get("UNEVEN") else len(X))
+    _, params = fit("dist_sync", rows, WORKER_BATCH, 3 + rank, num_epoch=2, data=(X_UNEVEN, Y_UNEVEN))
     np.savez(os.path.join(output, f"fit{rank}.npz"), **params)
 
 
@@ -153,7 +162,9 @@ def dmlc_environment(port):
 
 @pytest.mark.parametrize("update_on_kvstore", ["1", "0"])
 def test_dist_sync_fit_matches_one_process_with_the_global_batch(tmp_path, update_on_kvstore):
-    launch("fit", tmp_path, torchrun_environment(free_port(), MXNET_UPDATE_ON_KVSTORE=update_on_kvstore))
+    # each worker is given its own rows (MXNet's way); MXTORCH_SHARD_DATA=0: fit does not shard again
+    launch("fit", tmp_path, torchrun_environment(free_port(), MXNET_UPDATE_ON_KVSTORE=update_on_kvstore,
+                                                 MXTORCH_SHARD_DATA="0"))
     global_rows = np.concatenate([worker_rows(rank).reshape(-1, WORKER_BATCH) for rank in range(WORKERS)],
                                  axis=1).ravel()
     _, expected = fit("local", global_rows, WORKERS * WORKER_BATCH, seed=3)
@@ -166,16 +177,30 @@ def test_dist_sync_fit_matches_one_process_with_the_global_batch(tmp_path, updat
                 np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-7, err_msg=f"rank {rank} {name}")
 
 
+@pytest.mark.parametrize("uneven", ["", "1"])
+def test_fit_shards_the_batches_and_uneven_shards_end_the_epoch_together(tmp_path, uneven):
+    """Two workers given the same 8 (or 9) batches of 8 train on batches 0, 2, 4, 6 and 1, 3, 5, 7 (8 unused
+    when uneven): two epochs equal one process's two epochs on the first 64 rows with batches of 16."""
+    launch("fit_sharded", tmp_path, torchrun_environment(free_port(), UNEVEN=uneven))
+    _, expected = fit("local", np.arange(len(X)), WORKERS * WORKER_BATCH, seed=3, num_epoch=2)
+    for rank in range(WORKERS):
+        with np.load(tmp_path / f"fit{rank}.npz") as got:
+            for name, value in expected.items():
+                np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-7, err_msg=f"rank {rank} {name}")
+
+
 @pytest.mark.parametrize("environment", [torchrun_environment, dmlc_environment])
 def test_push_pull_pushpull_sum_across_workers(tmp_path, environment):
     launch("direct", tmp_path, environment(free_port()))
     ramp = np.arange(6, dtype=np.float32).reshape(DIRECT_SHAPE)
-    # SGD with momentum 0.5, lr 0.5 on the summed gradient 1 + 2 = 3: state m = 0.5 m - 0.5 * 3, w += m
+    # 'dist_async', SGD with momentum 0.5, lr 0.5: each push of rank 0 (gradient 1) and rank 1 (gradient 2) is
+    # applied on its own, rank 0's first (MXNet's server: one update per push): m = 0.5 m - 0.5 g, w += m
     momentum, weight = 0.0, 1.0
     weights = []
     for _ in range(3):
-        momentum = 0.5 * momentum - 0.5 * 3.0
-        weight += momentum
+        for gradient in (1.0, 2.0):
+            momentum = 0.5 * momentum - 0.5 * gradient
+            weight += momentum
         weights.append(weight)
     for rank in range(WORKERS):
         with np.load(tmp_path / f"direct{rank}.npz") as got:
@@ -216,4 +241,4 @@ def test_every_dist_type_is_registered(clean_environment):
 if __name__ == "__main__":
     scenario_name, output_directory = sys.argv[1], sys.argv[2]
     worker_rank = int(os.environ.get("RANK", os.environ.get("DMLC_WORKER_ID", "0")))
-    {"fit": worker_fit, "direct": worker_direct}[scenario_name](worker_rank, output_directory)
+    {"fit": worker_fit, "fit_sharded": worker_fit_sharded, "direct": worker_direct}[scenario_name](worker_rank, output_directory)

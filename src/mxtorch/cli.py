@@ -37,6 +37,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 import mxtorch as mx
 from . import cli_networks
+from . import launcher
 from .base import MXNetError
 from .datasets import digits_iterators
 
@@ -344,6 +345,8 @@ def _configure_plot_log(parser):
     configure(parser)
 
 
+register_command("launch", "start a distributed job on torchrun (MXNet's tools/launch.py)",
+                 launcher.add_arguments, launcher.main_with_args, logs=False)
 register_command("train", "train a network on the bundled digits with Module.fit", _configure_train, _train_command)
 register_command("score", "print the validation accuracy of a saved checkpoint", _configure_score, _score_command)
 register_command("run", "run an unmodified MXNet 1.x program (SCRIPT or -m MODULE) with `import mxnet` "

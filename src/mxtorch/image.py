@@ -755,6 +755,18 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False, ra
 # ------------------------------------------------------------------------------------------------
 # ImageIter
 # ------------------------------------------------------------------------------------------------
+
+def _read_text_lines(path, owner, what):
+    """The lines of the UTF-8 text file ``path``; MXNetError when it cannot be read or is not text."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return stream.read().splitlines()
+    except UnicodeDecodeError as error:
+        raise MXNetError(f"{owner}: {what} {path!r} is not UTF-8 text ({error.reason} at byte {error.start})") \
+            from None
+    except (OSError, ValueError) as error:
+        raise MXNetError(f"{owner}: cannot read {what} {path!r}: {error}") from None
+
 class ImageIter(DataIter):
     """Batches of images from a RecordIO file or an image list, augmented in Python (MXNet's ``mx.image.ImageIter``).
 
@@ -809,7 +821,7 @@ class ImageIter(DataIter):
         image_keys = None
         if path_imglist:
             _LOGGER.info("%s: loading image list %s...", class_name, path_imglist)
-            self.imglist, image_keys = self._read_image_list(path_imglist, dtype)
+            self.imglist, image_keys = self._read_image_list(path_imglist, dtype, label_width)
         elif isinstance(imglist, list):
             _LOGGER.info("%s: loading image list...", class_name)
             self.imglist, image_keys = {}, []
@@ -846,6 +858,7 @@ class ImageIter(DataIter):
             self.seq = self.imgidx
         else:
             self.seq = None
+        self.num_parts = num_parts
         if num_parts > 1:
             if not 0 <= part_index < num_parts:
                 raise _InvalidArgumentError(f"{class_name}: part_index must be in [0, {num_parts}), got {part_index}")
@@ -863,24 +876,26 @@ class ImageIter(DataIter):
         self.reset()
 
     @staticmethod
-    def _read_image_list(path, dtype):
+    def _read_image_list(path, dtype, label_width=None):
         entries, keys = {}, []
-        with open(path) as stream:
-            for line_number, line in enumerate(stream, start=1):
-                fields = line.strip().split("\t")
-                if fields == [""]:
-                    continue
-                if len(fields) < 3:
-                    raise MXNetError(f"ImageIter: line {line_number} of image list {path!r} is not "
-                                     f"'index<TAB>label(s)<TAB>path': {line.rstrip()!r}")
-                try:
-                    key = int(fields[0])
-                    label = _nd_array([float(value) for value in fields[1:-1]], dtype=dtype)
-                except ValueError:
-                    raise MXNetError(f"ImageIter: line {line_number} of image list {path!r} has a non-numeric "
-                                     f"index or label: {line.rstrip()!r}") from None
-                entries[key] = (label, fields[-1])
-                keys.append(key)
+        for line_number, line in enumerate(_read_text_lines(path, "ImageIter", "image list"), start=1):
+            fields = line.strip().split("\t")
+            if fields == [""]:
+                continue
+            if len(fields) < 3:
+                raise MXNetError(f"ImageIter: line {line_number} of image list {path!r} is not "
+                                 f"'index<TAB>label(s)<TAB>path': {line.rstrip()!r}")
+            try:
+                key = int(fields[0])
+                label = _nd_array([float(value) for value in fields[1:-1]], dtype=dtype)
+            except ValueError:
+                raise MXNetError(f"ImageIter: line {line_number} of image list {path!r} has a non-numeric "
+                                 f"index or label: {line.rstrip()!r}") from None
+            if label_width is not None and len(fields) - 2 != label_width:
+                raise MXNetError(f"ImageIter: line {line_number} of image list {path!r} has {len(fields) - 2} "
+                                 f"labels, expected label_width={label_width}")
+            entries[key] = (label, fields[-1])
+            keys.append(key)
         return entries, keys
 
     def reset(self):
@@ -1018,7 +1033,7 @@ class ImageIter(DataIter):
         try:
             with open(path, "rb") as stream:
                 return stream.read()
-        except OSError as error:
+        except (OSError, ValueError) as error:     # ValueError: a NUL byte in the name
             raise MXNetError(f"{type(self).__name__}: cannot read image file {path!r}: {error}") from None
 
     def augmentation_transform(self, data):

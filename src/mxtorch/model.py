@@ -189,17 +189,57 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     """Write ``prefix-symbol.json`` and ``prefix-%04d.params`` (``arg:``/``aux:`` keys), and
     ``prefix-%04d.states`` when ``states`` (bytes) is given, as one group: either every file
     is replaced or, if any write fails, none is (so the files always match each other).
-    ``symbol`` may be None to write the parameters only."""
+    ``symbol`` may be None to write the parameters only.
+
+    A process killed (SIGKILL, power loss) at any moment of a save leaves the previous
+    complete set, or a journal (``.PREFIX-checkpoint.journal``) with which the next load or
+    save of ``prefix`` completes the new set (:func:`recover_checkpoint`), never a mix.  In
+    a torch.distributed job only rank 0 writes (the other ranks log and return), unless
+    ``MXTORCH_CHECKPOINT_ALL_RANKS=1``.  MXNet wrote the files one after another."""
     from .ndarray.serialization import to_bytes
-    from .util import atomic_write_group
+    from .util import atomic_write_group, recover_group
+    if not _writes_checkpoints():
+        logging.info("Not saving checkpoint %s-%04d on distributed rank %d (only rank 0 writes checkpoints; "
+                     "MXTORCH_CHECKPOINT_ALL_RANKS=1 makes every rank write)", prefix, epoch, _distributed_rank())
+        return
     items = []
     if symbol is not None:
         items.append((f"{prefix}-symbol.json", symbol.tojson(remove_amp_cast).encode("utf-8")))
     items.append(("%s-%04d.params" % (prefix, epoch), to_bytes(params_dict(arg_params, aux_params))))
     if states is not None:
         items.append(("%s-%04d.states" % (prefix, epoch), states))
-    atomic_write_group(items)
+    recover_group(checkpoint_journal(prefix), [fname for fname, _ in items])   # finish an interrupted save first
+    atomic_write_group(items, journal=checkpoint_journal(prefix))
     logging.info('Saved checkpoint to "%s"', items[1 if symbol is not None else 0][0])
+
+
+def checkpoint_journal(prefix):
+    """The journal file of the checkpoints under ``prefix`` (present only while a save is
+    renaming its files, or after a save was killed then: loading completes that save)."""
+    folder, base = os.path.split(os.fspath(prefix))
+    return os.path.join(folder, f".{base}-checkpoint.journal")
+
+
+def recover_checkpoint(prefix, epoch=None):
+    """Complete a checkpoint save under ``prefix`` that was interrupted (killed) while it
+    renamed its files, and remove leftover temporary files of ``epoch``'s files; see
+    :func:`mxtorch.util.recover_group`.  Checkpoint loading calls it."""
+    from .util import recover_group
+    targets = [f"{prefix}-symbol.json"]
+    if epoch is not None:
+        targets += ["%s-%04d.params" % (prefix, epoch), "%s-%04d.states" % (prefix, epoch)]
+    return recover_group(checkpoint_journal(prefix), targets)
+
+
+def _distributed_rank():
+    import torch.distributed as dist
+    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+
+
+def _writes_checkpoints():
+    """True on rank 0 of a torch.distributed job or without one; every rank writes with
+    ``MXTORCH_CHECKPOINT_ALL_RANKS=1``."""
+    return os.environ.get("MXTORCH_CHECKPOINT_ALL_RANKS", "0") not in ("", "0") or _distributed_rank() == 0
 
 
 def params_dict(arg_params, aux_params):
@@ -213,6 +253,7 @@ def load_params(prefix, epoch):
     """``(arg_params, aux_params)`` from ``prefix-%04d.params``; MXNetError on an
     unprefixed key."""
     from . import ndarray as nd
+    recover_checkpoint(prefix, epoch)
     fname = "%s-%04d.params" % (prefix, epoch)
     return split_params(nd.load(fname), fname)
 
@@ -239,6 +280,7 @@ def load_checkpoint(prefix, epoch):
     """``(symbol, arg_params, aux_params)`` from ``prefix-symbol.json`` and
     ``prefix-%04d.params``."""
     from . import symbol as sym
+    recover_checkpoint(prefix, epoch)
     symbol = sym.load(f"{prefix}-symbol.json")
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params

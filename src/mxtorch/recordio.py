@@ -344,16 +344,25 @@ class MXIndexedRecordIO(MXRecordIO):
             raise MXNetError(f"MXIndexedRecordIO: cannot open index file {self.idx_path!r}: {error}") from None
         if self.writable:
             return
-        for line_number, line in enumerate(self.fidx, start=1):
+        try:
+            text = self.fidx.buffer.read().decode("utf-8")
+        except UnicodeDecodeError as error:
+            self.close()
+            raise MXNetError(f"MXIndexedRecordIO: index file {self.idx_path!r} is not text ({error.reason} at "
+                             f"byte {error.start})") from None
+        for line_number, line in enumerate(text.splitlines(), start=1):
             fields = line.strip().split("\t")
             if fields == [""]:
                 continue
             try:
                 key = self.key_type(fields[0])
                 offset = int(fields[1])
-            except (ValueError, IndexError):
+                if offset < 0:
+                    raise ValueError
+            except (ValueError, IndexError, TypeError):
+                self.close()
                 raise MXNetError(f"MXIndexedRecordIO: line {line_number} of index file {self.idx_path!r} is not "
-                                 f"'key<TAB>offset': {line.rstrip()!r}") from None
+                                 f"'key<TAB>offset' with an offset >= 0: {line.rstrip()!r}") from None
             self.idx[key] = offset
             self.keys.append(key)
 

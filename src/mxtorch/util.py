@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import os
 import secrets
 
 from .base import MXNetError
 
-__all__ = ["atomic_write", "atomic_write_group", "getenv", "setenv", "get_gpu_count", "get_gpu_memory",
+__all__ = ["atomic_write", "atomic_write_group", "recover_group", "getenv", "setenv", "get_gpu_count", "get_gpu_memory",
            "get_cuda_compute_capability", "is_np_shape", "is_np_array", "set_np_shape", "set_np",
            "reset_np", "np_shape", "np_array", "use_np_shape", "use_np_array", "use_np", "set_module"]
 
@@ -52,20 +53,87 @@ def _remove_quietly(path):
         pass
 
 
-def atomic_write_group(items):
+def _sync_folder(path):
+    """fsync the folder holding ``path``, so renames in it survive a power loss (POSIX)."""
+    try:
+        descriptor = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _write_journal(journal, renames):
+    """Write the list of (temporary, target) renames to ``journal`` atomically and durably."""
+    payload = json.dumps({"renames": renames}).encode("utf-8")
+    temporary = _stage(journal, payload)
+    os.replace(temporary, journal)
+    _sync_folder(journal)
+
+
+def recover_group(journal, targets=()):
+    """Finish a group write that was interrupted (a killed process, a power loss).
+
+    ``journal`` is the file :func:`atomic_write_group` wrote once every temporary file was
+    complete and before the first rename: if it exists, its remaining renames are done (roll
+    forward: the group being written becomes the current one) and it is removed.  Leftover
+    temporary files of ``targets`` from a write that was interrupted before its journal (the
+    previous files are then intact) are removed.  Returns True when a journal was replayed.
+    Safe to call at any time; not safe while another process writes the same group."""
+    journal = _write_target(journal)
+    replayed = False
+    if os.path.exists(journal):
+        try:
+            with open(journal, "rb") as handle:
+                renames = json.loads(handle.read().decode("utf-8"))["renames"]
+        except (OSError, ValueError, KeyError, TypeError):
+            renames = []        # written atomically, so never partial; an unreadable one has nothing to do
+        for temporary, target in renames:
+            if os.path.exists(temporary):
+                os.replace(temporary, target)
+        _sync_folder(journal)
+        _remove_quietly(journal)
+        replayed = True
+    for target in list(targets) + [journal]:
+        path = _write_target(target)
+        folder, base = os.path.split(path)
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(f".{base}.") and name.endswith(".tmp") and len(name) == len(base) + 18:
+                _remove_quietly(os.path.join(folder, name))
+    return replayed
+
+
+def atomic_write_group(items, journal=None):
     """Write several files so that either all of them are replaced or none is.
 
     ``items`` is a list of ``(fname, payload)`` with ``payload`` bytes or an iterable of
-    bytes chunks.  Every payload is first written completely to a temporary file beside its
-    target; only when all have been written are they renamed over their targets (a rename
-    within one folder is atomic).  A failure while writing removes the temporary files and
-    leaves every previous file untouched: a checkpoint's ``-symbol.json``, ``.params`` and
-    ``.states`` stay a matching set.  Symbolic links are written through; a target that is
-    not a regular file (a device, a pipe) is written directly, as MXNet did.
+    bytes chunks.  Every payload is first written completely (and fsynced) to a temporary
+    file beside its target; only when all have been written are they renamed over their
+    targets (a rename within one folder is atomic).  A failure while writing removes the
+    temporary files and leaves every previous file untouched: a checkpoint's
+    ``-symbol.json``, ``.params`` and ``.states`` stay a matching set.
+
+    With ``journal`` (a path), the renames are also safe against the process being killed
+    between them: the list of renames is written to ``journal`` before the first rename and
+    removed after the last, and :func:`recover_group` (which checkpoint loading calls)
+    completes the renames of a journal it finds.  So after a SIGKILL at any moment, the
+    files are the previous complete set or, once recovered, the new complete set.
+
+    Symbolic links are written through; a target that is not a regular file (a device, a
+    pipe) is written directly, as MXNet did.
 
     Raises MXNetError naming the file that could not be written.
     """
     staged = []
+    journaled = False       # from here on, recover_group finishes the renames: keep the temporaries
     try:
         for fname, payload in items:
             path = _write_target(fname)
@@ -76,6 +144,13 @@ def atomic_write_group(items):
                 staged.append((fname, path, _stage(path, payload), None))
             except OSError as error:
                 raise MXNetError(f"cannot write {os.fspath(fname)!r}: {error.strerror or error}") from None
+        renames = [[temporary, path] for _, path, temporary, _ in staged if temporary is not None]
+        if journal is not None and len(renames) > 1:
+            try:
+                _write_journal(_write_target(journal), renames)
+                journaled = True
+            except OSError as error:
+                raise MXNetError(f"cannot write {os.fspath(journal)!r}: {error.strerror or error}") from None
         for fname, path, temporary, payload in staged:
             try:
                 if temporary is None:
@@ -87,8 +162,13 @@ def atomic_write_group(items):
                     os.replace(temporary, path)
             except OSError as error:
                 raise MXNetError(f"cannot write {os.fspath(fname)!r}: {error.strerror or error}") from None
+        if renames:
+            _sync_folder(renames[0][1])
+        if journaled:
+            _remove_quietly(_write_target(journal))
+            journaled = False
     finally:
-        for _, _, temporary, _ in staged:
+        for _, _, temporary, _ in ([] if journaled else staged):
             if temporary is not None and os.path.exists(temporary):
                 _remove_quietly(temporary)
 

@@ -693,7 +693,7 @@ class _ClassificationSource(_RecordImageSource):
             return None
         labels = {}
         try:
-            with open(path) as stream:
+            with open(path, encoding="utf-8") as stream:
                 for line_number, line in enumerate(stream, start=1):
                     fields = line.strip().split("\t")
                     if fields == [""]:
@@ -704,7 +704,10 @@ class _ClassificationSource(_RecordImageSource):
                     labels[int(float(fields[0]))] = np.asarray(values, dtype=np.float32)
         except OSError as error:
             raise MXNetError(f"{self.name}: cannot read path_imglist {path!r}: {error}") from None
-        except ValueError:
+        except UnicodeDecodeError as error:
+            raise MXNetError(f"{self.name}: path_imglist {path!r} is not UTF-8 text ({error.reason} at byte "
+                             f"{error.start})") from None
+        except (ValueError, OverflowError):
             raise MXNetError(f"{self.name}: line {line_number} of path_imglist {path!r} is not "
                              f"'index<TAB>{label_width} label(s)<TAB>path': {line.rstrip()!r}") from None
         return labels
@@ -786,8 +789,10 @@ def _common_iterator(name, kwargs, schema, normalise):
     if normalise and dtype is not None and dtype != np.dtype(np.float32):
         normalise = False  # ImageRecordIter(dtype='uint8' / 'int8') serves raw pixels like the UInt8 / Int8 iterators
     source = _ClassificationSource(name, arguments, normalise)
-    return MXDataIter(source, data_name=kwargs.get("data_name", "data"),
-                      label_name=kwargs.get("label_name", "softmax_label"))
+    iterator = MXDataIter(source, data_name=kwargs.get("data_name", "data"),
+                          label_name=kwargs.get("label_name", "softmax_label"))
+    iterator.num_parts = arguments["num_parts"]
+    return iterator
 
 
 _ARGUMENTS_DOC = """
@@ -1104,5 +1109,7 @@ def ImageDetRecordIter(**kwargs):
     """
     arguments = _parse_arguments("ImageDetRecordIter", kwargs, _DETECTION_SCHEMA)
     arguments.setdefault("seed_aug", None)
-    return MXDataIter(_DetectionSource(arguments), data_name=kwargs.get("data_name", "data"),
-                      label_name=kwargs.get("label_name", "softmax_label"))
+    iterator = MXDataIter(_DetectionSource(arguments), data_name=kwargs.get("data_name", "data"),
+                          label_name=kwargs.get("label_name", "softmax_label"))
+    iterator.num_parts = arguments.get("num_parts", 1)
+    return iterator

@@ -119,6 +119,10 @@ class DataIter:
     runs one epoch; ``reset()`` starts the next.
     """
 
+    # How many parts the data was split into (an iterator given MXNet's ``num_parts`` reads one
+    # of them); fit with a distributed kvstore shards only iterators that read all the data.
+    num_parts = 1
+
     def __init__(self, batch_size=0):
         self.batch_size = batch_size
 

@@ -384,5 +384,7 @@ def MNISTIter(**kwargs):
     if not arguments["silent"]:
         logging.getLogger(__name__).info("MNISTIter: load %d images, shuffle=%d, shape=%s", images.shape[0],
                                          int(arguments["shuffle"]), (batch_size,) + images.shape[1:])
-    return MXDataIter(_MNISTSource(images, labels, batch_size), data_name=kwargs.get("data_name", "data"),
-                      label_name=kwargs.get("label_name", "softmax_label"))
+    iterator = MXDataIter(_MNISTSource(images, labels, batch_size), data_name=kwargs.get("data_name", "data"),
+                          label_name=kwargs.get("label_name", "softmax_label"))
+    iterator.num_parts = num_parts
+    return iterator

@@ -14,24 +14,24 @@ keep identical copies of every value:
   servers saw them.
 - ``pull(key, out)`` copies the stored value out (no communication).
 
-'dist_async' runs synchronously too (every push waits for all workers): the numbers are
-those of 'dist_sync' with the rescaling Module gives an async store (it does not
-multiply the batch size by ``num_workers`` for it).  'dist' is, as in MXNet, a
-synchronous store whose type does not contain '_sync'.  The '*device*' types sum the
-per-device values on the device of the first one, the others where ``init`` put the value.
+'dist_async' runs in lock step (every push waits for all workers; a warning says so once),
+but with MXNet's async arithmetic: with an optimizer on the store, each worker's pushed
+value is applied on its own (one updater call per worker, in rank order, where MXNet's
+servers used arrival order), with the rescaling Module gives an async store (the batch size
+is not multiplied by ``num_workers``).  See docs/distributed.md.
+'dist' is, as in MXNet, a synchronous store whose type does not contain '_sync'.  The
+'*device*' types sum the per-device values on the device of the first one, the others
+where ``init`` put the value.
 
-The process group: when ``torch.distributed`` is not initialised, creating a store
-initialises it from the environment, either torchrun's ``RANK``, ``WORLD_SIZE``,
-``MASTER_ADDR``, ``MASTER_PORT``, or MXNet's ``DMLC_ROLE=worker``, ``DMLC_NUM_WORKER``,
-``DMLC_WORKER_ID`` (if unset: ``DMLC_TASK_ID``, ``OMPI_COMM_WORLD_RANK``, ``PMI_RANK``,
-``PMIX_RANK``, ``SLURM_PROCID`` or ``RANK``), ``DMLC_PS_ROOT_URI``, ``DMLC_PS_ROOT_PORT``
-(the rendezvous address).  The backend is gloo, with nccl for CUDA tensors when CUDA and
-nccl are available.  No server or scheduler processes are needed: a process with
-``DMLC_ROLE`` 'server' or 'scheduler' gets an MXNetError.
+The process group is set up from torchrun's or MXNet's ``DMLC_*`` variables by
+:mod:`mxtorch.kvstore.rendezvous`, which also bounds every collective by
+``MXTORCH_DIST_TIMEOUT`` seconds (default 60) and turns a failure into an MXNetError naming
+the lost rank.  ``MXTORCH_CHECK_FINITE=1`` makes every push check for NaN / Inf and name the
+ranks that produced them.
 """
 from __future__ import annotations
 
-import atexit
+import logging
 import os
 
 import torch
@@ -40,77 +40,11 @@ import torch.distributed as dist
 from ..base import MXNetError
 from .base import _pairs
 from .kvstore import KVStore
+from .rendezvous import collective_failure, initialize_process_group
 
 __all__ = ["KVStoreDist", "DIST_TYPES"]
 
 DIST_TYPES = ("dist_sync", "dist_device_sync", "dist_sync_device", "dist_async", "dist")
-
-# Variables by which launchers (dmlc local, MPI, PMI, Slurm, torchrun) number their processes.
-_LAUNCHER_RANK_VARIABLES = ("DMLC_TASK_ID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK")
-
-
-def _backend():
-    if torch.cuda.is_available() and dist.is_nccl_available():
-        return "cpu:gloo,cuda:nccl"
-    return "gloo"
-
-
-def _environment_integer(name, function):
-    text = os.environ[name]
-    try:
-        return int(text)
-    except ValueError:
-        raise MXNetError(f"{function}: environment variable {name} must be an integer, got {text!r}") from None
-
-
-def _initialize_process_group(kvstore_type):
-    """Initialise the default process group from torchrun's or MXNet's variables; True
-    when this call created it."""
-    function = f"kvstore.create({kvstore_type!r})"
-    if dist.is_initialized():
-        return False
-    if not dist.is_available():
-        raise MXNetError(f"{function}: torch.distributed is not available in this torch build")
-    environment = os.environ
-    if "DMLC_ROLE" in environment or "DMLC_NUM_WORKER" in environment:
-        role = environment.get("DMLC_ROLE", "worker")
-        if role != "worker":
-            raise MXNetError(f"{function}: DMLC_ROLE is {role!r}; mxtorch's distributed stores run on workers "
-                             f"only (DMLC_ROLE=worker), without server or scheduler processes")
-        missing = [name for name in ("DMLC_NUM_WORKER", "DMLC_PS_ROOT_URI", "DMLC_PS_ROOT_PORT")
-                   if name not in environment]
-        rank_variable = next((name for name in ("DMLC_WORKER_ID",) + _LAUNCHER_RANK_VARIABLES
-                              if name in environment), None)
-        if rank_variable is None:
-            missing.append("DMLC_WORKER_ID (or a launcher's rank: " + ", ".join(_LAUNCHER_RANK_VARIABLES) + ")")
-        if missing:
-            raise MXNetError(f"{function}: a distributed kvstore needs the environment variables "
-                             f"{', '.join(missing)}, which are not set")
-        world_size = _environment_integer("DMLC_NUM_WORKER", function)
-        rank = _environment_integer(rank_variable, function)
-        port = _environment_integer("DMLC_PS_ROOT_PORT", function)
-        init_method = f"tcp://{environment['DMLC_PS_ROOT_URI']}:{port}"
-    else:
-        missing = [name for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT") if name not in environment]
-        if missing:
-            raise MXNetError(f"{function}: a distributed kvstore needs torch.distributed initialised or the "
-                             f"environment variables of torchrun (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) or "
-                             f"of MXNet's launcher (DMLC_ROLE, DMLC_NUM_WORKER, DMLC_WORKER_ID, DMLC_PS_ROOT_URI, "
-                             f"DMLC_PS_ROOT_PORT); missing: {', '.join(missing)}")
-        world_size = _environment_integer("WORLD_SIZE", function)
-        rank = _environment_integer("RANK", function)
-        _environment_integer("MASTER_PORT", function)
-        init_method = "env://"
-    if world_size < 1 or not 0 <= rank < world_size:
-        raise MXNetError(f"{function}: expected 0 <= rank < number of workers, got rank {rank} of {world_size}")
-    dist.init_process_group(_backend(), init_method=init_method, rank=rank, world_size=world_size)
-    return True
-
-
-def _destroy_process_group():
-    if dist.is_initialized():
-        dist.destroy_process_group()
-
 
 def _communication_device(tensor):
     """The device a collective on ``tensor`` runs on with the current backend."""
@@ -122,16 +56,22 @@ def _communication_device(tensor):
     return tensor.device
 
 
-def _collective(tensor, operation):
-    """Run ``operation(t)`` (an in-place collective) on ``tensor``, through a copy on a
-    device the backend supports when needed."""
+def _collective(tensor, operation, name):
+    """Run ``operation(t)`` (an in-place collective called ``name``) on ``tensor``, through a
+    copy on a device the backend supports when needed.  A failure (a lost worker, the
+    timeout) raises MXNetError naming the lost ranks."""
     device = _communication_device(tensor)
-    if device == tensor.device and tensor.is_contiguous():
-        operation(tensor)
-        return
-    staged = tensor.to(device).contiguous()
-    operation(staged)
-    tensor.copy_(staged)
+    staged = tensor if device == tensor.device and tensor.is_contiguous() else tensor.to(device).contiguous()
+    try:
+        operation(staged)
+    except RuntimeError as error:
+        raise collective_failure(name, error) from None
+    if staged is not tensor:
+        tensor.copy_(staged)
+
+
+def _check_finite_enabled():
+    return os.environ.get("MXTORCH_CHECK_FINITE", "0") not in ("", "0")
 
 
 class KVStoreDist(KVStore):
@@ -145,9 +85,10 @@ class KVStoreDist(KVStore):
         if kvstore_type not in DIST_TYPES:
             raise MXNetError(f"KVStoreDist: kvstore_type must be one of {list(DIST_TYPES)}, got {kvstore_type!r}")
         super().__init__(kvstore_type)
-        if _initialize_process_group(kvstore_type):
-            atexit.register(_destroy_process_group)
+        initialize_process_group(kvstore_type)
         self._str_key_index = {}
+        if kvstore_type == "dist_async":
+            _warn_async_once()
 
     def __repr__(self):
         return (f"<KVStoreDist type={self._type!r} rank={self.rank} num_workers={self.num_workers} "
@@ -172,12 +113,41 @@ class KVStoreDist(KVStore):
             if isinstance(k, str):
                 self._str_key_index[k] = len(self._str_key_index)
             with torch.no_grad():
-                _collective(self._store[k]._tensor, lambda tensor: dist.broadcast(tensor, src=0))
+                _collective(self._store[k]._tensor, lambda tensor: dist.broadcast(tensor, src=0),
+                            f"KVStore.init({k!r}): broadcast")
 
-    def _reduce_across_workers(self, total):
+    def _reduce_across_workers(self, total, key=None):
         """Sum this worker's total over every worker (all_reduce), so every worker stores or
-        applies the same value.  Every worker must push the same keys in the same order."""
-        _collective(total, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.SUM))
+        applies the same value.  Every worker must push the same keys in the same order.
+
+        With ``MXTORCH_CHECK_FINITE=1`` the workers first exchange whether their value is
+        finite; a NaN or Inf on any worker raises MXNetError on every worker, naming the
+        key and the ranks that pushed it."""
+        if _check_finite_enabled():
+            flags = torch.zeros(self.num_workers, dtype=torch.float32, device=total.device)
+            flags[self.rank] = float(not bool(torch.isfinite(total).all()))
+            _collective(flags, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.SUM),
+                        f"KVStore.push({key!r}): finiteness check")
+            bad = [rank for rank, flag in enumerate(flags.tolist()) if flag]
+            if bad:
+                raise MXNetError(f"KVStore.push({key!r}): non-finite (NaN or Inf) gradient from rank"
+                                 f"{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} "
+                                 f"(MXTORCH_CHECK_FINITE=1)")
+        if self._type == "dist_async" and self._updater is not None:
+            # MXNet's async servers applied each worker's push on its own, in arrival order: apply
+            # every worker's value in rank order, each with the updater (the same on every worker)
+            gathered = [torch.empty_like(total) for _ in range(self.num_workers)]
+            device = _communication_device(total)
+            staged = [t.to(device) for t in gathered] if device != total.device else gathered
+            local = total.to(device).contiguous()
+            try:
+                dist.all_gather(staged, local)
+            except RuntimeError as error:
+                raise collective_failure(f"KVStore.push({key!r}): all_gather", error) from None
+            return [t.to(total.device) for t in staged]
+        _collective(total, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.SUM),
+                    f"KVStore.push({key!r}): all_reduce")
+        return None
 
     def _updater_key(self, key):
         """str keys reach the updater as 0, 1, ... in the order they were initialised."""
@@ -188,13 +158,22 @@ class KVStoreDist(KVStore):
         self.push(key, value, priority)
         self.pull(key, value if out is None else out, priority)
 
+    def _all_workers(self, flag, operation):
+        """True when ``flag`` is true on every worker (a one-element all-reduce with MIN)."""
+        value = torch.tensor([1 if flag else 0], dtype=torch.int32)
+        _collective(value, lambda tensor: dist.all_reduce(tensor, op=dist.ReduceOp.MIN), operation)
+        return bool(value.item())
+
     def barrier(self):
-        """Wait until every worker reaches this call."""
-        dist.barrier()
+        """Wait until every worker reaches this call (MXNetError naming lost ranks on a failure)."""
+        try:
+            dist.barrier()
+        except RuntimeError as error:
+            raise collective_failure("KVStore.barrier", error) from None
 
     def _barrier(self):
         """Wait until every worker reaches this call (MXNet's private name)."""
-        dist.barrier()
+        self.barrier()
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write this worker's optimizer states to ``fname`` (each worker holds the same
@@ -210,3 +189,14 @@ class KVStoreDist(KVStore):
         """mxtorch's distributed stores have no servers; MXNetError."""
         raise MXNetError("KVStore._send_command_to_servers: mxtorch's distributed stores run on workers only and "
                          "have no servers")
+
+
+_warned_async = []
+
+
+def _warn_async_once():
+    if not _warned_async:
+        _warned_async.append(True)
+        logging.warning("kvstore 'dist_async' runs in lock step in mxtorch: every push waits for all workers, "
+                        "then each worker's gradient is applied on its own in rank order (MXNet's servers applied "
+                        "pushes in arrival order without waiting); see docs/distributed.md")

@@ -129,16 +129,19 @@ class KVStore(KVStoreBase):
                 total = arrays[0]._tensor.detach().to(device=device, dtype=dtype, copy=True)
                 for array in arrays[1:]:
                     total.add_(array._tensor.detach().to(device=device, dtype=dtype))
-                self._reduce_across_workers(total)
-            if self._updater is None:
-                with torch.no_grad():
-                    stored._tensor.copy_(total)
-            else:
-                self._updater(self._updater_key(k), NDArray(total, stored.context), stored)
+                updates = self._reduce_across_workers(total, k) or [total]
+            for update in updates:
+                if self._updater is None:
+                    with torch.no_grad():
+                        stored._tensor.copy_(update)
+                else:
+                    self._updater(self._updater_key(k), NDArray(update, stored.context), stored)
 
-    def _reduce_across_workers(self, total):
-        """Hook: sum ``total`` (this process's sum for one key) over all workers, in place.
-        Nothing to do in process; the distributed stores all-reduce here."""
+    def _reduce_across_workers(self, total, key=None):
+        """Hook: combine ``total`` (this process's sum for one key) with the other workers'.
+        Returns None (``total``, summed in place, is the update) or the list of updates to
+        apply one after another.  Nothing to do in process; the distributed stores
+        all-reduce (or, 'dist_async', gather) here."""
 
     def _updater_key(self, key):
         """The key the updater sees: ints as they are, str keys as UTF-8 bytes (MXNet's)."""

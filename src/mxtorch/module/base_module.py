@@ -240,6 +240,7 @@ class BaseModule:
         ``Uniform(0.01)`` as in MXNet."""
         from .. import metric as metric_module
         from ..initializer import Uniform
+        from ..kvstore.sharding import epoch_batches
         if num_epoch is None:
             raise MXNetValueError("fit: please specify num_epoch")
         if initializer is None:
@@ -260,7 +261,7 @@ class BaseModule:
             eval_metric.reset()
             self._begin_fit_epoch(epoch, train_data)
             nbatch = 0
-            data_iter = iter(train_data)
+            data_iter = epoch_batches(train_data, self)     # this worker's batches (kvstore/sharding.py)
             end_of_batch = False
             try:
                 next_data_batch = next(data_iter)

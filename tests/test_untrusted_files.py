@@ -1,0 +1,116 @@
+"""Files from untrusted sources: RecordIO length fields are checked against the bytes left
+before anything is read, text files that are not text raise MXNetError, pickled .states
+cannot run code, and a bounded run of the RecordIO fuzzer finds nothing but MXNetErrors."""
+import os
+import pickle
+import struct
+import sys
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.base import MXNetError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import fuzz_recordio  # noqa: E402
+
+MAGIC = 0xCED7230A
+
+
+def test_a_record_claiming_512_megabytes_is_rejected_without_reading_it(tmp_path):
+    path = tmp_path / "huge.rec"
+    path.write_bytes(struct.pack("<II", MAGIC, 2**29 - 1) + b"x" * 64)
+    tracemalloc.start()
+    try:
+        reader = mx.recordio.MXRecordIO(str(path), "r")
+        with pytest.raises(MXNetError, match=r"byte offset 0: the record announces 536870911 bytes but the file "
+                                             r"ends 64 bytes after its header"):
+            reader.read()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20          # nothing near the claimed size was allocated
+    with pytest.raises(MXNetError, match="announces"):
+        list(mx.io.ImageRecordIter(path_imgrec=str(path), data_shape=(3, 4, 4), batch_size=1))
+
+
+def test_an_index_that_is_not_text_or_has_negative_offsets_raises(tmp_path):
+    writer = mx.recordio.MXIndexedRecordIO(str(tmp_path / "a.idx"), str(tmp_path / "a.rec"), "w")
+    writer.write_idx(0, b"first")
+    writer.close()
+    (tmp_path / "bad.idx").write_bytes(b"0\t0\n\xff\xfe\t8\n")
+    with pytest.raises(MXNetError, match=r"index file .*bad.idx' is not text \(invalid start byte at byte 4\)"):
+        mx.recordio.MXIndexedRecordIO(str(tmp_path / "bad.idx"), str(tmp_path / "a.rec"), "r")
+    (tmp_path / "neg.idx").write_text("0\t-8\n")
+    with pytest.raises(MXNetError, match=r"line 1 of index file .* with an offset >= 0: '0.t-8'"):
+        mx.recordio.MXIndexedRecordIO(str(tmp_path / "neg.idx"), str(tmp_path / "a.rec"), "r")
+    (tmp_path / "far.idx").write_text("0\t4096\n")
+    reader = mx.recordio.MXIndexedRecordIO(str(tmp_path / "far.idx"), str(tmp_path / "a.rec"), "r")
+    with pytest.raises(MXNetError, match="outside the file"):
+        reader.read_idx(0)
+
+
+def test_image_lists_that_are_not_text_or_have_other_label_counts_raise(tmp_path):
+    (tmp_path / "bad.lst").write_bytes(b"0\t1.0\t\xffa.png\n")
+    with pytest.raises(MXNetError, match="image list .* is not UTF-8 text"):
+        mx.image.ImageIter(batch_size=1, data_shape=(3, 4, 4), path_imglist=str(tmp_path / "bad.lst"))
+    (tmp_path / "two.lst").write_text("0\t1.0\t2.0\ta.png\n")
+    with pytest.raises(MXNetError, match="has 2 labels, expected label_width=1"):
+        mx.image.ImageIter(batch_size=1, data_shape=(3, 4, 4), path_imglist=str(tmp_path / "two.lst"))
+
+
+class WritesAMarker:
+    marker = None
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_malicious_states_pickle_does_not_run(tmp_path):
+    marker = tmp_path / "pwned"
+    WritesAMarker.marker = str(marker)
+    states = tmp_path / "evil.states"
+    states.write_bytes(pickle.dumps({0: WritesAMarker()}, protocol=2))
+    assert not marker.exists()
+    kv = mx.kv.create("local")
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1))
+    with pytest.raises(MXNetError, match="refusing to load the global io.open"):
+        kv.load_optimizer_states(str(states))
+    module = mx.mod.Module(mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2,
+                                                                      name="fc"), name="softmax"))
+    module.bind(data_shapes=[("data", (1, 3))], label_shapes=[("softmax_label", (1,))])
+    module.init_params()
+    module.init_optimizer()
+    with pytest.raises(MXNetError, match="refusing"):
+        module.load_optimizer_states(str(states))
+    assert not marker.exists()
+
+
+def test_nd_load_of_a_file_claiming_huge_arrays_raises(tmp_path):
+    good = tmp_path / "a.nd"
+    mx.nd.save(str(good), {"w": mx.nd.ones((4, 4))})
+    data = bytearray(good.read_bytes())
+    shape_at = data.find(struct.pack("<q", 4) * 2)        # the two int64 dimensions of the shape
+    assert shape_at > 0
+    data[shape_at:shape_at + 16] = struct.pack("<qq", 2**20, 2**20)   # claims 2**40 floats (4 TiB)
+    tracemalloc.start()
+    try:
+        with pytest.raises(MXNetError):
+            mx.nd.load_frombuffer(bytes(data))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+
+
+def test_bounded_fuzz_run_finds_only_mxneterrors(capsys):
+    assert fuzz_recordio.main(["--iterations", "40", "--seed", "3"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line and not line.startswith(" ")]
+    assert [line.split(":")[0] for line in lines] == ["rec", "idx", "lst", "image"]
+    for line in lines:
+        fields = dict(item.split("=", 1) for item in line.split(": ", 1)[1].split() if "=" in item)
+        assert fields["cases"] == "40" and fields["unexpected"] == "0", line
+        assert int(fields["mxneterror"]) > 0, line          # the mutations do break files
