@@ -553,86 +553,67 @@ class NDArray:
         if not self.writable:
             raise MXNetError(f"{function}: the array is read-only (writable=False)")
 
-    def _binary(self, other, function):
-        if isinstance(other, NDArray):
-            other = other._tensor
-        elif isinstance(other, (numbers.Number, np.generic)):
-            other = _scalar(other, self._tensor)
-        elif isinstance(other, np.ndarray):
-            other = torch.from_numpy(other).to(self._tensor)
-        else:
-            return NotImplemented
-        try:
-            with _grad_mode():
-                return NDArray(function(self._tensor, other), self._ctx)
-        except RuntimeError as error:
-            shape = tuple(other.shape) if isinstance(other, torch.Tensor) else "a scalar"
-            raise MXNetError(f"NDArray arithmetic: operands of shapes {self.shape} and {shape} do not "
-                             f"broadcast ({error})") from None
+    # Python operators run the registered operators MXNet's NDArray dispatches to (``add`` and the
+    # other element-wise functions below: broadcast_* for two arrays, _*_scalar / _r*_scalar with
+    # a number); a numpy array operand is wrapped as an NDArray of this array's dtype.
+    def _operand(self, other):
+        if isinstance(other, (NDArray, numbers.Number, np.generic)):
+            return other
+        if isinstance(other, np.ndarray):
+            return NDArray(torch.from_numpy(np.ascontiguousarray(other)).to(self._tensor), self._ctx)
+        return NotImplemented
 
-    def _inplace(self, other, function):
+    def _apply(self, function, other, reflected=False):
+        other = self._operand(other)
+        if other is NotImplemented:
+            return other
+        return function(other, self) if reflected else function(self, other)
+
+    def _inplace(self, function, other):
+        """``self op= other``: the operator writes into this array (MXNet's ``out=self``)."""
         self._check_writable("in-place arithmetic")
-        result = self._binary(other, function)
+        result = self._apply(function, other)
         if result is NotImplemented:
             return result
         with torch.no_grad():
             self._tensor.copy_(result._tensor)
         return self
 
-    def __add__(self, other): return self._binary(other, torch.add)
-    def __radd__(self, other): return self._binary(other, torch.add)
-    def __sub__(self, other): return self._binary(other, torch.sub)
-    def __rsub__(self, other): return self._binary(other, lambda a, b: b - a)
-    def __mul__(self, other): return self._binary(other, torch.mul)
-    def __rmul__(self, other): return self._binary(other, torch.mul)
-    def __truediv__(self, other): return self._binary(other, _divide)
-    def __rtruediv__(self, other): return self._binary(other, lambda a, b: _divide(b, a))
+    def __add__(self, other): return self._apply(add, other)
+    def __radd__(self, other): return self._apply(add, other, True)
+    def __sub__(self, other): return self._apply(subtract, other)
+    def __rsub__(self, other): return self._apply(subtract, other, True)
+    def __mul__(self, other): return self._apply(multiply, other)
+    def __rmul__(self, other): return self._apply(multiply, other, True)
+    def __truediv__(self, other): return self._apply(divide, other)
+    def __rtruediv__(self, other): return self._apply(divide, other, True)
     __div__ = __truediv__
     __rdiv__ = __rtruediv__
-    def __mod__(self, other): return self._binary(other, torch.fmod)
-    def __rmod__(self, other): return self._binary(other, lambda a, b: torch.fmod(b, a))
-    def __pow__(self, other): return self._binary(other, torch.pow)
-    def __rpow__(self, other): return self._binary(other, lambda a, b: torch.pow(b, a))
-    def __iadd__(self, other): return self._inplace(other, torch.add)
-    def __isub__(self, other): return self._inplace(other, torch.sub)
-    def __imul__(self, other): return self._inplace(other, torch.mul)
-    def __itruediv__(self, other): return self._inplace(other, _divide)
+    def __mod__(self, other): return self._apply(modulo, other)
+    def __rmod__(self, other): return self._apply(modulo, other, True)
+    def __pow__(self, other): return self._apply(power, other)
+    def __rpow__(self, other): return self._apply(power, other, True)
+    def __iadd__(self, other): return self._inplace(add, other)
+    def __isub__(self, other): return self._inplace(subtract, other)
+    def __imul__(self, other): return self._inplace(multiply, other)
+    def __itruediv__(self, other): return self._inplace(divide, other)
     __idiv__ = __itruediv__
-    def __imod__(self, other): return self._inplace(other, torch.fmod)
+    def __imod__(self, other): return self._inplace(modulo, other)
 
     def __neg__(self):
-        with _grad_mode():
-            return NDArray(-self._tensor, self._ctx)
+        return _call("_mul_scalar", self, scalar=-1.0)
 
     def __abs__(self):
         return self.abs()
 
-    def _compare(self, other, function):
-        result = self._binary(other, function)
-        if result is NotImplemented:
-            return result
-        return NDArray(result._tensor.detach().to(self._tensor.dtype), self._ctx)
-
-    def __eq__(self, other): return self._compare(other, torch.eq)
-    def __ne__(self, other): return self._compare(other, torch.ne)
-    def __gt__(self, other): return self._compare(other, torch.gt)
-    def __ge__(self, other): return self._compare(other, torch.ge)
-    def __lt__(self, other): return self._compare(other, torch.lt)
-    def __le__(self, other): return self._compare(other, torch.le)
+    def __eq__(self, other): return self._apply(equal, other)
+    def __ne__(self, other): return self._apply(not_equal, other)
+    def __gt__(self, other): return self._apply(greater, other)
+    def __ge__(self, other): return self._apply(greater_equal, other)
+    def __lt__(self, other): return self._apply(lesser, other)
+    def __le__(self, other): return self._apply(lesser_equal, other)
 
     __hash__ = object.__hash__
-
-
-def _scalar(value, like):
-    """A python/numpy scalar as a 0-d tensor of ``like``'s dtype and device (MXNet casts scalars)."""
-    return torch.tensor(value, dtype=like.dtype, device=like.device) if not like.is_floating_point() \
-        else float(value)
-
-
-def _divide(a, b):
-    if isinstance(a, torch.Tensor) and not a.is_floating_point():
-        return torch.div(a, b, rounding_mode="trunc")
-    return torch.div(a, b)
 
 
 def from_torch(tensor, ctx=None):
