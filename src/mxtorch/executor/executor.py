@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ops.registry import gradient_carrier
@@ -142,7 +142,7 @@ class Executor:
         if incomplete:
             raise MXNetError(f"simple_bind: cannot infer the shapes of {incomplete} from the given input shapes "
                              f"{shapes}; give them as keyword arguments")
-        types = {k: np.dtype(v) for k, v in (type_dict or {}).items()}
+        types = {k: numpy_dtype(v) for k, v in (type_dict or {}).items()}
         arg_types, _, aux_types = symbol.infer_type_partial(**{k: v for k, v in types.items()
                                                               if k in set(arg_names + aux_names)})
         arg_types = [t or np.float32 for t in arg_types]
@@ -161,7 +161,7 @@ class Executor:
         def reuse(source, name, shape, dtype):
             """``source[name]`` when it exists with this shape and dtype, else a new zero array."""
             existing = source.get(name)
-            if existing is not None and existing.shape == tuple(shape) and existing.dtype == np.dtype(dtype).type:
+            if existing is not None and existing.shape == tuple(shape) and numpy_dtype(existing.dtype) == numpy_dtype(dtype):
                 return existing
             return NDArray(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=device), ctx)
 

@@ -15,6 +15,7 @@ import torch
 import torch.utils.dlpack
 
 from .. import autograd as _autograd
+from .. import base as _dtypes
 from ..base import MXNetError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
@@ -26,42 +27,25 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "lins
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "split_v2", "histogram", "from_numpy",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "CachedOp"]
 
-_NUMPY_TO_TORCH = {
-    np.dtype(np.float32): torch.float32,
-    np.dtype(np.float64): torch.float64,
-    np.dtype(np.float16): torch.float16,
-    np.dtype(np.uint8): torch.uint8,
-    np.dtype(np.int8): torch.int8,
-    np.dtype(np.int32): torch.int32,
-    np.dtype(np.int64): torch.int64,
-    np.dtype(np.bool_): torch.bool,
-    np.dtype(np.int16): torch.int16,
-}
-_TORCH_TO_NUMPY = {v: k for k, v in _NUMPY_TO_TORCH.items()}
-_TORCH_TO_NUMPY[torch.bfloat16] = np.dtype(np.float32)
-
-
 def to_numpy_dtype(dtype):
-    """Normalise a dtype given as str, numpy type, numpy dtype or torch dtype to a numpy dtype."""
+    """Normalise a dtype given as str, numpy type, numpy dtype or torch dtype to a numpy dtype
+    (``base.BFLOAT16`` for bfloat16, None for float32); MXNetError for unsupported dtypes."""
     if dtype is None:
         return np.dtype(np.float32)
-    if isinstance(dtype, torch.dtype):
-        return _TORCH_TO_NUMPY[dtype]
-    try:
-        result = np.dtype(dtype)
-    except TypeError:
-        raise MXNetError(f"unknown dtype {dtype!r}") from None
-    if result not in _NUMPY_TO_TORCH:
-        raise MXNetError(f"dtype {result.name} is not supported; expected one of "
-                         f"{sorted(d.name for d in _NUMPY_TO_TORCH)}")
-    return result
+    return _dtypes.numpy_dtype(dtype)
 
 
 def to_torch_dtype(dtype):
     """The torch dtype for an MXNet/numpy dtype given in any accepted spelling."""
     if isinstance(dtype, torch.dtype):
         return dtype
-    return _NUMPY_TO_TORCH[to_numpy_dtype(dtype)]
+    return _dtypes.torch_dtype(dtype)
+
+
+def _host_dtype(dtype):
+    """The NumPy dtype that holds values of ``dtype`` on the host (float32 for bfloat16)."""
+    result = to_numpy_dtype(dtype)
+    return np.dtype(np.float32) if result == _dtypes.BFLOAT16 else result
 
 
 def _unwrap(value):
@@ -131,7 +115,8 @@ class NDArray:
 
     @property
     def dtype(self):
-        return to_numpy_dtype(self._tensor.dtype).type
+        """The NumPy type (``numpy.float32``, ...); for bfloat16 MXNet's ``base.BFLOAT16`` dtype."""
+        return _dtypes.numpy_type(self._tensor.dtype)
 
     @property
     def context(self):
@@ -645,7 +630,7 @@ def array(source_array, ctx=None, dtype=None):
     else:
         dtype = np.float32 if dtype is None else dtype
         try:
-            numpy_array = np.asarray(source_array, dtype=to_numpy_dtype(dtype))
+            numpy_array = np.asarray(source_array, dtype=_host_dtype(dtype))
         except (TypeError, ValueError) as error:
             raise MXNetError(f"array: cannot convert {type(source_array).__name__} to an array: {error}") from None
         tensor = torch.from_numpy(np.array(numpy_array, copy=True))
@@ -701,7 +686,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
     ``dtype``; ``infer_range`` is deprecated in MXNet and ignored."""
     ctx = _resolve_ctx(ctx)
     return _call("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=False,
-                 dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx))
+                 dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx))
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
@@ -709,14 +694,14 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
     ``endpoint=False``), through the ``_linspace`` operator; float32 unless ``dtype``."""
     ctx = _resolve_ctx(ctx)
     return _call("_linspace", start=start, stop=stop, num=num, endpoint=endpoint,
-                 dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx))
+                 dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx))
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     """An ``(N, M)`` matrix (``M=0``: ``(N, N)``) with ones on diagonal ``k`` (positive: above the
     main diagonal) and zeros elsewhere, through the ``_eye`` operator; float32 unless ``dtype``."""
     ctx = _resolve_ctx(ctx)
-    return _call("_eye", N=N, M=M, k=k, dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx), **kwargs)
+    return _call("_eye", N=N, M=M, k=k, dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx), **kwargs)
 
 
 def concat(*arrays, dim=1, **kwargs):
@@ -984,7 +969,7 @@ def from_dlpack(dlpack):
         tensor = torch.utils.dlpack.from_dlpack(dlpack)
     except (RuntimeError, TypeError, ValueError, BufferError) as error:
         raise MXNetError(f"from_dlpack: {error}") from None
-    if tensor.dtype not in _TORCH_TO_NUMPY:
+    if tensor.dtype not in _dtypes.torch_dtypes():
         raise MXNetError(f"from_dlpack: dtype {tensor.dtype} is not supported")
     return NDArray(tensor)
 

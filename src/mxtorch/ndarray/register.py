@@ -205,8 +205,6 @@ class _Namespace:
 def install(namespace):
     """Add a function for each registered operator name to ``namespace`` (a module dict)."""
     for op_name in registry.list_operators():
-        if op_name.startswith("_") and op_name.lower() != op_name and False:
-            continue
         if op_name in namespace and not getattr(namespace[op_name], "_generated", False) \
                 and not op_name.startswith("_"):
             continue

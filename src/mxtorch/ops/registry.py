@@ -17,7 +17,7 @@ import math
 import numpy as np
 import torch
 
-from ..base import MXNetError, parse_bool, parse_tuple, format_value
+from ..base import MXNetError, parse_bool, parse_tuple, format_value, dtype_name
 
 __all__ = ["Attr", "Operator", "register", "get_operator", "list_operators", "REQUIRED",
            "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "optional", "Choice",
@@ -86,14 +86,10 @@ def FloatTuple(value, name):
 
 
 def Dtype(value, name):
-    if value is None:
+    """MXNet's dtype name (``'float32'``, ``'bfloat16'``, ...) from any spelling base accepts."""
+    if value is None or (isinstance(value, str) and value.strip() == "None"):
         return None
-    if isinstance(value, str):
-        text = value.strip()
-        if text == "None":
-            return None
-        return np.dtype(text).name
-    return np.dtype(value).name
+    return dtype_name(value)
 
 
 def optional(parser):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .. import base as base_dtypes
 from ..base import MXNetError
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, OptionalShape, Dtype, optional, known,
                        merge_shape, product, Choice)
@@ -197,21 +198,14 @@ class Full(_Constant):
 
 
 # -- helpers shared by the tensor, indexing, reduction and sequence operators ---------------------
-_TORCH_DTYPES = {
-    "float16": torch.float16, "float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
-    "uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64,
-    "bool": torch.bool,
-}
-
-
 def torch_dtype(name):
-    """The torch dtype for an MXNet dtype name ('float32', 'int32', ...)."""
-    return _TORCH_DTYPES[np.dtype(name).name if name != "bfloat16" else "bfloat16"]
+    """The torch dtype for an MXNet dtype name ('float32', 'int32', 'bfloat16', ...)."""
+    return base_dtypes.torch_dtype(name)
 
 
 def numpy_dtype(name):
-    """The numpy dtype for an MXNet dtype name; bfloat16 is reported as float32 (numpy has none)."""
-    return np.dtype("float32" if name == "bfloat16" else name)
+    """The numpy dtype for an MXNet dtype name (MXNet's ``BFLOAT16`` stand-in for bfloat16)."""
+    return base_dtypes.numpy_dtype(name)
 
 
 def normalize_axis(op, axis, ndim, argument="axis", extra=0):
