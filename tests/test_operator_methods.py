@@ -68,3 +68,24 @@ def test_unsupported_operand_is_not_implemented():
     assert (x == None) is False  # noqa: E711 - Python falls back to identity
     with pytest.raises(TypeError):
         x + "text"
+
+
+def test_fluent_methods_are_declared_on_the_operators():
+    from mxtorch.ops import registry
+    names = registry.fluent_operators()
+    assert {"sum", "flip", "reshape", "split", "sqrt"} <= set(names) and "negative" not in names
+    for name in names:
+        assert callable(getattr(mx.nd.NDArray, name)) and callable(getattr(mx.sym.Symbol, name)), name
+    assert registry.get_operator("reverse").fluent == "flip"
+    np.testing.assert_array_equal(mx.nd.array([1.0, 2.0]).flip(axis=0).asnumpy(), [2.0, 1.0])
+
+
+def test_amp_casts_and_plot_labels_are_operator_declarations():
+    from mxtorch.ops import registry
+    assert registry.get_operator("amp_cast").is_amp_cast and registry.get_operator("amp_multicast").is_amp_cast
+    assert not registry.get_operator("Cast").is_amp_cast
+    conv = registry.get_operator("Convolution")(kernel="(3, 3)", num_filter=8, stride="(2, 2)")
+    assert conv.plot_label("Convolution", "c0") == ("Convolution\n3x3/2x2, 8", "weighted")
+    # 4 input channels * 8 filters * 3 * 3 + 8 biases
+    assert conv.summary_parameters(4, None) == 4 * 8 * 9 + 8
+    assert registry.get_operator("Flatten")().plot_label("Flatten", "f0") == ("f0", "reshaping")

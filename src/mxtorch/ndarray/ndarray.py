@@ -88,7 +88,7 @@ class NDArray:
     ``shape`` is a tuple of ints, ``dtype`` a numpy scalar type (``numpy.float32``
     by default), ``context`` the Context.  Arithmetic with arrays and scalars
     broadcasts like MXNet's ``broadcast_*`` operators.  Besides the methods written
-    here, every name of ``register.FLUENT_OPERATORS`` is a method that calls the
+    here, every operator declared ``fluent`` in ``ops`` is a method that calls the
     registered operator of that name with this array first (``x.sum(axis=1)`` is
     ``mx.nd.sum(x, axis=1)``).  ``writable=False`` makes assignments raise MXNetError.
     """

@@ -276,8 +276,11 @@ class _Unary(Operator):
         return [type(self).function(inputs[0])]
 
 
+# unary functions that MXNet does not also give NDArray / Symbol as methods
+_NOT_FLUENT = ("negative", "softsign", "erf", "erfinv", "gamma", "gammaln", "logical_not")
+
 for _names, _function in _UNARY.items():
-    register(*_names)(type(_names[0], (_Unary,), {
+    register(*_names, fluent=_names[0] not in _NOT_FLUENT)(type(_names[0], (_Unary,), {
         "function": staticmethod(_function),
         "__doc__": f"Elementwise ``{_names[0]}`` of ``data`` (any shape)."}))
 

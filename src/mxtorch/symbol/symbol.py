@@ -450,7 +450,7 @@ class Symbol:
     __idiv__ = __itruediv__
 
     # -- fluent methods with their own argument conventions ---------------------------------------
-    # (the others, ``x.sum(axis=1)`` and so on, are generated from register.FLUENT_OPERATORS below)
+    # (the others, ``x.sum(axis=1)`` and so on, are generated from the operators declared fluent)
     def reshape(self, *args, **kwargs):
         """The ``Reshape`` operator on this symbol: ``x.reshape((2, -1))``, ``x.reshape(shape=...,
         reverse=True)``; several ints (``x.reshape(2, -1)``) are read as one shape."""
