@@ -295,7 +295,7 @@ class Executor:
                         monitor(name, NDArray(tensor.detach(), self._ctx))
         outputs = [values[i] for i in self._output_slots]
         for array, tensor in zip(self.outputs, outputs):
-            array._tensor = tensor.detach()
+            array.use_storage(tensor)
         self._recorded = (outputs, leaves) if need_grad else None
         return self.outputs
 
@@ -355,7 +355,7 @@ class Executor:
                 elif _can_adopt(grad, target._tensor, head_storage):
                     # 'write': take autograd's fresh buffer instead of copying it; every holder
                     # of the gradient NDArray (updater, kvstore, shared modules) sees it
-                    target._tensor = grad
+                    target.use_storage(grad)
                 else:
                     target._tensor.copy_(grad)
 

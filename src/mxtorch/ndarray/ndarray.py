@@ -391,6 +391,19 @@ class NDArray:
             self._tensor = self._tensor.detach().requires_grad_(True)
             self._tensor._mx_grad_owner = self
 
+    def use_storage(self, tensor):
+        """Hold the torch tensor ``tensor`` from now on instead of the current storage (no copy
+        when dtype and device agree; otherwise converted to this array's).  Every holder of this
+        NDArray object sees the new values: the executor hands its outputs and fresh gradients
+        over this way.  The tensor is detached from any recorded computation.  An mxtorch
+        extension (MXNet arrays could not change their memory)."""
+        tensor = tensor.detach()
+        current = self._tensor
+        if tensor.dtype != current.dtype or tensor.device != current.device:
+            tensor = tensor.to(device=current.device, dtype=current.dtype)
+        self._tensor = tensor
+        return self
+
     def detach(self):
         """An array sharing the data but cut from the recorded computation."""
         return NDArray(self._tensor.detach(), self._ctx)
