@@ -361,6 +361,12 @@ class DataParallelExecutorGroup:
                 _average_into(block, aux_params[name])
 
     # -- computation -----------------------------------------------------------------------------------
+    def _check_count(self, sources, what):
+        names = self._names(what)
+        if len(sources) > len(names):
+            raise MXNetError(f"forward: the batch has {len(sources)} {what} arrays, the module is bound with "
+                             f"{len(names)} {what} names {list(names)}")
+
     def _load(self, sources, targets, layouts, what):
         per_device_batch = bool(sources) and isinstance(sources[0], (list, tuple))
         if per_device_batch:
@@ -368,12 +374,12 @@ class DataParallelExecutorGroup:
                 raise MXNetError(f"forward: the batch has {what} for {len(sources)} contexts, the module "
                                  f"has {len(self.execs)}")
             for device, device_sources in enumerate(sources):
+                self._check_count(device_sources, what)
                 for name_index, source in enumerate(device_sources):
-                    if name_index >= len(targets):
-                        break
                     _, target = targets[name_index][device]
                     self._assign(source, target, self._names(what)[name_index])
             return
+        self._check_count(sources, what)
         for name_index, (source, device_targets) in enumerate(zip(sources, targets)):
             source = _as_ndarray(source)
             axis = layouts[name_index] if layouts else 0
