@@ -347,16 +347,6 @@ def test_load_mxnet_states_file(prefix):
     assert updater.get_states() == raw
 
 
-@pytest.mark.parametrize("prefix", checkpoint_prefixes())
-def test_fallback_raw_bytes_match_mxnet_records(prefix):
-    raw = open(os.path.join(CHECKPOINTS, f"{prefix}-0002.states"), "rb").read()
-    for state in states_format.loads_states(raw).values():
-        for array in state if isinstance(state, tuple) else (state,):
-            record = states_format._save_raw_bytes(array)
-            assert states_format._fallback_save_raw_bytes(array) == record
-            np.testing.assert_array_equal(states_format._fallback_load_raw_bytes(record).asnumpy(), array.asnumpy())
-
-
 def test_written_states_use_mxnet_globals_and_round_trip():
     updater = mx.optimizer.get_updater(mx.optimizer.Adam(learning_rate=0.1))
     weights = [mx.nd.ones((2, 3)), mx.nd.array([1.0, 2.0], dtype="float64")]

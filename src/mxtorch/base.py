@@ -13,11 +13,13 @@ import os
 import platform
 
 import numpy as np
+import torch
 
 __all__ = [
     "MXNetError", "MXNetValueError", "MXNetTypeError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
     "numeric_types", "integer_types", "mx_real_t", "py_str", "data_dir_default", "data_dir",
     "parse_bool", "parse_tuple", "format_value",
+    "BFLOAT16", "dtype_name", "torch_dtypes", "dtype_flag", "dtype_from_flag", "numpy_dtype", "numpy_type", "torch_dtype", "dtype_names",
 ]
 
 
@@ -154,7 +156,7 @@ def parse_tuple(text, name="value", element=int):
         if element is int:
             if isinstance(item, float) and not item.is_integer():
                 raise MXNetError(f"attribute {name!r}: expected integers, got {text!r}")
-            if not isinstance(item, (numbers.Number, np.generic)) or isinstance(item, bool) and False:
+            if not isinstance(item, (numbers.Number, np.generic)):
                 raise MXNetError(f"attribute {name!r}: expected integers, got {text!r}")
             result.append(int(item))
         else:
@@ -177,12 +179,111 @@ def format_value(value):
         return "True" if value else "False"
     if isinstance(value, (tuple, list)):
         return "(" + ", ".join(format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, np.dtype) and value == BFLOAT16:
+        return "bfloat16"
     if isinstance(value, np.dtype):
         return value.name
     if isinstance(value, type) and issubclass(value, np.generic):
         return np.dtype(value).name
+    if isinstance(value, torch.dtype):
+        return dtype_name(value)
     if isinstance(value, (np.integer,)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
         return repr(float(value))
     return str(value)
+
+
+# -- dtypes: MXNet's type flags, names, NumPy and torch types in one table ----------------------------
+BFLOAT16 = np.dtype([("bfloat16", "<u2")])
+"""MXNet 1.9.1's NumPy stand-in for bfloat16 (NumPy has none): a structured 16-bit dtype.  It is
+what ``infer_type`` and ``NDArray.dtype`` report for bfloat16, and it is accepted, like the
+string ``'bfloat16'``, wherever a dtype is."""
+
+# (mshadow type flag, name, NumPy dtype, torch dtype), in flag order
+_DTYPES = (
+    (0, "float32", np.dtype(np.float32), torch.float32),
+    (1, "float64", np.dtype(np.float64), torch.float64),
+    (2, "float16", np.dtype(np.float16), torch.float16),
+    (3, "uint8", np.dtype(np.uint8), torch.uint8),
+    (4, "int32", np.dtype(np.int32), torch.int32),
+    (5, "int8", np.dtype(np.int8), torch.int8),
+    (6, "int64", np.dtype(np.int64), torch.int64),
+    (7, "bool", np.dtype(np.bool_), torch.bool),
+    (8, "int16", np.dtype(np.int16), torch.int16),
+    (12, "bfloat16", BFLOAT16, torch.bfloat16),
+)
+# flags MXNet 1.9.1 defines but neither it nor mxtorch computes with
+UNSUPPORTED_DTYPE_FLAGS = {9: "uint16", 10: "uint32", 11: "uint64"}
+_BY_NAME = {name: (flag, name, numpy, torch_type) for flag, name, numpy, torch_type in _DTYPES}
+_BY_FLAG = {row[0]: row for row in _DTYPES}
+_BY_TORCH = {row[3]: row for row in _DTYPES}
+
+
+def torch_dtypes():
+    """The torch dtypes mxtorch computes with."""
+    return tuple(_BY_TORCH)
+
+
+def dtype_names():
+    """The dtype names mxtorch computes with, in MXNet's flag order."""
+    return [row[1] for row in _DTYPES]
+
+
+def _row(dtype):
+    if isinstance(dtype, torch.dtype):
+        row = _BY_TORCH.get(dtype)
+        if row is None:
+            raise MXNetError(f"dtype {dtype} is not supported; expected one of {dtype_names()}")
+        return row
+    if isinstance(dtype, str) and dtype.strip() in _BY_NAME:
+        return _BY_NAME[dtype.strip()]
+    if isinstance(dtype, np.dtype) and dtype == BFLOAT16:
+        return _BY_NAME["bfloat16"]
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        raise MXNetError(f"unknown dtype {dtype!r}; expected one of {dtype_names()}") from None
+    if name not in _BY_NAME or name == "bfloat16":
+        raise MXNetError(f"dtype {name} is not supported; expected one of {dtype_names()}")
+    return _BY_NAME[name]
+
+
+def dtype_name(dtype):
+    """MXNet's name (``'float32'``, ``'bfloat16'``, ...) of a dtype given as a name, NumPy type or
+    dtype (``BFLOAT16`` included) or torch dtype; MXNetError naming the accepted ones otherwise."""
+    return _row(dtype)[1]
+
+
+def dtype_flag(dtype):
+    """MXNet's type flag (0 float32, 1 float64, 2 float16, 3 uint8, 4 int32, 5 int8, 6 int64,
+    7 bool, 8 int16, 12 bfloat16) of a dtype in any accepted spelling."""
+    return _row(dtype)[0]
+
+
+def dtype_from_flag(flag):
+    """The name of MXNet type flag ``flag``; MXNetError for flags mxtorch does not compute with."""
+    try:
+        return _BY_FLAG[int(flag)][1]
+    except (KeyError, ValueError, TypeError):
+        known = UNSUPPORTED_DTYPE_FLAGS.get(flag)
+        detail = f" ({known}, which MXNet 1.9.1 could not compute with either)" if known else ""
+        raise MXNetError(f"unsupported dtype flag {flag!r}{detail}; expected one of "
+                         f"{sorted(_BY_FLAG)}") from None
+
+
+def numpy_dtype(dtype):
+    """The NumPy dtype of a dtype in any accepted spelling (``BFLOAT16`` for bfloat16)."""
+    return _row(dtype)[2]
+
+
+def numpy_type(dtype):
+    """What MXNet's Python API reports for a dtype: the NumPy scalar type (``numpy.float32``), or
+    the ``BFLOAT16`` dtype for bfloat16 (NumPy has no scalar type for it)."""
+    row = _row(dtype)
+    return row[2] if row[1] == "bfloat16" else row[2].type
+
+
+def torch_dtype(dtype):
+    """The torch dtype of a dtype in any accepted spelling."""
+    return _row(dtype)[3]

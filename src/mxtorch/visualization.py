@@ -87,29 +87,25 @@ def _format_row(fields, stops):
     return line
 
 
-def _layer_parameters(node, input_channels, shapes):
-    """Number of learned values of one layer, counted as MXNet's summary counts them.
+def _operators_by_name(symbol):
+    """``{node name: Operator}`` of the symbol's operator nodes: the declarations that say how
+    each is drawn and counted (``Operator.plot_label`` / ``summary_parameters``)."""
+    from .symbol.symbol import topological_order
+    return {node.name: node.op for node in topological_order(symbol._outputs) if node.op is not None}
+
+
+def _layer_parameters(node, operators, input_channels, shapes):
+    """Number of learned values of one layer, counted as MXNet's summary counts them (the
+    operator's ``summary_parameters``; 0 for operators that declare none).
 
     ``input_channels`` is the sum of axis 1 of the inputs that are layers (or the first
-    variable); it is 0 without shapes, so then only biases count for Convolution and
-    FullyConnected.  BatchNorm counts gamma and beta (2 x channels, needs shapes),
-    Embedding ``input_dim * output_dim``; every other operator 0.
+    variable); it is 0 without shapes.
     """
-    op, attrs = node["op"], node.get("attrs", {})
-    with_bias = not parse_bool(attrs.get("no_bias", "False"), "no_bias")
-    if op == "Convolution":
-        count = input_channels * int(attrs["num_filter"]) // int(attrs.get("num_group", "1"))
-        for size in _digits(attrs["kernel"]):
-            count *= int(size)
-        return count + (int(attrs["num_filter"]) if with_bias else 0)
-    if op == "FullyConnected":
-        return (input_channels + (1 if with_bias else 0)) * int(attrs["num_hidden"])
-    if op == "BatchNorm":
-        output = shapes.get(node["name"] + "_output") if shapes else None
-        return 2 * int(output[1]) if output is not None and len(output) > 1 else 0
-    if op == "Embedding":
-        return int(attrs["input_dim"]) * int(attrs["output_dim"])
-    return 0
+    op = operators.get(node["name"])
+    if op is None:
+        return 0
+    output = shapes.get(node["name"] + "_output") if shapes else None
+    return op.summary_parameters(input_channels, output)
 
 
 def print_summary(symbol, shape=None, line_length=120, positions=[.44, .64, .74, 1.]):
@@ -140,6 +136,7 @@ def print_summary(symbol, shape=None, line_length=120, positions=[.44, .64, .74,
     shapes = _internal_shapes(symbol, shape, "print_summary") if shape is not None else None
     graph = json.loads(symbol.tojson())
     nodes = graph["nodes"]
+    operators = _operators_by_name(symbol)
     # MXNet treats the numbers of the first head entry [node, output, version] as the set of
     # "head" nodes; node 0 (the first variable, normally 'data') is always among them, so it
     # is listed as a layer and as a previous layer.
@@ -169,7 +166,7 @@ def print_summary(symbol, shape=None, line_length=120, positions=[.44, .64, .74,
                 if source_shape is not None and len(source_shape) > 1:
                     input_channels += source_shape[1]
         shown = output_shape(index) if (node["op"] != "null" or index in head_numbers) else None
-        parameters = _layer_parameters(node, input_channels, shapes)
+        parameters = _layer_parameters(node, operators, input_channels, shapes)
         total += parameters
         lines.append(_format_row([f"{node['name']}({node['op']})", _joined_shape(shown[1:] if shown else ()),
                                   parameters, previous[0] if previous else ""], positions))
@@ -189,32 +186,19 @@ def _import_digraph():
     return Digraph
 
 
-def _node_label_and_color(node):
-    """``(label, fill colour)`` of an operator node in plot_network (MXNet's labels)."""
-    op, name, attrs = node["op"], node["name"], node.get("attrs", {})
-    if op == "Convolution":
-        stride = "x".join(_digits(attrs["stride"])) if "stride" in attrs else "1"
-        return f"Convolution\n{'x'.join(_digits(attrs['kernel']))}/{stride}, {attrs['num_filter']}", \
-            _WEIGHTED_LAYER_COLOR
-    if op == "FullyConnected":
-        return f"FullyConnected\n{attrs['num_hidden']}", _WEIGHTED_LAYER_COLOR
-    if op == "BatchNorm":
-        return name, _NORMALIZATION_COLOR
-    if op == "Activation":
-        return f"Activation\n{attrs['act_type']}", _ACTIVATION_COLOR
-    if op == "LeakyReLU":
-        return f"LeakyReLU\n{attrs.get('act_type', 'Leaky')}", _ACTIVATION_COLOR
-    if op == "Pooling":
-        kernel = "x".join(_digits(attrs["kernel"])) if "kernel" in attrs else "[]"
-        stride = "x".join(_digits(attrs["stride"])) if "stride" in attrs else "1"
-        return f"Pooling\n{attrs['pool_type']}, {kernel}/{stride}", _POOLING_COLOR
-    if op in ("Concat", "Flatten", "Reshape"):
-        return name, _RESHAPING_COLOR
-    if op == "Softmax":
-        return name, _SOFTMAX_COLOR
-    if op == "Custom":
-        return attrs["op_type"], _OTHER_COLOR
-    return name, _OTHER_COLOR
+_KIND_COLORS = {"weighted": _WEIGHTED_LAYER_COLOR, "activation": _ACTIVATION_COLOR,
+                "normalization": _NORMALIZATION_COLOR, "pooling": _POOLING_COLOR, "reshaping": _RESHAPING_COLOR,
+                "softmax": _SOFTMAX_COLOR, "other": _OTHER_COLOR}
+
+
+def _node_label_and_color(node, operators):
+    """``(label, fill colour)`` of an operator node in plot_network: the operator's
+    ``plot_label`` (MXNet's labels and colour groups)."""
+    op = operators.get(node["name"])
+    if op is None:
+        return node["name"], _OTHER_COLOR
+    label, kind = op.plot_label(node["op"], node["name"])
+    return label, _KIND_COLORS[kind]
 
 
 def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None, node_attrs={},
@@ -243,6 +227,7 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
     shapes = _internal_shapes(symbol, shape, "plot_network") if shape is not None else None
     dtypes = _internal_dtypes(symbol, dtype, "plot_network") if dtype is not None else None
     nodes = json.loads(symbol.tojson())["nodes"]
+    operators = _operators_by_name(symbol)
     names = [node["name"] for node in nodes]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
@@ -263,7 +248,7 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
                 continue
             label, attributes["shape"], attributes["fillcolor"] = node["name"], "oval", _INPUT_COLOR
         else:
-            label, attributes["fillcolor"] = _node_label_and_color(node)
+            label, attributes["fillcolor"] = _node_label_and_color(node, operators)
         dot.node(name=node["name"], label=label, **attributes)
 
     def output_key(source, output_index):
@@ -278,7 +263,8 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
     for node in nodes:
         if node["op"] == "null":
             continue
-        inputs = node["inputs"][:1] if node["op"] == "_contrib_BilinearResize2D" else node["inputs"]
+        op = operators.get(node["name"])
+        inputs = node["inputs"][:op.plot_input_count] if op is not None else node["inputs"]
         for source, output_index, *_ in inputs:
             source_name = nodes[source]["name"]
             if source_name in hidden:

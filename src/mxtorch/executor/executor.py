@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ops.registry import gradient_carrier
@@ -186,7 +186,7 @@ class Executor:
         if incomplete:
             raise MXNetError(f"simple_bind: cannot infer the shapes of {incomplete} from the given input shapes "
                              f"{shapes}; give them as keyword arguments")
-        types = {k: np.dtype(v) for k, v in (type_dict or {}).items()}
+        types = {k: numpy_dtype(v) for k, v in (type_dict or {}).items()}
         arg_types, _, aux_types = symbol.infer_type_partial(**{k: v for k, v in types.items()
                                                               if k in set(arg_names + aux_names)})
         arg_types = [t or np.float32 for t in arg_types]
@@ -205,7 +205,7 @@ class Executor:
         def reuse(source, name, shape, dtype):
             """``source[name]`` when it exists with this shape and dtype, else a new zero array."""
             existing = source.get(name)
-            if existing is not None and existing.shape == tuple(shape) and existing.dtype == np.dtype(dtype).type:
+            if existing is not None and existing.shape == tuple(shape) and numpy_dtype(existing.dtype) == numpy_dtype(dtype):
                 return existing
             context = placement.get(name, ctx)
             return NDArray(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device),
@@ -323,7 +323,7 @@ class Executor:
             self._execute(values, is_train)
         outputs = [values[i] for i in self._output_slots]
         for array, tensor in zip(self.outputs, outputs):
-            array._tensor = tensor.detach()
+            array.use_storage(tensor)
         self._recorded = (outputs, leaves) if need_grad else None
         # with a monitor, backward also reports each node's input gradients (MXNet's
         # ``<node>_backward_output<i>`` entries); keep the input tensors for that
@@ -442,7 +442,7 @@ class Executor:
                 elif _can_adopt(grad, target._tensor, head_storage):
                     # 'write': take autograd's fresh buffer instead of copying it; every holder
                     # of the gradient NDArray (updater, kvstore, shared modules) sees it
-                    target._tensor = grad
+                    target.use_storage(grad)
                 else:
                     target._tensor.copy_(grad)
 

@@ -20,7 +20,7 @@ import torch
 
 from ..base import MXNetError
 from ..executor import Executor
-from ..executor.executor import variable_contexts
+from ..executor.executor import normalize_grad_req, variable_contexts
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 
 __all__ = ["DataParallelExecutorGroup", "is_per_device_shapes"]
@@ -133,29 +133,23 @@ class DataParallelExecutorGroup:
         data_names = [x[0] for x in first_data]
         if not for_training:
             grad_req = "null"
-        if isinstance(grad_req, str):
-            self.grad_req = {}
+        if isinstance(grad_req, (list, tuple)):
+            self.grad_req = normalize_grad_req(grad_req, self.arg_names)
+        elif isinstance(grad_req, (str, dict)):
+            # a str applies to the parameters (not the fixed ones) and, with inputs_need_grad, to
+            # the data; a dict overrides those defaults ('write') by name
+            default = grad_req if isinstance(grad_req, str) else "write"
+            requests = {}
             for name in self.arg_names:
                 if name in self.param_names:
-                    self.grad_req[name] = "null" if name in self.fixed_param_names else grad_req
+                    requests[name] = "null" if name in self.fixed_param_names else default
                 elif name in data_names:
-                    self.grad_req[name] = grad_req if self.inputs_need_grad else "null"
+                    requests[name] = default if self.inputs_need_grad else "null"
                 else:
-                    self.grad_req[name] = "null"
-        elif isinstance(grad_req, (list, tuple)):
-            if len(grad_req) != len(self.arg_names):
-                raise MXNetError(f"grad_req list has {len(grad_req)} entries for {len(self.arg_names)} arguments")
-            self.grad_req = dict(zip(self.arg_names, grad_req))
-        elif isinstance(grad_req, dict):
-            self.grad_req = {}
-            for name in self.arg_names:
-                if name in self.param_names:
-                    self.grad_req[name] = "null" if name in self.fixed_param_names else "write"
-                elif name in data_names:
-                    self.grad_req[name] = "write" if self.inputs_need_grad else "null"
-                else:
-                    self.grad_req[name] = "null"
-            self.grad_req.update(grad_req)
+                    requests[name] = "null"
+            if isinstance(grad_req, dict):
+                requests.update(grad_req)
+            self.grad_req = normalize_grad_req(requests, self.arg_names)
         else:
             raise MXNetError(f"grad_req must be a str, list or dict, got {type(grad_req).__name__}")
         self.batch_size = None
@@ -400,6 +394,12 @@ class DataParallelExecutorGroup:
                 _average_into(block, aux_params[name])
 
     # -- computation -----------------------------------------------------------------------------------
+    def _check_count(self, sources, what):
+        names = self._names(what)
+        if len(sources) > len(names):
+            raise MXNetError(f"forward: the batch has {len(sources)} {what} arrays, the module is bound with "
+                             f"{len(names)} {what} names {list(names)}")
+
     def _load(self, sources, targets, layouts, what):
         per_device_batch = bool(sources) and isinstance(sources[0], (list, tuple))
         if per_device_batch:
@@ -407,12 +407,12 @@ class DataParallelExecutorGroup:
                 raise MXNetError(f"forward: the batch has {what} for {len(sources)} contexts, the module "
                                  f"has {len(self.execs)}")
             for device, device_sources in enumerate(sources):
+                self._check_count(device_sources, what)
                 for name_index, source in enumerate(device_sources):
-                    if name_index >= len(targets):
-                        break
                     _, target = targets[name_index][device]
                     self._assign(source, target, self._names(what)[name_index])
             return
+        self._check_count(sources, what)
         for name_index, (source, device_targets) in enumerate(zip(sources, targets)):
             source = _as_ndarray(source)
             axis = layouts[name_index] if layouts else 0
@@ -445,12 +445,8 @@ class DataParallelExecutorGroup:
         if source.shape != target.shape:
             raise MXNetError(f"forward: input {name!r} has shape {source.shape}, the executor is bound with "
                              f"{target.shape}")
-        tensor = source._tensor
-        if tensor.dtype == target._tensor.dtype and tensor.device == target._tensor.device:
-            target._tensor = tensor.detach()
-        else:
-            with torch.no_grad():
-                target._tensor = tensor.detach().to(device=target._tensor.device, dtype=target._tensor.dtype)
+        with torch.no_grad():
+            target.use_storage(source._tensor)
 
     def forward(self, data_batch, is_train=None):
         """Load the batch into every executor (sliced by context) and run forward.

@@ -15,6 +15,7 @@ import torch
 import torch.utils.dlpack
 
 from .. import autograd as _autograd
+from .. import base as _dtypes
 from ..base import MXNetError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
@@ -26,42 +27,25 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "lins
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "split_v2", "histogram", "from_numpy",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "CachedOp"]
 
-_NUMPY_TO_TORCH = {
-    np.dtype(np.float32): torch.float32,
-    np.dtype(np.float64): torch.float64,
-    np.dtype(np.float16): torch.float16,
-    np.dtype(np.uint8): torch.uint8,
-    np.dtype(np.int8): torch.int8,
-    np.dtype(np.int32): torch.int32,
-    np.dtype(np.int64): torch.int64,
-    np.dtype(np.bool_): torch.bool,
-    np.dtype(np.int16): torch.int16,
-}
-_TORCH_TO_NUMPY = {v: k for k, v in _NUMPY_TO_TORCH.items()}
-_TORCH_TO_NUMPY[torch.bfloat16] = np.dtype(np.float32)
-
-
 def to_numpy_dtype(dtype):
-    """Normalise a dtype given as str, numpy type, numpy dtype or torch dtype to a numpy dtype."""
+    """Normalise a dtype given as str, numpy type, numpy dtype or torch dtype to a numpy dtype
+    (``base.BFLOAT16`` for bfloat16, None for float32); MXNetError for unsupported dtypes."""
     if dtype is None:
         return np.dtype(np.float32)
-    if isinstance(dtype, torch.dtype):
-        return _TORCH_TO_NUMPY[dtype]
-    try:
-        result = np.dtype(dtype)
-    except TypeError:
-        raise MXNetError(f"unknown dtype {dtype!r}") from None
-    if result not in _NUMPY_TO_TORCH:
-        raise MXNetError(f"dtype {result.name} is not supported; expected one of "
-                         f"{sorted(d.name for d in _NUMPY_TO_TORCH)}")
-    return result
+    return _dtypes.numpy_dtype(dtype)
 
 
 def to_torch_dtype(dtype):
     """The torch dtype for an MXNet/numpy dtype given in any accepted spelling."""
     if isinstance(dtype, torch.dtype):
         return dtype
-    return _NUMPY_TO_TORCH[to_numpy_dtype(dtype)]
+    return _dtypes.torch_dtype(dtype)
+
+
+def _host_dtype(dtype):
+    """The NumPy dtype that holds values of ``dtype`` on the host (float32 for bfloat16)."""
+    result = to_numpy_dtype(dtype)
+    return np.dtype(np.float32) if result == _dtypes.BFLOAT16 else result
 
 
 def _unwrap(value):
@@ -104,7 +88,7 @@ class NDArray:
     ``shape`` is a tuple of ints, ``dtype`` a numpy scalar type (``numpy.float32``
     by default), ``context`` the Context.  Arithmetic with arrays and scalars
     broadcasts like MXNet's ``broadcast_*`` operators.  Besides the methods written
-    here, every name of ``register.FLUENT_OPERATORS`` is a method that calls the
+    here, every operator declared ``fluent`` in ``ops`` is a method that calls the
     registered operator of that name with this array first (``x.sum(axis=1)`` is
     ``mx.nd.sum(x, axis=1)``).  ``writable=False`` makes assignments raise MXNetError.
     """
@@ -131,7 +115,8 @@ class NDArray:
 
     @property
     def dtype(self):
-        return to_numpy_dtype(self._tensor.dtype).type
+        """The NumPy type (``numpy.float32``, ...); for bfloat16 MXNet's ``base.BFLOAT16`` dtype."""
+        return _dtypes.numpy_type(self._tensor.dtype)
 
     @property
     def context(self):
@@ -406,6 +391,19 @@ class NDArray:
             self._tensor = self._tensor.detach().requires_grad_(True)
             self._tensor._mx_grad_owner = self
 
+    def use_storage(self, tensor):
+        """Hold the torch tensor ``tensor`` from now on instead of the current storage (no copy
+        when dtype and device agree; otherwise converted to this array's).  Every holder of this
+        NDArray object sees the new values: the executor hands its outputs and fresh gradients
+        over this way.  The tensor is detached from any recorded computation.  An mxtorch
+        extension (MXNet arrays could not change their memory)."""
+        tensor = tensor.detach()
+        current = self._tensor
+        if tensor.dtype != current.dtype or tensor.device != current.device:
+            tensor = tensor.to(device=current.device, dtype=current.dtype)
+        self._tensor = tensor
+        return self
+
     def detach(self):
         """An array sharing the data but cut from the recorded computation."""
         return NDArray(self._tensor.detach(), self._ctx)
@@ -553,86 +551,67 @@ class NDArray:
         if not self.writable:
             raise MXNetError(f"{function}: the array is read-only (writable=False)")
 
-    def _binary(self, other, function):
-        if isinstance(other, NDArray):
-            other = other._tensor
-        elif isinstance(other, (numbers.Number, np.generic)):
-            other = _scalar(other, self._tensor)
-        elif isinstance(other, np.ndarray):
-            other = torch.from_numpy(other).to(self._tensor)
-        else:
-            return NotImplemented
-        try:
-            with _grad_mode():
-                return NDArray(function(self._tensor, other), self._ctx)
-        except RuntimeError as error:
-            shape = tuple(other.shape) if isinstance(other, torch.Tensor) else "a scalar"
-            raise MXNetError(f"NDArray arithmetic: operands of shapes {self.shape} and {shape} do not "
-                             f"broadcast ({error})") from None
+    # Python operators run the registered operators MXNet's NDArray dispatches to (``add`` and the
+    # other element-wise functions below: broadcast_* for two arrays, _*_scalar / _r*_scalar with
+    # a number); a numpy array operand is wrapped as an NDArray of this array's dtype.
+    def _operand(self, other):
+        if isinstance(other, (NDArray, numbers.Number, np.generic)):
+            return other
+        if isinstance(other, np.ndarray):
+            return NDArray(torch.from_numpy(np.ascontiguousarray(other)).to(self._tensor), self._ctx)
+        return NotImplemented
 
-    def _inplace(self, other, function):
+    def _apply(self, function, other, reflected=False):
+        other = self._operand(other)
+        if other is NotImplemented:
+            return other
+        return function(other, self) if reflected else function(self, other)
+
+    def _inplace(self, function, other):
+        """``self op= other``: the operator writes into this array (MXNet's ``out=self``)."""
         self._check_writable("in-place arithmetic")
-        result = self._binary(other, function)
+        result = self._apply(function, other)
         if result is NotImplemented:
             return result
         with torch.no_grad():
             self._tensor.copy_(result._tensor)
         return self
 
-    def __add__(self, other): return self._binary(other, torch.add)
-    def __radd__(self, other): return self._binary(other, torch.add)
-    def __sub__(self, other): return self._binary(other, torch.sub)
-    def __rsub__(self, other): return self._binary(other, lambda a, b: b - a)
-    def __mul__(self, other): return self._binary(other, torch.mul)
-    def __rmul__(self, other): return self._binary(other, torch.mul)
-    def __truediv__(self, other): return self._binary(other, _divide)
-    def __rtruediv__(self, other): return self._binary(other, lambda a, b: _divide(b, a))
+    def __add__(self, other): return self._apply(add, other)
+    def __radd__(self, other): return self._apply(add, other, True)
+    def __sub__(self, other): return self._apply(subtract, other)
+    def __rsub__(self, other): return self._apply(subtract, other, True)
+    def __mul__(self, other): return self._apply(multiply, other)
+    def __rmul__(self, other): return self._apply(multiply, other, True)
+    def __truediv__(self, other): return self._apply(divide, other)
+    def __rtruediv__(self, other): return self._apply(divide, other, True)
     __div__ = __truediv__
     __rdiv__ = __rtruediv__
-    def __mod__(self, other): return self._binary(other, torch.fmod)
-    def __rmod__(self, other): return self._binary(other, lambda a, b: torch.fmod(b, a))
-    def __pow__(self, other): return self._binary(other, torch.pow)
-    def __rpow__(self, other): return self._binary(other, lambda a, b: torch.pow(b, a))
-    def __iadd__(self, other): return self._inplace(other, torch.add)
-    def __isub__(self, other): return self._inplace(other, torch.sub)
-    def __imul__(self, other): return self._inplace(other, torch.mul)
-    def __itruediv__(self, other): return self._inplace(other, _divide)
+    def __mod__(self, other): return self._apply(modulo, other)
+    def __rmod__(self, other): return self._apply(modulo, other, True)
+    def __pow__(self, other): return self._apply(power, other)
+    def __rpow__(self, other): return self._apply(power, other, True)
+    def __iadd__(self, other): return self._inplace(add, other)
+    def __isub__(self, other): return self._inplace(subtract, other)
+    def __imul__(self, other): return self._inplace(multiply, other)
+    def __itruediv__(self, other): return self._inplace(divide, other)
     __idiv__ = __itruediv__
-    def __imod__(self, other): return self._inplace(other, torch.fmod)
+    def __imod__(self, other): return self._inplace(modulo, other)
 
     def __neg__(self):
-        with _grad_mode():
-            return NDArray(-self._tensor, self._ctx)
+        return _call("_mul_scalar", self, scalar=-1.0)
 
     def __abs__(self):
         return self.abs()
 
-    def _compare(self, other, function):
-        result = self._binary(other, function)
-        if result is NotImplemented:
-            return result
-        return NDArray(result._tensor.detach().to(self._tensor.dtype), self._ctx)
-
-    def __eq__(self, other): return self._compare(other, torch.eq)
-    def __ne__(self, other): return self._compare(other, torch.ne)
-    def __gt__(self, other): return self._compare(other, torch.gt)
-    def __ge__(self, other): return self._compare(other, torch.ge)
-    def __lt__(self, other): return self._compare(other, torch.lt)
-    def __le__(self, other): return self._compare(other, torch.le)
+    def __eq__(self, other): return self._apply(equal, other)
+    def __ne__(self, other): return self._apply(not_equal, other)
+    def __gt__(self, other): return self._apply(greater, other)
+    def __ge__(self, other): return self._apply(greater_equal, other)
+    def __lt__(self, other): return self._apply(lesser, other)
+    def __le__(self, other): return self._apply(lesser_equal, other)
 
     __hash__ = object.__hash__
-
-
-def _scalar(value, like):
-    """A python/numpy scalar as a 0-d tensor of ``like``'s dtype and device (MXNet casts scalars)."""
-    return torch.tensor(value, dtype=like.dtype, device=like.device) if not like.is_floating_point() \
-        else float(value)
-
-
-def _divide(a, b):
-    if isinstance(a, torch.Tensor) and not a.is_floating_point():
-        return torch.div(a, b, rounding_mode="trunc")
-    return torch.div(a, b)
 
 
 def from_torch(tensor, ctx=None):
@@ -664,7 +643,7 @@ def array(source_array, ctx=None, dtype=None):
     else:
         dtype = np.float32 if dtype is None else dtype
         try:
-            numpy_array = np.asarray(source_array, dtype=to_numpy_dtype(dtype))
+            numpy_array = np.asarray(source_array, dtype=_host_dtype(dtype))
         except (TypeError, ValueError) as error:
             raise MXNetError(f"array: cannot convert {type(source_array).__name__} to an array: {error}") from None
         tensor = torch.from_numpy(np.array(numpy_array, copy=True))
@@ -720,7 +699,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
     ``dtype``; ``infer_range`` is deprecated in MXNet and ignored."""
     ctx = _resolve_ctx(ctx)
     return _call("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=False,
-                 dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx))
+                 dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx))
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
@@ -728,14 +707,14 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
     ``endpoint=False``), through the ``_linspace`` operator; float32 unless ``dtype``."""
     ctx = _resolve_ctx(ctx)
     return _call("_linspace", start=start, stop=stop, num=num, endpoint=endpoint,
-                 dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx))
+                 dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx))
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     """An ``(N, M)`` matrix (``M=0``: ``(N, N)``) with ones on diagonal ``k`` (positive: above the
     main diagonal) and zeros elsewhere, through the ``_eye`` operator; float32 unless ``dtype``."""
     ctx = _resolve_ctx(ctx)
-    return _call("_eye", N=N, M=M, k=k, dtype=to_numpy_dtype(dtype or np.float32).name, ctx=str(ctx), **kwargs)
+    return _call("_eye", N=N, M=M, k=k, dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx), **kwargs)
 
 
 def concat(*arrays, dim=1, **kwargs):
@@ -1003,7 +982,7 @@ def from_dlpack(dlpack):
         tensor = torch.utils.dlpack.from_dlpack(dlpack)
     except (RuntimeError, TypeError, ValueError, BufferError) as error:
         raise MXNetError(f"from_dlpack: {error}") from None
-    if tensor.dtype not in _TORCH_TO_NUMPY:
+    if tensor.dtype not in _dtypes.torch_dtypes():
         raise MXNetError(f"from_dlpack: dtype {tensor.dtype} is not supported")
     return NDArray(tensor)
 

@@ -9,32 +9,17 @@ from ..base import MXNetError
 from ..ops import registry
 from .ndarray import NDArray
 
-__all__ = ["invoke", "install", "FLUENT_OPERATORS", "install_fluent_methods", "invoke_method",
+__all__ = ["invoke", "install", "install_fluent_methods", "invoke_method",
            "OperatorNamespace"]
 
-# Fluent methods shared by NDArray and Symbol: ``x.<name>(*args, **kwargs)`` is the operator
-# ``<name>`` with ``x`` as its first input (MXNet 1.9.1's list).  A class that defines one of
-# these names itself (NDArray.reshape, Symbol.flatten, ...) keeps its own definition.
-FLUENT_OPERATORS = (
-    "reshape", "reshape_like", "zeros_like", "ones_like", "broadcast_axes", "repeat", "pad", "swapaxes",
-    "split", "slice", "slice_axis", "slice_like", "take", "one_hot", "pick", "sort", "topk", "argsort",
-    "argmax", "argmax_channel", "argmin", "clip", "abs", "sign", "flatten", "shape_array", "size_array",
-    "expand_dims", "broadcast_to", "broadcast_like", "tile", "transpose", "flip", "depth_to_space",
-    "space_to_depth", "diag", "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm", "round",
-    "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "degrees",
-    "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "expm1", "log", "log10",
-    "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "reciprocal", "relu", "sigmoid", "softmax",
-    "log_softmax", "softmin", "squeeze",
-)
-
-
 def install_fluent_methods(cls, call, front):
-    """Give ``cls`` one method per name of ``FLUENT_OPERATORS`` that it does not define itself.
+    """Give ``cls`` one method per operator declared ``fluent`` (``register(..., fluent=True)``:
+    MXNet 1.9.1's list) that it does not define itself (NDArray.reshape, Symbol.flatten, ...).
 
     ``call(op_name, self, args, kwargs)`` runs or builds the operator; ``front`` ('mx.nd' or
     'mx.sym') only words the docstring.
     """
-    for op_name in FLUENT_OPERATORS:
+    for op_name in registry.fluent_operators():
         if op_name in cls.__dict__:
             continue
         setattr(cls, op_name, _fluent_method(op_name, call, front))
@@ -208,8 +193,6 @@ class _Namespace:
 def install(namespace):
     """Add a function for each registered operator name to ``namespace`` (a module dict)."""
     for op_name in registry.list_operators():
-        if op_name.startswith("_") and op_name.lower() != op_name and False:
-            continue
         if op_name in namespace and not getattr(namespace[op_name], "_generated", False) \
                 and not op_name.startswith("_"):
             continue

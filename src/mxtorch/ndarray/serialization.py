@@ -71,7 +71,8 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import (MXNetError, UNSUPPORTED_DTYPE_FLAGS, dtype_flag, dtype_names, numpy_dtype,
+                    torch_dtype)
 from ..context import cpu
 from .ndarray import NDArray
 
@@ -91,29 +92,15 @@ _AUXILIARY_COUNT = {STORAGE_DEFAULT: 0, STORAGE_ROW_SPARSE: 1, STORAGE_CSR: 2}
 # MXNet's device type ids (Context::DeviceType).
 _DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 
-# mshadow type flags -> numpy dtype of the stored bytes (little-endian).  bfloat16 is
-# stored as raw 16-bit words and turned into a torch.bfloat16 tensor.
-_FLAG_TO_NUMPY = {
-    0: np.dtype("<f4"),
-    1: np.dtype("<f8"),
-    2: np.dtype("<f2"),
-    3: np.dtype("u1"),
-    4: np.dtype("<i4"),
-    5: np.dtype("i1"),
-    6: np.dtype("<i8"),
-    7: np.dtype("?"),
-    8: np.dtype("<i2"),
-    12: np.dtype("<u2"),
-}
-_BFLOAT16_FLAG = 12
-_UNSUPPORTED_FLAGS = {9: "uint16", 10: "uint32", 11: "uint64"}
-_FLAG_NAMES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
-               6: "int64", 7: "bool", 8: "int16", 12: "bfloat16", **_UNSUPPORTED_FLAGS}
-_TORCH_TO_FLAG = {
-    torch.float32: 0, torch.float64: 1, torch.float16: 2, torch.uint8: 3, torch.int32: 4,
-    torch.int8: 5, torch.int64: 6, torch.bool: 7, torch.int16: 8, torch.bfloat16: 12,
-}
-_INTEGER_FLAGS = {3, 4, 5, 6, 8}
+# mshadow type flags (the table in base) -> numpy dtype of the stored bytes (little-endian).
+# bfloat16 is stored as raw 16-bit words and turned into a torch.bfloat16 tensor.
+_BFLOAT16_FLAG = dtype_flag("bfloat16")
+_FLAG_TO_NUMPY = {dtype_flag(name): (np.dtype("<u2") if name == "bfloat16" else numpy_dtype(name).newbyteorder("<"))
+                  for name in dtype_names()}
+_UNSUPPORTED_FLAGS = UNSUPPORTED_DTYPE_FLAGS
+_FLAG_NAMES = {**{dtype_flag(name): name for name in dtype_names()}, **_UNSUPPORTED_FLAGS}
+_TORCH_TO_FLAG = {torch_dtype(name): dtype_flag(name) for name in dtype_names()}
+_INTEGER_FLAGS = {flag for flag, name in _FLAG_NAMES.items() if name.startswith(("int", "uint")) and flag in _FLAG_TO_NUMPY}
 
 _UINT32 = struct.Struct("<I")
 _INT32 = struct.Struct("<i")

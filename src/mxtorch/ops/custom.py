@@ -102,6 +102,9 @@ class Custom(Operator):
     registered or when the prop's inference returns malformed or conflicting shapes.
     """
 
+    def plot_label(self, op_name, node_name):
+        return self.attrs["op_type"], "other"
+
     op_type = Attr(Str, required=True)
 
     def __init__(self, attrs=None, **kwargs):

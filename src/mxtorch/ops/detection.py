@@ -1143,6 +1143,8 @@ class BilinearResize2D(Operator):
     output axis of size 1 then reads index 0 (MXNet's rule).  Gradients flow to data.
     """
 
+    plot_input_count = 1   # mx.viz draws only the data edge (as MXNet's plot_network)
+
     height = Attr(Int, default=1)
     width = Attr(Int, default=1)
     scale_height = Attr(optional(Float), default=None)

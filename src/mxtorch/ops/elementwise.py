@@ -7,6 +7,8 @@ operators return 0/1 in the input dtype and have zero gradients, as in MXNet.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from .registry import Attr, Operator, register, Float, Bool, Int, merge_shape
@@ -93,7 +95,7 @@ def broadcast_shapes(lhs, rhs, where):
 
 def MXNetErrorShape(where, lhs, rhs):
     from ..base import MXNetError
-    return MXNetError(f"{where}: operands of shapes {tuple(lhs)} and {tuple(rhs)} cannot be broadcast together")
+    return MXNetError(f"{where}: operands of shapes {tuple(lhs)} and {tuple(rhs)} do not broadcast together")
 
 
 class _Broadcast(_Binary):
@@ -162,7 +164,9 @@ class _Scalar(Operator):
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
-        scalar = self.scalar if data.is_floating_point() else torch.tensor(self.scalar, dtype=torch.float64)
+        # MXNet converts the scalar to the array's dtype first: int32 array * 0.5 multiplies by 0
+        scalar = self.scalar if data.is_floating_point() else \
+            torch.tensor(math.trunc(self.scalar), dtype=data.dtype, device=data.device)
         result = type(self).function(data, scalar)
         if isinstance(result, torch.Tensor) and result.dtype != data.dtype:
             result = result.to(data.dtype)
@@ -272,8 +276,11 @@ class _Unary(Operator):
         return [type(self).function(inputs[0])]
 
 
+# unary functions that MXNet does not also give NDArray / Symbol as methods
+_NOT_FLUENT = ("negative", "softsign", "erf", "erfinv", "gamma", "gammaln", "logical_not")
+
 for _names, _function in _UNARY.items():
-    register(*_names)(type(_names[0], (_Unary,), {
+    register(*_names, fluent=_names[0] not in _NOT_FLUENT)(type(_names[0], (_Unary,), {
         "function": staticmethod(_function),
         "__doc__": f"Elementwise ``{_names[0]}`` of ``data`` (any shape)."}))
 

@@ -49,7 +49,7 @@ class _IndexTypes:
         return types, [dtype], []
 
 
-@register("take")
+@register("take", fluent=True)
 class Take(_IndexTypes, Operator):
     """Elements of ``a`` at positions ``indices`` along ``axis``: output shape
     ``a.shape[:axis] + indices.shape + a.shape[axis + 1:]``.  ``mode``: 'clip' (default)
@@ -108,7 +108,7 @@ class BatchTake(_IndexTypes, Operator):
         return [rows.gather(1, index).reshape(indices.shape)]
 
 
-@register("pick", "choose_element_0index")
+@register("pick", "choose_element_0index", fluent=True)
 class Pick(_IndexTypes, Operator):
     """``data`` picked at ``index`` along ``axis``: ``index`` has the shape of ``data``
     without ``axis`` (or with size 1 there); ``keepdims`` keeps the axis with size 1.
@@ -213,7 +213,7 @@ class ScatterND(_IndexTypes, Operator):
         return [out.index_put(keys, data)]
 
 
-@register("one_hot")
+@register("one_hot", fluent=True)
 class OneHot(Operator):
     """``indices.shape + (depth,)`` array holding ``on_value`` at each index and
     ``off_value`` elsewhere, in ``dtype`` (float32).  Rows whose index is outside
@@ -265,7 +265,7 @@ class _AxisOrNone:
         return tuple(shape), normalize_axis(self, self.axis, len(shape))
 
 
-@register("topk")
+@register("topk", fluent=True)
 class TopK(_AxisOrNone, Operator):
     """The ``k`` largest (smallest with ``is_ascend``) elements along ``axis`` (None: the
     flattened array; ``k < 1``: all, sorted).  ``ret_typ``: 'indices' (default, in ``dtype``,
@@ -331,7 +331,7 @@ class TopK(_AxisOrNone, Operator):
         return [picked, positions]
 
 
-@register("sort")
+@register("sort", fluent=True)
 class Sort(_AxisOrNone, Operator):
     """``data`` sorted along ``axis`` (None: flattened), ascending unless ``is_ascend=False``;
     stable (ties keep their order)."""
@@ -352,7 +352,7 @@ class Sort(_AxisOrNone, Operator):
         return [data.gather(axis, indices)]
 
 
-@register("argsort")
+@register("argsort", fluent=True)
 class Argsort(Sort):
     """Positions that sort ``data`` along ``axis`` (stable), in ``dtype`` (float32)."""
 
@@ -397,7 +397,7 @@ class _ArgReduce(Operator):
         return [result.to(data.dtype).reshape(self._out(tuple(data.shape)))]
 
 
-@register("argmax")
+@register("argmax", fluent=True)
 class Argmax(_ArgReduce):
     """Position of the largest element along ``axis`` (None: in the flattened array; output
     ``(1,)``), in the input dtype (float32 for float32 data); the first one on ties."""
@@ -405,7 +405,7 @@ class Argmax(_ArgReduce):
     function = staticmethod(torch.argmax)
 
 
-@register("argmin")
+@register("argmin", fluent=True)
 class Argmin(_ArgReduce):
     """Position of the smallest element along ``axis`` (None: in the flattened array), in the
     input dtype; the first one on ties."""
@@ -413,7 +413,7 @@ class Argmin(_ArgReduce):
     function = staticmethod(torch.argmin)
 
 
-@register("argmax_channel")
+@register("argmax_channel", fluent=True)
 class ArgmaxChannel(Operator):
     """Position of the largest element along axis 1 (the channel axis of ``(batch, channel,
     ...)``; the last axis of a matrix), in the input dtype."""

@@ -57,6 +57,10 @@ class SoftmaxOutput(_LabelledLossHead):
     ``smooth_alpha`` spreads ``alpha / (classes - 1)`` onto the other classes.
     """
 
+    def plot_label(self, op_name, node_name):
+        # MXNet's plot_network colours only nodes written as "Softmax"
+        return node_name, "softmax" if op_name == "Softmax" else "other"
+
     grad_scale = Attr(Float, default=1.0)
     ignore_label = Attr(Float, default=-1.0)
     multi_output = Attr(Bool, default=False)

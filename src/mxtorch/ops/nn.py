@@ -71,6 +71,12 @@ class FullyConnected(Operator):
     bias ``(num_hidden,)``.
     """
 
+    def plot_label(self, op_name, node_name):
+        return f"{op_name}\n{self.num_hidden}", "weighted"
+
+    def summary_parameters(self, input_channels, output_shape):
+        return (input_channels + (0 if self.no_bias else 1)) * self.num_hidden
+
     num_hidden = Attr(Int, required=True)
     no_bias = Attr(Bool, default=False)
     flatten = Attr(Bool, default=True)
@@ -154,6 +160,16 @@ class Convolution(_ConvolutionBase):
     size ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
     """
 
+    def plot_label(self, op_name, node_name):
+        stride = "x".join(self.attr_digits("stride")) if "stride" in self.attrs else "1"
+        return f"{op_name}\n{'x'.join(self.attr_digits('kernel'))}/{stride}, {self.num_filter}", "weighted"
+
+    def summary_parameters(self, input_channels, output_shape):
+        count = input_channels * self.num_filter // self.num_group
+        for size in self.kernel:
+            count *= size
+        return count + (0 if self.no_bias else self.num_filter)
+
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
         ndim = len(self.kernel)
@@ -201,6 +217,11 @@ class Pooling(Operator):
     avg + 'full' data gradient is not always the gradient of its forward: it mirrors
     MXNet's oneDNN backward (see ``_onednn_full_average_backward``).
     """
+
+    def plot_label(self, op_name, node_name):
+        kernel = "x".join(self.attr_digits("kernel")) if "kernel" in self.attrs else "[]"
+        stride = "x".join(self.attr_digits("stride")) if "stride" in self.attrs else "1"
+        return f"{op_name}\n{self.pool_type}, {kernel}/{stride}", "pooling"
 
     distinct_names = ("Pooling_v1",)
 
@@ -376,6 +397,9 @@ class Activation(Operator):
     """Elementwise activation ``act_type``: relu, sigmoid, tanh, softrelu (log(1 + e^x)),
     softsign (x / (1 + |x|)), log_sigmoid, mish.  Any shape."""
 
+    def plot_label(self, op_name, node_name):
+        return f"{op_name}\n{self.act_type}", "activation"
+
     act_type = Attr(Choice(*_ACTIVATIONS), required=True)
 
     def forward(self, is_train, inputs, aux):
@@ -395,6 +419,13 @@ class BatchNorm(Operator):
     normalises with the moving statistics in training too.  ``output_mean_var`` adds the
     mean and the inverse standard deviation ``1 / sqrt(var + eps)`` as outputs.
     """
+
+    def plot_label(self, op_name, node_name):
+        return node_name, "normalization"
+
+    def summary_parameters(self, input_channels, output_shape):
+        """gamma and beta (needs the output shape)."""
+        return 2 * int(output_shape[1]) if output_shape is not None and len(output_shape) > 1 else 0
 
     eps = Attr(Float, default=1e-3)
     momentum = Attr(Float, default=0.9)
@@ -561,6 +592,9 @@ class LeakyReLU(Operator):
       slopes used (MXNet left it uninitialised in inference; mxtorch fills in the mean).
     """
 
+    def plot_label(self, op_name, node_name):
+        return f"{op_name}\n{self.attrs.get('act_type', 'Leaky')}", "activation"
+
     act_type = Attr(Choice("elu", "gelu", "leaky", "prelu", "rrelu", "selu"), default="leaky")
     slope = Attr(Float, default=0.25)
     lower_bound = Attr(Float, default=0.125)
@@ -644,6 +678,9 @@ class Embedding(Operator):
     argument has no gradient: a backward pass that asks for one raises MXNetError, as MXNet
     did.  ``sparse_grad`` is accepted; mxtorch always produces a dense weight gradient.
     """
+
+    def summary_parameters(self, input_channels, output_shape):
+        return self.input_dim * self.output_dim
 
     input_dim = Attr(Int, required=True)
     output_dim = Attr(Int, required=True)

@@ -69,7 +69,7 @@ class _Reduce(Operator):
         raise NotImplementedError
 
 
-@register("sum", "sum_axis")
+@register("sum", "sum_axis", fluent=True)
 class Sum(_Reduce):
     """Sum over ``axis``."""
 
@@ -77,7 +77,7 @@ class Sum(_Reduce):
         return data.sum(dim=axes)
 
 
-@register("mean")
+@register("mean", fluent=True)
 class Mean(_Reduce):
     """Mean over ``axis`` (integer inputs: the sum divided with truncation)."""
 
@@ -88,7 +88,7 @@ class Mean(_Reduce):
         return torch.div(data.sum(dim=axes), count, rounding_mode="trunc")
 
 
-@register("prod")
+@register("prod", fluent=True)
 class Prod(_Reduce):
     """Product over ``axis``.  Its gradient is exact at zeros (MXNet divided by the input and
     returned NaN there)."""
@@ -100,7 +100,7 @@ class Prod(_Reduce):
         return result
 
 
-@register("nansum")
+@register("nansum", fluent=True)
 class NanSum(_Reduce):
     """Sum over ``axis`` treating NaN as 0 (NaN positions get zero gradient)."""
 
@@ -110,7 +110,7 @@ class NanSum(_Reduce):
         return torch.where(torch.isnan(data), torch.zeros_like(data), data).sum(dim=axes)
 
 
-@register("nanprod")
+@register("nanprod", fluent=True)
 class NanProd(_Reduce):
     """Product over ``axis`` treating NaN as 1 (NaN positions get zero gradient)."""
 
@@ -142,21 +142,21 @@ class _Extreme(_Reduce):
         return [out_grads[0].reshape(kept) * tied]
 
 
-@register("max", "max_axis")
+@register("max", "max_axis", fluent=True)
 class Max(_Extreme):
     """Maximum over ``axis``; every element equal to the maximum receives the head gradient."""
 
     function = staticmethod(torch.amax)
 
 
-@register("min", "min_axis")
+@register("min", "min_axis", fluent=True)
 class Min(_Extreme):
     """Minimum over ``axis``; every element equal to the minimum receives the head gradient."""
 
     function = staticmethod(torch.amin)
 
 
-@register("norm")
+@register("norm", fluent=True)
 class Norm(Operator):
     """L1 (``ord=1``: sum of absolute values) or L2 (``ord=2``, default) norm over ``axis``
     (None: every element), result in ``out_dtype`` (default: the input dtype).  The L2
@@ -223,7 +223,7 @@ class _SoftmaxBase(Operator):
         return torch_dtype(self.dtype) if self.dtype else data.dtype
 
 
-@register("softmax")
+@register("softmax", fluent=True)
 class Softmax(_SoftmaxBase):
     """``exp(x / T) / sum(exp(x / T))`` along ``axis`` (default -1), ``T = temperature``
     (default 1), result in ``dtype`` (default: the input dtype).  With ``use_length`` a
@@ -280,7 +280,7 @@ class _SoftmaxWithoutLength(_SoftmaxBase):
         return [self._normalize(self._logits(data), axis).to(self._out_dtype(data))]
 
 
-@register("log_softmax")
+@register("log_softmax", fluent=True)
 class LogSoftmax(_SoftmaxWithoutLength):
     """``log(softmax(x / T))`` along ``axis``, computed stably; result in ``dtype``."""
 
@@ -288,7 +288,7 @@ class LogSoftmax(_SoftmaxWithoutLength):
         return torch.log_softmax(logits, dim=axis)
 
 
-@register("softmin")
+@register("softmin", fluent=True)
 class Softmin(_SoftmaxWithoutLength):
     """``softmax(-x / T)`` along ``axis``; result in ``dtype``."""
 

@@ -13,15 +13,16 @@ dimension (MXNet 1.x's convention) or ``None`` when nothing is known.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import torch
 
-from ..base import MXNetError, parse_bool, parse_tuple, format_value
+from ..base import MXNetError, parse_bool, parse_tuple, format_value, dtype_name
 
 __all__ = ["Attr", "Operator", "register", "get_operator", "list_operators", "REQUIRED",
            "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "optional", "Choice",
-           "known", "merge_shape", "OperatorSchemaError"]
+           "known", "merge_shape", "OperatorSchemaError", "fluent_operators"]
 
 
 class _Required:
@@ -86,14 +87,10 @@ def FloatTuple(value, name):
 
 
 def Dtype(value, name):
-    if value is None:
+    """MXNet's dtype name (``'float32'``, ``'bfloat16'``, ...) from any spelling base accepts."""
+    if value is None or (isinstance(value, str) and value.strip() == "None"):
         return None
-    if isinstance(value, str):
-        text = value.strip()
-        if text == "None":
-            return None
-        return np.dtype(text).name
-    return np.dtype(value).name
+    return dtype_name(value)
 
 
 def optional(parser):
@@ -149,11 +146,15 @@ class Attr:
 _REGISTRY = {}
 
 
-def register(name, *aliases):
-    """Class decorator: register an Operator under ``name`` and its ``aliases``."""
+def register(name, *aliases, fluent=False):
+    """Class decorator: register an Operator under ``name`` and its ``aliases``.
+
+    ``fluent``: the operator is also a method of NDArray and Symbol (``x.sum(axis=1)``) under
+    ``name`` (True) or under the alias given."""
     def decorate(cls):
         cls.name = name
         cls.aliases = tuple(aliases)
+        cls.fluent = (name if fluent is True else fluent) or None
         schema = {}
         for klass in reversed(cls.__mro__):
             for key, value in vars(klass).items():
@@ -179,6 +180,11 @@ def get_operator(name):
 def list_operators():
     """All registered names, aliases included."""
     return sorted(_REGISTRY)
+
+
+def fluent_operators():
+    """The names under which operators declared ``fluent`` are NDArray / Symbol methods."""
+    return sorted({cls.fluent for cls in _REGISTRY.values() if cls.fluent})
 
 
 def known(shape):
@@ -227,7 +233,8 @@ class Operator:
 
     Callers run an operator with :meth:`apply`, never ``forward`` directly.
 
-    ``is_loss`` marks the ``*Output`` heads whose backward ignores head gradients.
+    ``is_loss`` marks the ``*Output`` heads whose backward ignores head gradients;
+    ``is_amp_cast`` the casts MXNet's AMP pass inserts (``tojson(remove_amp_cast=True)`` drops them).
     ``variadic`` operators take any number of inputs, counted by ``num_args``.
     ``distinct_names``: aliases that are separate operators in MXNet (``Convolution_v1``);
     a node created under one is written back to JSON under that name (``json_name``).
@@ -237,6 +244,8 @@ class Operator:
     aliases = ()
     schema = {}
     is_loss = False
+    is_amp_cast = False
+    fluent = None
     variadic = False
     hint = None
     distinct_names = ()
@@ -334,6 +343,25 @@ class Operator:
         for position, carrier in zip(info["integer_outputs"], results[info["outputs"]:]):
             outputs[position]._mx_declared_gradient_carrier = carrier
         return outputs
+
+    # -- how mx.viz draws and counts the node ----------------------------------------------------
+    plot_input_count = None
+    """How many inputs ``mx.viz.plot_network`` draws edges from (None: all)."""
+
+    def plot_label(self, op_name, node_name):
+        """``(label, kind)`` of this node in ``mx.viz.plot_network``; kind is one of 'weighted',
+        'activation', 'normalization', 'pooling', 'reshaping', 'softmax', 'other' (the colour).
+        ``op_name`` is the name the node is written under in JSON."""
+        return node_name, "other"
+
+    def summary_parameters(self, input_channels, output_shape):
+        """Learned values ``mx.viz.print_summary`` counts for this layer, given the summed axis-1
+        size of its layer inputs (0 without shapes) and its output shape (None without)."""
+        return 0
+
+    def attr_digits(self, key):
+        """The numbers written in a given tuple attribute: ``"(3, 3)"`` -> ``['3', '3']``."""
+        return re.findall(r"\d+", self.attrs[key])
 
     # -- misc -------------------------------------------------------------------------------
     def __repr__(self):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .. import base as base_dtypes
 from ..base import MXNetError
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, OptionalShape, Dtype, optional, known,
                        merge_shape, product, Choice)
@@ -12,9 +13,12 @@ from .shape_codes import infer_reshape
 __all__ = []
 
 
-@register("Flatten", "flatten")
+@register("Flatten", "flatten", fluent="flatten")
 class Flatten(Operator):
     """``(batch, d1, d2, ...)`` -> ``(batch, d1 * d2 * ...)``."""
+
+    def plot_label(self, op_name, node_name):
+        return node_name, "reshaping"
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
@@ -31,13 +35,16 @@ class Flatten(Operator):
         return [data.reshape(data.shape[0], -1) if data.dim() else data.reshape(1, 1)]
 
 
-@register("Reshape", "reshape")
+@register("Reshape", "reshape", fluent="reshape")
 class Reshape(Operator):
     """Reshape with MXNet's codes (0 copy, -1 infer, -2 rest, -3 merge, -4 split),
     matched from the right when ``reverse``.  ``target_shape`` (deprecated) is honoured
     too.  Unlike MXNet's shape inference, a target whose element count differs from the
     input raises MXNetError.
     """
+
+    def plot_label(self, op_name, node_name):
+        return node_name, "reshaping"
 
     shape = Attr(Shape, default=())
     reverse = Attr(Bool, default=False)
@@ -73,6 +80,9 @@ class Reshape(Operator):
 @register("Concat", "concat")
 class Concat(Operator):
     """Join ``num_args`` arrays along ``dim`` (default 1); the other axes must agree."""
+
+    def plot_label(self, op_name, node_name):
+        return node_name, "reshaping"
 
     variadic = True
     num_args = Attr(Int, required=True)
@@ -198,21 +208,14 @@ class Full(_Constant):
 
 
 # -- helpers shared by the tensor, indexing, reduction and sequence operators ---------------------
-_TORCH_DTYPES = {
-    "float16": torch.float16, "float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
-    "uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64,
-    "bool": torch.bool,
-}
-
-
 def torch_dtype(name):
-    """The torch dtype for an MXNet dtype name ('float32', 'int32', ...)."""
-    return _TORCH_DTYPES[np.dtype(name).name if name != "bfloat16" else "bfloat16"]
+    """The torch dtype for an MXNet dtype name ('float32', 'int32', 'bfloat16', ...)."""
+    return base_dtypes.torch_dtype(name)
 
 
 def numpy_dtype(name):
-    """The numpy dtype for an MXNet dtype name; bfloat16 is reported as float32 (numpy has none)."""
-    return np.dtype("float32" if name == "bfloat16" else name)
+    """The numpy dtype for an MXNet dtype name (MXNet's ``BFLOAT16`` stand-in for bfloat16)."""
+    return base_dtypes.numpy_dtype(name)
 
 
 def normalize_axis(op, axis, ndim, argument="axis", extra=0):
@@ -244,7 +247,7 @@ class _Unary(Operator):
         return data
 
 
-@register("reshape_like")
+@register("reshape_like", fluent=True)
 class ReshapeLike(Operator):
     """Reshape ``lhs`` to the shape of ``rhs`` (same element count).
 
@@ -295,7 +298,7 @@ class ReshapeLike(Operator):
         return [lhs.reshape(self.target(tuple(lhs.shape), tuple(rhs.shape)))]
 
 
-@register("transpose")
+@register("transpose", fluent=True)
 class Transpose(Operator):
     """Permute the axes of ``data``: output axis i is input axis ``axes[i]``; empty ``axes``
     (the default) reverses them."""
@@ -330,7 +333,7 @@ class Transpose(Operator):
         return [data.permute(*self._axes(data.dim()))]
 
 
-@register("SwapAxis", "swapaxes")
+@register("SwapAxis", "swapaxes", fluent="swapaxes")
 class SwapAxis(_Unary):
     """Exchange axes ``dim1`` and ``dim2`` of ``data``."""
 
@@ -350,7 +353,7 @@ class SwapAxis(_Unary):
         return [data.transpose(self.dim1, self.dim2)]
 
 
-@register("expand_dims")
+@register("expand_dims", fluent=True)
 class ExpandDims(_Unary):
     """Insert a size-1 axis at position ``axis`` (in ``[-ndim-1, ndim]``)."""
 
@@ -365,7 +368,7 @@ class ExpandDims(_Unary):
         return [data.reshape(self.output_shape(tuple(data.shape)))]
 
 
-@register("squeeze")
+@register("squeeze", fluent=True)
 class Squeeze(_Unary):
     """Remove size-1 axes: all of them (``axis=None``) or those listed in ``axis`` (each must
     have size 1).  A result with no axes left has shape ``(1,)``, as in MXNet."""
@@ -427,7 +430,7 @@ class Stack(Operator):
         return [torch.stack(list(inputs), dim=axis)]
 
 
-@register("SliceChannel", "split")
+@register("SliceChannel", "split", fluent="split")
 class SliceChannel(Operator):
     """Split ``data`` into ``num_outputs`` equal parts along ``axis`` (default 1); outputs
     ``output0``, ``output1``, ...  With ``squeeze_axis`` the split axis (which must then
@@ -504,7 +507,7 @@ def _slice_indices(op, size, begin, end, step):
     return slice(begin, end, step).indices(size)
 
 
-@register("slice", "crop")
+@register("slice", "crop", fluent=True)
 class Slice(_Unary):
     """``data[begin[0]:end[0]:step[0], begin[1]:...]``: ``None`` entries take the defaults
     (the whole axis, in the direction of ``step``); negative values count from the end;
@@ -553,7 +556,7 @@ def _take_range(data, axis, begin, end, step):
     return data.index_select(axis, positions)
 
 
-@register("slice_axis")
+@register("slice_axis", fluent=True)
 class SliceAxis(_Unary):
     """``data`` sliced along one ``axis`` from ``begin`` to ``end`` (None: the end);
     negative values count from the end."""
@@ -582,7 +585,7 @@ class SliceAxis(_Unary):
         return [data.narrow(axis, b, e - b)]
 
 
-@register("slice_like")
+@register("slice_like", fluent=True)
 class SliceLike(Operator):
     """``data`` sliced from the start to the shape of ``shape_like`` on ``axes`` (default: all
     axes of ``shape_like``, which must not be larger).  ``shape_like`` gets no gradient."""
@@ -625,7 +628,7 @@ class SliceLike(Operator):
         return [data[tuple(slice(0, size) for size in target)]]
 
 
-@register("tile")
+@register("tile", fluent=True)
 class Tile(_Unary):
     """Repeat ``data`` ``reps`` times per axis (numpy.tile: the shorter of ``reps`` and the
     shape is padded with leading ones)."""
@@ -680,7 +683,7 @@ def kahan_sum(values):
     return total
 
 
-@register("repeat")
+@register("repeat", fluent=True)
 class Repeat(_Unary):
     """Repeat each element ``repeats`` times along ``axis``; ``axis=None`` flattens first."""
 
@@ -705,7 +708,7 @@ class Repeat(_Unary):
         return [data.repeat_interleave(self.repeats, dim=axis)]
 
 
-@register("reverse", "flip")
+@register("reverse", "flip", fluent="flip")
 class Reverse(_Unary):
     """Reverse the order of the elements of ``data`` along each axis in ``axis``."""
 
@@ -741,7 +744,7 @@ class Cast(_Unary):
         return [out_grads[0].to(inputs[0].dtype)]
 
 
-@register("zeros_like")
+@register("zeros_like", fluent=True)
 class ZerosLike(Operator):
     """An array of zeros with the shape and dtype of ``data`` (no gradient flows back)."""
 
@@ -749,7 +752,7 @@ class ZerosLike(Operator):
         return [torch.zeros_like(inputs[0]).detach()]
 
 
-@register("ones_like")
+@register("ones_like", fluent=True)
 class OnesLike(Operator):
     """An array of ones with the shape and dtype of ``data`` (no gradient flows back)."""
 
@@ -757,7 +760,7 @@ class OnesLike(Operator):
         return [torch.ones_like(inputs[0]).detach()]
 
 
-@register("shape_array")
+@register("shape_array", fluent=True)
 class ShapeArray(_Unary):
     """The shape of ``data`` as a 1-D int64 array."""
 
@@ -772,7 +775,7 @@ class ShapeArray(_Unary):
         return [torch.tensor(list(data.shape), dtype=torch.int64, device=data.device)]
 
 
-@register("size_array")
+@register("size_array", fluent=True)
 class SizeArray(_Unary):
     """The number of elements of ``data`` as an int64 array of shape ``(1,)``."""
 
@@ -794,7 +797,7 @@ def _broadcast_check(op, data, target, argument="shape"):
                            f"axis {axis} has size {have}")
 
 
-@register("broadcast_to")
+@register("broadcast_to", fluent=True)
 class BroadcastTo(_Unary):
     """Broadcast size-1 axes of ``data`` to ``shape`` (same number of axes; 0 keeps the axis)."""
 
@@ -812,7 +815,7 @@ class BroadcastTo(_Unary):
         return [data.expand(*self.output_shape(tuple(data.shape)))]
 
 
-@register("broadcast_like")
+@register("broadcast_like", fluent=True)
 class BroadcastLike(Operator):
     """Broadcast ``lhs`` to the shape of ``rhs``; with ``lhs_axes``/``rhs_axes`` only those
     axes of ``lhs`` take the sizes of the matching ``rhs`` axes.  ``rhs`` gets no gradient."""
@@ -858,7 +861,7 @@ class BroadcastLike(Operator):
         return [lhs.expand(*self._target(tuple(lhs.shape), tuple(rhs.shape)))]
 
 
-@register("broadcast_axis", "broadcast_axes")
+@register("broadcast_axis", "broadcast_axes", fluent="broadcast_axes")
 class BroadcastAxis(_Unary):
     """Broadcast the size-1 axes listed in ``axis`` of ``data`` to the sizes in ``size``."""
 
@@ -883,7 +886,7 @@ class BroadcastAxis(_Unary):
         return [data.expand(*self.output_shape(tuple(data.shape)))]
 
 
-@register("clip")
+@register("clip", fluent=True)
 class Clip(Operator):
     """``data`` limited to ``[a_min, a_max]``; the gradient passes where
     ``a_min <= data <= a_max`` (bounds included) and is zero elsewhere."""
@@ -1111,7 +1114,7 @@ class IndexArray(Operator):
         return [torch.stack([grids[a] for a in self._axes(data.dim())], dim=-1).to(torch.int64)]
 
 
-@register("diag")
+@register("diag", fluent=True)
 class Diag(_Unary):
     """A 1-D ``data`` becomes a square matrix with it on diagonal ``k``; otherwise the
     diagonal ``k`` of the planes spanned by ``axis1`` and ``axis2`` is extracted (moved to
@@ -1155,7 +1158,7 @@ class _BlockRearrange(_Unary):
             raise self.error(f"argument 'data' must be (batch, channel, height, width), got {tuple(data)}")
 
 
-@register("depth_to_space")
+@register("depth_to_space", fluent=True)
 class DepthToSpace(_BlockRearrange):
     """``(N, C, H, W)`` -> ``(N, C / b^2, H * b, W * b)``, ``b = block_size``: the channel axis
     is read as ``(b, b, C / b^2)`` (depth-column-row order, as MXNet)."""
@@ -1176,7 +1179,7 @@ class DepthToSpace(_BlockRearrange):
         return [blocks.reshape(n, c // (b * b), h * b, w * b)]
 
 
-@register("space_to_depth")
+@register("space_to_depth", fluent=True)
 class SpaceToDepth(_BlockRearrange):
     """The inverse of depth_to_space: ``(N, C, H, W)`` -> ``(N, C * b^2, H / b, W / b)``."""
 
@@ -1380,11 +1383,15 @@ class AmpCast(Cast):
             return [inputs[0]]
         return super().forward(is_train, inputs, aux)
 
+    is_amp_cast = True
+
 
 @register("amp_multicast")
 class AmpMulticast(Operator):
     """Casts its ``num_outputs`` inputs to one common float type: the widest among them, or
     the narrowest with ``cast_narrow=True`` (MXNet's AMP pass inserts it)."""
+
+    is_amp_cast = True
 
     variadic = True
     cast_narrow = Attr(Bool, default=False)

@@ -206,7 +206,7 @@ class Crop(Operator):
         return [data[:, :, top:top + height, left:left + width]]
 
 
-@register("Pad", "pad")
+@register("Pad", "pad", fluent="pad")
 class Pad(Operator):
     """Pad a 4-D or 5-D array ``(batch, channel, *spatial)`` along its spatial axes.
 

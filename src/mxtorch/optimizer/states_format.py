@@ -18,98 +18,25 @@ import collections
 import copyreg
 import io
 import pickle
-import struct
 
 import numpy as np
-import torch
 
 from ..base import MXNetError
-from ..context import Context
-from ..ndarray.ndarray import NDArray, to_numpy_dtype
+from ..ndarray.ndarray import NDArray
+from ..ndarray.serialization import load_raw_bytes, save_raw_bytes
 
 __all__ = ["dumps_states", "loads_states"]
 
 _PROTOCOL = 4
-_MAGIC_V1 = 0xF993FAC8
-_MAGIC_V2 = 0xF993FAC9
-_MAGIC_V3 = 0xF993FACA
-_FLAG_TO_DTYPE = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32,
-                  5: np.int8, 6: np.int64, 7: np.bool_, 8: np.int16}
-_DTYPE_TO_FLAG = {np.dtype(v): k for k, v in _FLAG_TO_DTYPE.items()}
 
 
-# -- one array <-> bytes ---------------------------------------------------------------------------
+# -- one array <-> bytes: MXNet's per-array layout, the codec of ndarray.serialization -----------------
 def _save_raw_bytes(array):
-    """Bytes of one NDArray in MXNet's per-array layout (from mxtorch.ndarray.serialization when
-    it provides ``save_raw_bytes``, otherwise written here)."""
-    try:
-        from ..ndarray.serialization import save_raw_bytes
-    except ImportError:
-        save_raw_bytes = None
-    if save_raw_bytes is not None:
-        return bytes(save_raw_bytes(array))
-    return _fallback_save_raw_bytes(array)
+    return bytes(save_raw_bytes(array))
 
 
 def _load_raw_bytes(data):
-    """The NDArray stored in ``data`` (MXNet's per-array layout)."""
-    try:
-        from ..ndarray.serialization import load_raw_bytes
-    except ImportError:
-        load_raw_bytes = None
-    if load_raw_bytes is not None:
-        return load_raw_bytes(bytes(data))
-    return _fallback_load_raw_bytes(bytes(data))
-
-
-def _fallback_save_raw_bytes(array):
-    tensor = array._tensor.detach()
-    dtype = to_numpy_dtype(tensor.dtype) if tensor.dtype != torch.bfloat16 else None
-    if dtype not in _DTYPE_TO_FLAG:
-        raise MXNetError(f"states file: cannot write an array of dtype {tensor.dtype}; MXNet's format "
-                         f"supports {sorted(np.dtype(d).name for d in _DTYPE_TO_FLAG)}")
-    values = np.ascontiguousarray(tensor.cpu().numpy()).astype(dtype.newbyteorder("<"), copy=False)
-    shape = tuple(values.shape)
-    out = io.BytesIO()
-    out.write(struct.pack("<Ii", _MAGIC_V2, 0))
-    out.write(struct.pack("<I", len(shape)))
-    out.write(struct.pack(f"<{len(shape)}q", *shape))
-    if len(shape) == 0:
-        return out.getvalue()
-    out.write(struct.pack("<iii", 1, 0, _DTYPE_TO_FLAG[dtype]))
-    out.write(values.tobytes())
-    return out.getvalue()
-
-
-def _fallback_load_raw_bytes(data):
-    def take(fmt, offset):
-        size = struct.calcsize(fmt)
-        if offset + size > len(data):
-            raise MXNetError(f"states file: an array record ends early ({len(data)} bytes, needed "
-                             f"{offset + size})")
-        return struct.unpack_from(fmt, data, offset), offset + size
-
-    (magic,), offset = take("<I", 0)
-    if magic not in (_MAGIC_V2, _MAGIC_V3):
-        raise MXNetError(f"states file: unsupported array record magic 0x{magic:08X}; expected "
-                         f"0x{_MAGIC_V2:08X}")
-    (stype,), offset = take("<i", offset)
-    if stype != 0:
-        raise MXNetError(f"states file: sparse arrays (storage type {stype}) are not supported")
-    (ndim,), offset = take("<i", offset)
-    if ndim <= 0 and magic == _MAGIC_V2:
-        return NDArray(torch.empty((0,), dtype=torch.float32))
-    shape, offset = take(f"<{ndim}q", offset) if ndim > 0 else ((), offset)
-    (dev_type, dev_id, flag), offset = take("<iii", offset)
-    if flag not in _FLAG_TO_DTYPE:
-        raise MXNetError(f"states file: unsupported dtype flag {flag}")
-    dtype = np.dtype(_FLAG_TO_DTYPE[flag]).newbyteorder("<")
-    count = int(np.prod(shape)) if shape else 1
-    end = offset + count * dtype.itemsize
-    if end > len(data):
-        raise MXNetError(f"states file: array data of shape {shape} needs {end} bytes, record has {len(data)}")
-    values = np.frombuffer(data, dtype=dtype, count=count, offset=offset).reshape(shape)
-    return NDArray(torch.from_numpy(values.astype(dtype.newbyteorder("="), copy=True)), Context("cpu", 0))
+    return load_raw_bytes(bytes(data))
 
 
 # -- reading ---------------------------------------------------------------------------------------

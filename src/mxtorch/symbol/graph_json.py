@@ -54,7 +54,6 @@ MXNET_VERSION = 10901
 _VERSION_0_8_0 = 800
 _VERSION_0_9_0 = 900
 _VERSION_0_9_4 = 904
-_AMP_CASTS = ("amp_cast", "amp_multicast")
 
 #: Attribute keys MXNet stores in hidden ``__key__`` form but also reports (in
 #: ``list_attr`` / ``attr_dict``) and accepts (in ``attr``) under the plain name.
@@ -161,7 +160,7 @@ def _amp_cast_replacements(outputs):
     from .symbol import topological_order
     replace = {}
     for node in topological_order(outputs):
-        if node.op is None or node.op.name not in _AMP_CASTS:
+        if node.op is None or not node.op.is_amp_cast:
             continue
         for position, entry in enumerate(node.inputs[:node.num_outputs()]):
             child, index = entry

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import MXNetError, parse_tuple
+from ..base import MXNetError, parse_tuple, numpy_dtype, dtype_from_flag
 from ..ops.registry import merge_shape
 from .symbol import topological_order, _aux_variable_ids
 
 __all__ = ["infer_shapes", "infer_types", "graph_shapes"]
 
-_DTYPE_NAMES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8", 6: "int64",
-                7: "bool", 8: "int16"}
 
 
 def _variable_entries(nodes, known, read_variable):
@@ -105,13 +103,11 @@ def infer_shapes(symbol, known):
 
 def _variable_type(node, known):
     if node.name in known:
-        return np.dtype(known[node.name])
+        return numpy_dtype(known[node.name])
     text = node.attrs.get("__dtype__")
     if text is not None:
-        try:
-            return np.dtype(_DTYPE_NAMES[int(text)])
-        except (ValueError, KeyError):
-            return np.dtype(text)
+        # MXNet writes the type flag ("12"); older files and hand-written graphs the name
+        return numpy_dtype(dtype_from_flag(text) if text.strip().lstrip("-").isdigit() else text)
     return None
 
 

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import MXNetError, NotImplementedForSymbol, format_value
+from ..base import MXNetError, NotImplementedForSymbol, format_value, dtype_flag, dtype_name, numpy_dtype, numpy_type
 from ..name import NameManager
 from ..ndarray.register import install_fluent_methods
 from ..ops import registry
@@ -296,19 +296,19 @@ class Symbol:
         position or name; ``(None, None, None)`` if incomplete."""
         from . import inference
         known = self._given(args, kwargs, "infer_type")
-        known = {k: np.dtype(v) for k, v in known.items() if v is not None}
+        known = {k: numpy_dtype(v) for k, v in known.items() if v is not None}
         arg_types, out_types, aux_types = inference.infer_types(self, known)
         if any(t is None for t in arg_types + out_types + aux_types):
             return None, None, None
-        as_type = lambda types: [np.dtype(t).type for t in types]
+        as_type = lambda types: [numpy_type(t) for t in types]
         return as_type(arg_types), as_type(out_types), as_type(aux_types)
 
     def infer_type_partial(self, *args, **kwargs):
         from . import inference
         known = self._given(args, kwargs, "infer_type")
-        known = {k: np.dtype(v) for k, v in known.items() if v is not None}
+        known = {k: numpy_dtype(v) for k, v in known.items() if v is not None}
         arg_types, out_types, aux_types = inference.infer_types(self, known)
-        as_type = lambda types: [np.dtype(t).type if t is not None else None for t in types]
+        as_type = lambda types: [numpy_type(t) if t is not None else None for t in types]
         return as_type(arg_types), as_type(out_types), as_type(aux_types)
 
     def _given(self, args, kwargs, function):
@@ -450,7 +450,7 @@ class Symbol:
     __idiv__ = __itruediv__
 
     # -- fluent methods with their own argument conventions ---------------------------------------
-    # (the others, ``x.sum(axis=1)`` and so on, are generated from register.FLUENT_OPERATORS below)
+    # (the others, ``x.sum(axis=1)`` and so on, are generated from the operators declared fluent)
     def reshape(self, *args, **kwargs):
         """The ``Reshape`` operator on this symbol: ``x.reshape((2, -1))``, ``x.reshape(shape=...,
         reverse=True)``; several ints (``x.reshape(2, -1)``) are read as one shape."""
@@ -532,10 +532,6 @@ def _strip(key):
     return key
 
 
-_DTYPE_CODES = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6,
-                "bool": 7, "int16": 8}
-
-
 def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
              profiler_scope=None, **kwargs):
     """A named input of the graph (data, label or parameter).
@@ -555,7 +551,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if wd_mult is not None:
         attrs["__wd_mult__"] = format_value(wd_mult)
     if dtype is not None:
-        attrs["__dtype__"] = str(_DTYPE_CODES[np.dtype(dtype).name])
+        attrs["__dtype__"] = str(dtype_flag(dtype))
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
@@ -674,13 +670,13 @@ def _may_be_none(op_class, key):
 def zeros(shape, dtype=None, **kwargs):
     """A symbol producing zeros of ``shape``."""
     return create("_zeros", shape=tuple(shape) if not isinstance(shape, int) else (shape,),
-                  dtype=np.dtype(dtype or np.float32).name, **kwargs)
+                  dtype=dtype_name(dtype or np.float32), **kwargs)
 
 
 def ones(shape, dtype=None, **kwargs):
     """A symbol producing ones of ``shape``."""
     return create("_ones", shape=tuple(shape) if not isinstance(shape, int) else (shape,),
-                  dtype=np.dtype(dtype or np.float32).name, **kwargs)
+                  dtype=dtype_name(dtype or np.float32), **kwargs)
 
 
 def load_json(json_str):
@@ -712,7 +708,7 @@ def full(shape, val, dtype=None, **kwargs):
     """A symbol producing an array of ``shape`` filled with ``val`` (float32 unless ``dtype``),
     the ``_full`` operator."""
     return create("_full", shape=tuple(shape) if not isinstance(shape, numbers.Integral) else (shape,),
-                  dtype=np.dtype(dtype or np.float32).name, value=float(val), **kwargs)
+                  dtype=dtype_name(dtype or np.float32), value=float(val), **kwargs)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
@@ -720,20 +716,20 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
     repeated ``repeat`` times, float32 unless ``dtype``: the ``_arange`` operator.  With
     ``infer_range=True`` and no ``stop`` the length comes from shape inference."""
     return create("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
-                  name=name, dtype=np.dtype(dtype or np.float32).name)
+                  name=name, dtype=dtype_name(dtype or np.float32))
 
 
 def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (included unless ``endpoint=False``),
     float32 unless ``dtype``: the ``_linspace`` operator."""
     return create("_linspace", start=start, stop=stop, num=num, endpoint=endpoint, name=name,
-                  dtype=np.dtype(dtype or np.float32).name)
+                  dtype=dtype_name(dtype or np.float32))
 
 
 def eye(N, M=0, k=0, dtype=None, **kwargs):
     """An ``(N, M)`` matrix (``M=0``: square) with ones on diagonal ``k``, float32 unless ``dtype``:
     the ``_eye`` operator."""
-    return create("_eye", N=N, M=M, k=k, dtype=np.dtype(dtype or np.float32).name, **kwargs)
+    return create("_eye", N=N, M=M, k=k, dtype=dtype_name(dtype or np.float32), **kwargs)
 
 
 def _symbol_dispatch(function, left, right, array_op, scalar_op, reverse_scalar_op, on_numbers):
