@@ -349,7 +349,11 @@ class Executor:
                         monitor(name, NDArray(tensor.detach(), self._ctx))
         outputs = [values[i] for i in self._output_slots]
         for array, tensor in zip(self.outputs, outputs):
-            array._tensor = tensor.detach()
+            # when a backward pass is recorded, autograd may have saved this very tensor
+            # (relu, sigmoid, softmax keep their output): hand out a copy, so that a program
+            # writing into an output in place (``out += x``, as MXNet allowed) leaves the
+            # gradient intact
+            array._tensor = tensor.detach().clone() if need_grad else tensor.detach()
         self._recorded = (outputs, leaves) if need_grad else None
         # with a monitor, backward also reports each node's input gradients (MXNet's
         # ``<node>_backward_output<i>`` entries); keep the input tensors for that
