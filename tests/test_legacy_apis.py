@@ -300,3 +300,25 @@ def test_bucketing_module_names_each_bucket_from_zero():
     mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=3, context=mx.cpu())
     mod.bind([("data", (2,))], None, for_training=False)
     assert mod.symbol.list_arguments()[1] == "embedding0_weight"
+
+
+def test_encode_sentences_unknown_token_takes_the_first_free_id_from_start_label():
+    # MXNet 1.9.1: {'a': 1, 'b': 2, 'c': 3, 'UNK': 0}, [[1, 2, 3], [2, 3, 0]]
+    result, vocab = mx.rnn.encode_sentences([["a", "b", "c"], ["b", "c", "d"]], vocab={"a": 1, "b": 2, "c": 3},
+                                            invalid_label=-1, invalid_key="\n", start_label=0, unknown_token="UNK")
+    assert vocab == {"a": 1, "b": 2, "c": 3, "UNK": 0}
+    assert result == [[1, 2, 3], [2, 3, 0]]
+    # an id already used is skipped (MXNet would have given 'UNK' the id of 'a')
+    _, vocab = mx.rnn.encode_sentences([["z"]], vocab={"a": 1}, start_label=1, unknown_token="UNK")
+    assert vocab["UNK"] == 2
+
+
+def test_file_iterators_getdata_returns_the_array(tmp_path):
+    # MXNet 1.9.1: CSVIter.getdata() / getlabel() are NDArrays, batch.data a list
+    path = str(tmp_path / "d.csv")
+    np.savetxt(path, np.arange(12).reshape(4, 3), delimiter=",")
+    it = mx.io.CSVIter(data_csv=path, data_shape=(3,), batch_size=2)
+    assert it.iter_next()
+    assert isinstance(it.getdata(), mx.nd.NDArray) and isinstance(it.getlabel(), mx.nd.NDArray)
+    np.testing.assert_allclose(it.getdata().asnumpy(), [[0, 1, 2], [3, 4, 5]])
+    assert isinstance(it.next().data, list)

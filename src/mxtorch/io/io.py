@@ -605,3 +605,10 @@ class MXDataIter(_CurrentBatchIter):
             self.first_batch = None
             return True
         return self._read()
+
+    # MXNet's file iterators hand out the single data / label array itself (not a list)
+    def getdata(self):
+        return self.current_batch.data[0]
+
+    def getlabel(self):
+        return self.current_batch.label[0]
