@@ -322,3 +322,40 @@ def test_file_iterators_getdata_returns_the_array(tmp_path):
     assert isinstance(it.getdata(), mx.nd.NDArray) and isinstance(it.getlabel(), mx.nd.NDArray)
     np.testing.assert_allclose(it.getdata().asnumpy(), [[0, 1, 2], [3, 4, 5]])
     assert isinstance(it.next().data, list)
+
+
+# -- executor_manager -----------------------------------------------------------------------------------
+def test_executor_manager_split_and_data_parallel_run():
+    from mxtorch.executor_manager import DataParallelExecutorManager, _split_input_slice, _check_arguments
+    # MXNet 1.9.1's values
+    assert _split_input_slice(10, [1, 2, 2]) == [slice(0, 2), slice(2, 6), slice(6, 10)]
+    assert _split_input_slice(7, [1, 1]) == [slice(0, 4), slice(4, 7)]
+    with pytest.raises(ValueError):
+        _split_input_slice(2, [1, 1, 1])
+    data = mx.sym.Variable("data")
+    net = mx.sym.LinearRegressionOutput(mx.sym.FullyConnected(data, num_hidden=1, name="fc"), name="lro")
+    X = np.arange(12, dtype=np.float32).reshape(6, 2)
+    y = X @ np.array([1.0, -1.0], np.float32)
+    it = mx.io.NDArrayIter(X, y, batch_size=6, label_name="lro_label")
+    manager = DataParallelExecutorManager(net, [mx.cpu(0), mx.cpu(1)], it, net.list_arguments(),
+                                          ["fc_weight", "fc_bias"], [], work_load_list=[1, 2])
+    manager.set_params({"fc_weight": mx.nd.array([[0.5, 0.5]]), "fc_bias": mx.nd.array([0.0])}, {})
+    manager.load_data_batch(next(iter(it)))
+    manager.forward(is_train=True)
+    manager.backward()
+    # d/dw of 0.5 * sum((x.w - y)^2) summed over both devices' rows
+    residual = X @ np.array([0.5, 0.5]) - y
+    total = sum(g.asnumpy() for g in manager.grad_arrays[0])
+    np.testing.assert_allclose(total, [residual @ X], rtol=1e-5)
+    assert [g.shape for g in manager.grad_arrays[0]] == [(1, 2), (1, 2)]
+    out = {"fc_weight": mx.nd.zeros((1, 2)), "fc_bias": mx.nd.zeros((1,))}
+    manager.copy_to(out, {})
+    np.testing.assert_allclose(out["fc_weight"].asnumpy(), [[0.5, 0.5]])
+    metric = mx.metric.MSE()
+    manager.update_metric(metric, [mx.nd.array(y)])
+    # MXNet's MSE averages the per-device means (rows 0-1 and 2-5)
+    expected = (np.mean(residual[:2] ** 2) + np.mean(residual[2:] ** 2)) / 2
+    assert metric.get()[1] == pytest.approx(float(expected), rel=1e-5)
+    bad = mx.sym.FullyConnected(mx.sym.FullyConnected(data, num_hidden=2, name="fc"), num_hidden=1, name="fc")
+    with pytest.raises(ValueError, match="duplicated"):
+        _check_arguments(bad)

@@ -18,7 +18,7 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..executor import Executor
 from ..executor.executor import variable_contexts
 from ..ndarray.ndarray import NDArray, to_torch_dtype
@@ -38,7 +38,7 @@ def _split_input_slice(batch_size, work_load_list):
         begin = int(min(end, batch_size))
         end = int(min(begin + count, batch_size))
         if begin >= end:
-            raise MXNetError(f"work_load_list {work_load_list} splits a batch of {batch_size} into empty parts; "
+            raise MXNetValueError(f"work_load_list {work_load_list} splits a batch of {batch_size} into empty parts; "
                              f"use a larger batch or fewer contexts")
         slices.append(slice(begin, end))
     return slices
