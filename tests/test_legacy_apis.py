@@ -359,3 +359,29 @@ def test_executor_manager_split_and_data_parallel_run():
     bad = mx.sym.FullyConnected(mx.sym.FullyConnected(data, num_hidden=2, name="fc"), num_hidden=1, name="fc")
     with pytest.raises(ValueError, match="duplicated"):
         _check_arguments(bad)
+
+
+# -- notebook.callback -----------------------------------------------------------------------------------
+def test_pandas_logger_records_rows_during_fit():
+    from mxtorch.notebook import callback
+    X = np.random.RandomState(0).randn(40, 3).astype(np.float32)
+    y = (X[:, 0] > 0).astype(np.float32)
+    it = mx.io.NDArrayIter(X, y, batch_size=10)
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2), name="softmax")
+    logger = callback.PandasLogger(batch_size=10, frequent=2)
+    mod = mx.mod.Module(net)
+    mod.fit(it, eval_data=it, num_epoch=2, **logger.callback_args())
+    train = logger._rows["train"]
+    assert [(row["epoch"], row["minibatch_count"]) for row in train] == [(0, 0), (0, 2), (1, 0), (1, 2)]
+    assert all(0.0 <= row["accuracy"] <= 1.0 for row in train)
+    assert all(row["records_per_sec"] == pytest.approx(10 * row["batches_per_sec"]) for row in train)
+    assert len(logger._rows["eval"]) == 2 and len(logger._rows["epoch"]) == 2
+    merged = callback.args_wrapper(logger, logger)
+    assert merged["batch_end_callback"] == [logger.train_cb, logger.train_cb]
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(MXNetError, match="pandas"):
+            logger.train_df
+    else:
+        assert list(logger.train_df["minibatch_count"]) == [0, 2, 0, 2]
