@@ -263,8 +263,23 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Dense stores only: copies the whole value, as ``pull`` (``row_ids`` is accepted)."""
+        """Pull only the rows ``row_ids`` (NDArray of row indices, or one per output) of the
+        value of ``key`` into ``out``; the other rows of ``out`` become zero, as MXNet's
+        row-sparse pull left them empty.  Raises MXNetError without ``row_ids``."""
+        from .ndarray.sparse import retain
+        if row_ids is None:
+            raise MXNetError("KVStore.row_sparse_pull: row_ids is required (the rows to pull)")
         self.pull(key, out, priority)
+        keys = key if isinstance(key, (list, tuple)) else [key]
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        if len(keys) > 1:       # one (list of) output and row ids per key
+            outs = [o for group in outs for o in (group if isinstance(group, (list, tuple)) else [group])]
+        ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids] * len(outs)
+        if len(ids) != len(outs):
+            raise MXNetError(f"KVStore.row_sparse_pull: {len(ids)} row_ids for {len(outs)} outputs")
+        for target, rows in zip(outs, ids):
+            kept = retain(target, rows)
+            target._tensor.copy_(kept._tensor)
 
     def set_gradient_compression(self, compression_params):
         """Record ``{'type': '2bit', 'threshold': ...}``.  In process the gradients are summed
