@@ -284,6 +284,10 @@ class KVStore(KVStoreBase):
                              f"(mx.nd.sparse.zeros('row_sparse', shape)), got stype {dense[0].stype!r}")
         self.pull(key, out, priority, ignore_sparse=False)
         ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids] * len(outs)
+        if len(keys) > 1:       # row ids given per key, like the outputs
+            ids = [r for group, group_out in zip(ids, out) for r in
+                   (group if isinstance(group, (list, tuple)) else
+                    [group] * (len(group_out) if isinstance(group_out, (list, tuple)) else 1))]
         if len(ids) != len(outs):
             raise MXNetError(f"KVStore.row_sparse_pull: {len(ids)} row_ids for {len(outs)} outputs")
         for target, rows in zip(outs, ids):

@@ -51,6 +51,14 @@ class BaseSparseNDArray(NDArray):
     def copy(self):
         return _with_storage(self._tensor.clone(), self._ctx, self._storage)
 
+    def copyto(self, other):
+        """Into an NDArray (values only; the target keeps its storage type) or onto a Context
+        (a new array of this storage type)."""
+        from ..context import Context
+        if isinstance(other, Context):
+            return _with_storage(self._tensor.detach().to(other.torch_device, copy=True), other, self._storage)
+        return super().copyto(other)
+
     def astype(self, dtype, copy=True):
         if not copy and np.dtype(dtype) == np.dtype(self.dtype):
             return self
