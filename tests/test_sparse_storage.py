@@ -1,0 +1,74 @@
+"""``mx.nd.sparse``: row_sparse / csr arrays held dense with their storage type, and the
+Module-era uses of them (kvstore row-sparse pulls, NDArrayIter over csr data, parameters
+declared sparse).  Expected values from MXNet 1.9.1 running the same calls."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.base import MXNetError
+
+DENSE = np.array([[0, 0, 0], [1, 0, 2], [0, 0, 0], [0, 3, 0]], np.float32)
+
+
+def test_row_sparse_and_csr_views_match_mxnet():
+    rsp = mx.nd.array(DENSE).tostype("row_sparse")
+    assert rsp.stype == "row_sparse" and isinstance(rsp, mx.nd.sparse.RowSparseNDArray)
+    assert rsp.indices.asnumpy().tolist() == [1, 3]
+    assert rsp.data.asnumpy().tolist() == [[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]
+    csr = mx.nd.array(DENSE).tostype("csr")
+    assert csr.stype == "csr"
+    assert csr.indptr.asnumpy().tolist() == [0, 0, 2, 2, 3]
+    assert csr.indices.asnumpy().tolist() == [0, 2, 1]
+    assert csr.data.asnumpy().tolist() == [1.0, 2.0, 3.0]
+    assert csr.tostype("default").stype == "default"
+    np.testing.assert_array_equal(mx.nd.sparse.cast_storage(csr, "default").asnumpy(), DENSE)
+    with pytest.raises(MXNetError, match="storage type"):
+        csr.tostype("coo")
+
+
+def test_sparse_constructors_round_trip():
+    csr = mx.nd.sparse.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([0, 2, 1]), np.array([0, 0, 2, 2, 3])),
+                                  shape=(4, 3))
+    np.testing.assert_array_equal(csr.asnumpy(), DENSE)
+    rsp = mx.nd.sparse.row_sparse_array((np.array([[1, 0, 2], [0, 3, 0]]), [1, 3]), shape=(4, 3))
+    np.testing.assert_array_equal(rsp.asnumpy(), DENSE)
+    assert mx.nd.zeros((2, 2), stype="csr").stype == "csr"
+    assert mx.nd.sparse.zeros("row_sparse", (2, 2)).asnumpy().sum() == 0
+    assert rsp.copyto(mx.cpu(1)).stype == "row_sparse"
+    with pytest.raises(MXNetError, match="indices"):
+        mx.nd.sparse.row_sparse_array((np.ones((1, 3)), [7]), shape=(4, 3))
+
+
+def test_retain_dot_and_row_sparse_pull_match_mxnet():
+    rsp = mx.nd.array(DENSE).tostype("row_sparse")
+    assert mx.nd.sparse.retain(rsp, mx.nd.array([3])).asnumpy().tolist() == \
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 3.0, 0.0]]
+    csr = mx.nd.array(DENSE).tostype("csr")
+    assert mx.nd.sparse.dot(csr, mx.nd.ones((3, 2))).asnumpy().tolist() == \
+        [[0.0, 0.0], [3.0, 3.0], [0.0, 0.0], [3.0, 3.0]]
+    kv = mx.kv.create()
+    kv.init("w", mx.nd.array(np.repeat(np.arange(4.0)[:, None], 3, 1)).tostype("row_sparse"))
+    out = mx.nd.sparse.zeros("row_sparse", (4, 3))
+    kv.row_sparse_pull("w", out=out, row_ids=mx.nd.array([1, 3]))
+    assert out.asnumpy().tolist() == [[0.0] * 3, [1.0] * 3, [0.0] * 3, [3.0] * 3]
+    untouched = mx.nd.ones((4, 3)).tostype("row_sparse")
+    kv.pull("w", out=untouched)      # ignore_sparse: a row_sparse output is left alone
+    assert untouched.asnumpy().sum() == 12
+    with pytest.raises(MXNetError, match="row_sparse"):
+        kv.row_sparse_pull("w", out=mx.nd.zeros((4, 3)), row_ids=mx.nd.array([1]))
+
+
+def test_ndarray_iter_csr_needs_discard_and_module_keeps_param_stype():
+    csr = mx.nd.array(np.eye(6, 4, dtype=np.float32)).tostype("csr")
+    with pytest.raises(NotImplementedError):
+        mx.io.NDArrayIter(csr, np.zeros(6), 2)
+    batches = [b.data[0].asnumpy() for b in mx.io.NDArrayIter(csr, np.zeros(6), 4, last_batch_handle="discard")]
+    assert len(batches) == 1
+    np.testing.assert_array_equal(batches[0], np.eye(6, 4)[:4])
+    v = mx.sym.var("v", shape=(4, 1), init=mx.init.Uniform(0.1), stype="row_sparse")
+    net = mx.sym.LinearRegressionOutput(mx.sym.dot(mx.sym.var("data", stype="csr"), v), mx.sym.var("label"))
+    mod = mx.mod.Module(net, data_names=["data"], label_names=["label"])
+    mod.bind(data_shapes=[("data", (6, 4))], label_shapes=[("label", (6, 1))])
+    mod.init_params()
+    assert mod._arg_params["v"].stype == "row_sparse"
+    assert np.abs(mod._arg_params["v"].asnumpy()).sum() > 0
