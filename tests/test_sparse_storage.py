@@ -72,3 +72,17 @@ def test_ndarray_iter_csr_needs_discard_and_module_keeps_param_stype():
     mod.init_params()
     assert mod._arg_params["v"].stype == "row_sparse"
     assert np.abs(mod._arg_params["v"].asnumpy()).sum() > 0
+
+
+def test_square_sum_sparse_embedding_and_int_variable_shape():
+    # MXNet 1.9.1: _square_sum([[1, 2], [3, 4]], axis=1, keepdims=True) == [[5], [25]]
+    out = mx.nd._internal._square_sum(mx.nd.array([[1, 2], [3, 4]]), axis=1, keepdims=True)
+    assert out.asnumpy().tolist() == [[5.0], [25.0]]
+    embed = mx.sym.contrib.SparseEmbedding(data=mx.sym.var("data"), input_dim=5, output_dim=2, name="embed",
+                                           deterministic=True)
+    assert embed.list_arguments() == ["data", "embed_weight"]
+    ex = embed.simple_bind(mx.cpu(), data=(3,))
+    ex.arg_dict["embed_weight"][:] = np.arange(10, dtype=np.float32).reshape(5, 2)
+    assert ex.forward(data=mx.nd.array([4, 0, 2]))[0].asnumpy().tolist() == [[8, 9], [0, 1], [4, 5]]
+    # shape=(1) is the int 1, which MXNet read as (1,)
+    assert (mx.sym.var("b", shape=(1)) * 1).infer_shape()[0] == [(1,)]
