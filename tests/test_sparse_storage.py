@@ -86,3 +86,23 @@ def test_square_sum_sparse_embedding_and_int_variable_shape():
     assert ex.forward(data=mx.nd.array([4, 0, 2]))[0].asnumpy().tolist() == [[8, 9], [0, 1], [4, 5]]
     # shape=(1) is the int 1, which MXNet read as (1,)
     assert (mx.sym.var("b", shape=(1)) * 1).infer_shape()[0] == [(1,)]
+
+
+def test_sparse_parameters_train_through_the_kvstore_on_two_devices():
+    # row_sparse weight on two contexts with a 'local' kvstore: the store's pulls must reach
+    # the (dense-held) row_sparse parameter arrays, so both devices keep the SGD result
+    w = mx.sym.var("w_weight", shape=(3, 1), stype="row_sparse")
+    net = mx.sym.LinearRegressionOutput(mx.sym.dot(mx.sym.var("data"), w), mx.sym.var("label"))
+    mod = mx.mod.Module(net, data_names=["data"], label_names=["label"], context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (4, 3))], label_shapes=[("label", (4, 1))])
+    mod.init_params(initializer=mx.init.Zero())
+    mod.init_optimizer(kvstore="local", optimizer="sgd", optimizer_params={"learning_rate": 1.0})
+    assert [a.stype for a in mod._exec_group.param_arrays[0]] == ["row_sparse", "row_sparse"]
+    x = np.eye(4, 3, dtype=np.float32)
+    y = np.array([[1.0], [2.0], [3.0], [4.0]], np.float32)
+    mod.forward_backward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)]))
+    mod.update()
+    # gradient of 0.5 * sum((x.w - y)^2) at w = 0 is -x^T y; rescale_grad = 1 / 4
+    expected = (x.T @ y) / 4
+    for array in mod._exec_group.param_arrays[0]:
+        np.testing.assert_allclose(array.asnumpy(), expected, rtol=1e-6)

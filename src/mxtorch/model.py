@@ -129,7 +129,7 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
         name = param_names[index]
         kvstore.init(name, arg_params[name])
         if update_on_kvstore:
-            kvstore.pull(name, param_on_devs, priority=-index)
+            kvstore.pull(name, param_on_devs, priority=-index, ignore_sparse=False)
 
 
 def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
@@ -140,7 +140,7 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
             continue
         name = param_names[index]
         kvstore.push(name, grad_list, priority=-index)
-        kvstore.pull(name, arg_list, priority=-index)
+        kvstore.pull(name, arg_list, priority=-index, ignore_sparse=False)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None,
@@ -162,7 +162,7 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
         if kvstore:
             name = param_names[i]
             kvstore.push(name, grad_list, priority=-index)
-            kvstore.pull(name, grad_list, priority=-index)
+            kvstore.pull(name, grad_list, priority=-index, ignore_sparse=False)
         elif num_device > 1:
             _sum_into(grad_list)
         for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):

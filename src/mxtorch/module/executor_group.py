@@ -307,6 +307,10 @@ class DataParallelExecutorGroup:
         shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
         group2ctx = self.group2ctxs[index]
         placement = variable_contexts(self.symbol, context, group2ctx) if group2ctx else {}
+        # parameters declared stype='row_sparse' / 'csr' report that storage type (held dense)
+        storage = {name: {"1": "row_sparse", "2": "csr"}[attrs["__storage_type__"]]
+                   for name, attrs in self.symbol.attr_dict().items()
+                   if attrs.get("__storage_type__") in ("1", "2") and name in self.param_names}
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             shape = tuple(shape)
@@ -315,6 +319,8 @@ class DataParallelExecutorGroup:
                 array = shared_args[name]
             else:
                 array = self._allocate(shape, dtype, where)
+                if name in storage:
+                    array = array.tostype(storage[name])
             args.append(array)
             if self.grad_req[name] == "null":
                 grads.append(None)
