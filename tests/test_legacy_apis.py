@@ -385,3 +385,22 @@ def test_pandas_logger_records_rows_during_fit():
             logger.train_df
     else:
         assert list(logger.train_df["minibatch_count"]) == [0, 2, 0, 2]
+
+
+def test_softmax_output_multi_output_accepts_mxnets_label_layouts():
+    # MXNet 1.9.1 accepts (2, 12), (2, 3, 4) and (2, 1, 3, 4) labels for data (2, 5, 3, 4)
+    sym = mx.sym.SoftmaxOutput(mx.sym.var("data"), mx.sym.var("label"), multi_output=True)
+    for label in [(2, 12), (2, 3, 4), (2, 1, 3, 4)]:
+        assert sym.infer_shape(data=(2, 5, 3, 4), label=label)[0] == [(2, 5, 3, 4), label]
+    with pytest.raises(MXNetError):
+        sym.infer_shape(data=(2, 5, 3, 4), label=(2, 2, 3, 4))
+    labels = np.random.RandomState(0).randint(0, 5, (2, 3, 4)).astype(np.float32)
+    grads = []
+    for shape in [(2, 12), (2, 1, 3, 4)]:
+        ex = sym.simple_bind(mx.cpu(), data=(2, 5, 3, 4), label=shape)
+        ex.arg_dict["data"][:] = np.linspace(-1, 1, 120).reshape(2, 5, 3, 4)
+        ex.arg_dict["label"][:] = labels.reshape(shape)
+        ex.forward(is_train=True)
+        ex.backward()
+        grads.append(ex.grad_dict["data"].asnumpy())
+    np.testing.assert_allclose(grads[0], grads[1])
