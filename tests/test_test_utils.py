@@ -56,8 +56,11 @@ def test_random_helpers():
     assert uniform.min() >= 2 and uniform.max() < 3
     array = tu.rand_ndarray((3, 2), dtype=np.float64)
     assert array.shape == (3, 2) and array.dtype == np.float64
-    with pytest.raises(MXNetError, match="csr"):
-        tu.rand_ndarray((3, 2), stype="csr")
+    # sparse storage types give mx.nd.sparse arrays (held dense); an unknown one raises
+    sparse = tu.rand_ndarray((3, 2), stype="csr", density=1.0)
+    assert sparse.stype == "csr" and sparse.shape == (3, 2) and (sparse.asnumpy() > 0).all()
+    with pytest.raises(MXNetError, match="coo"):
+        tu.rand_ndarray((3, 2), stype="coo")
     assert sorted(tu.random_sample(range(5), 5)) == [0, 1, 2, 3, 4]
 
 

@@ -331,15 +331,10 @@ def test_update_params_on_kvstore_nccl_matches_sgd(monkeypatch):
             np.testing.assert_allclose(array.asnumpy(), np.full(array.shape, expected[name]), rtol=1e-6)
 
 
-def test_feedforward_and_its_training_loop_are_not_provided():
+def test_feedforwards_old_training_loop_is_not_provided():
+    # FeedForward itself is a layer over Module (tests/test_legacy_apis.py)
     with pytest.raises(MXNetError, match="mx.mod.Module"):
         model._train_multi_device(None, [mx.cpu()], [], [], [], {}, {}, 0, 1, None, "sgd", None, False, None)
-    with pytest.raises(MXNetError, match="FeedForward"):
-        model.FeedForward(None)
-    with pytest.raises(MXNetError, match="FeedForward"):
-        model.FeedForward.load("prefix", 1)
-    with pytest.raises(MXNetError, match="FeedForward"):
-        model.FeedForward.create(None, None)
 
 
 # -- mx.registry / mx.libinfo --------------------------------------------------------------------

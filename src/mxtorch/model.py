@@ -5,9 +5,9 @@ legacy code imports from ``mxnet.model`` (``BatchEndParam``, ``_create_kvstore``
 
 ``BASE_ESTIMATOR`` is scikit-learn's ``BaseEstimator`` when scikit-learn is installed, else
 ``object`` (MXNet's base class of FeedForward); it is resolved on first use, so importing
-mxtorch does not import scikit-learn.  The pre-Module ``FeedForward`` API and its training
-loop ``_train_multi_device`` are not provided: they raise MXNetError pointing to
-``mx.mod.Module``.
+mxtorch does not import scikit-learn.  ``FeedForward`` (the pre-Module API) is
+``mxtorch.module.feedforward.FeedForward``, a layer over Module, resolved on first use; its
+old training loop ``_train_multi_device`` raises MXNetError pointing to ``mx.mod.Module``.
 """
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", 
 
 
 def __getattr__(name):
+    if name == "FeedForward":
+        # the pre-Module API is a layer over Module (module/feedforward.py), above this module
+        from .module.feedforward import FeedForward
+        return FeedForward
     if name == "BASE_ESTIMATOR":
         try:
             from sklearn.base import BaseEstimator
@@ -125,7 +129,7 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
         name = param_names[index]
         kvstore.init(name, arg_params[name])
         if update_on_kvstore:
-            kvstore.pull(name, param_on_devs, priority=-index)
+            kvstore.pull(name, param_on_devs, priority=-index, ignore_sparse=False)
 
 
 def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
@@ -136,7 +140,7 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
             continue
         name = param_names[index]
         kvstore.push(name, grad_list, priority=-index)
-        kvstore.pull(name, arg_list, priority=-index)
+        kvstore.pull(name, arg_list, priority=-index, ignore_sparse=False)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None,
@@ -158,7 +162,7 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
         if kvstore:
             name = param_names[i]
             kvstore.push(name, grad_list, priority=-index)
-            kvstore.pull(name, grad_list, priority=-index)
+            kvstore.pull(name, grad_list, priority=-index, ignore_sparse=False)
         elif num_device > 1:
             _sum_into(grad_list)
         for k, (weight, grad) in enumerate(zip(arg_list, grad_list)):
@@ -284,47 +288,3 @@ def load_checkpoint(prefix, epoch):
     symbol = sym.load(f"{prefix}-symbol.json")
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params
-
-
-_FEEDFORWARD_REMOVED = ("mx.model.FeedForward was deprecated in MXNet 1.x and is not provided; "
-                        "use mx.mod.Module (fit / score / predict have the same meaning)")
-
-
-class FeedForward:
-    """MXNet's pre-Module training API, removed here: use ``mx.mod.Module``.  Creating one,
-    ``FeedForward.load`` and ``FeedForward.create`` raise MXNetError; the instance methods
-    exist only so code that names them still imports."""
-
-    def __init__(self, *args, **kwargs):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    def __getstate__(self):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    def __setstate__(self, state):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    def predict(self, X, num_batch=None, return_data=False, reset=True):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    def score(self, X, eval_metric="acc", num_batch=None, batch_end_callback=None, reset=True):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    def fit(self, X, y=None, eval_data=None, eval_metric="acc", epoch_end_callback=None,
-            batch_end_callback=None, kvstore="local", logger=None, work_load_list=None, monitor=None,
-            eval_end_callback=None, eval_batch_end_callback=None):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    def save(self, prefix, epoch=None, remove_amp_cast=True):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    @staticmethod
-    def load(prefix, epoch, ctx=None, **kwargs):
-        raise MXNetError(_FEEDFORWARD_REMOVED)
-
-    @staticmethod
-    def create(symbol, X, y=None, ctx=None, num_epoch=None, epoch_size=None, optimizer="sgd", initializer=None,
-               eval_data=None, eval_metric="acc", epoch_end_callback=None, batch_end_callback=None,
-               kvstore="local", logger=None, work_load_list=None, eval_end_callback=None,
-               eval_batch_end_callback=None, **kwargs):
-        raise MXNetError(_FEEDFORWARD_REMOVED)

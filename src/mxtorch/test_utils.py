@@ -18,6 +18,7 @@ import os
 import sys
 
 import numpy as np
+import numpy.random as rnd  # noqa: F401  (MXNet's test_utils exported it through import *)
 import torch
 
 from .base import MXNetError
@@ -34,10 +35,10 @@ __all__ = [
     "check_numeric_gradient", "check_symbolic_forward", "check_symbolic_backward", "simple_forward",
     "check_consistency", "list_gpus", "retry", "collapse_sum_like", "locationError", "checkShapes",
     "compare_ndarray_tuple", "mean_check", "var_check", "chi_square_check", "verify_generator",
-    "gen_buckets_probs_with_ppf", "environment", "discard_stderr",
+    "gen_buckets_probs_with_ppf", "environment", "discard_stderr", "rand_sparse_ndarray",
     # MXNet's test_utils had no __all__, so ``from mxnet.test_utils import *`` also brought the
     # modules it imported; MXNet's own tests rely on ``sys``, ``os`` and ``np`` arriving that way.
-    "sys", "os", "np",
+    "sys", "os", "np", "rnd",
 ]
 
 _DEFAULT_CONTEXT = [None]
@@ -361,12 +362,50 @@ def random_sample(population, k):
     return [population[i] for i in order]
 
 
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
+                        rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
+    """``(array, parts)``: a random 'row_sparse' or 'csr' array (``mx.nd.sparse``) of ``shape``
+    whose rows (row_sparse; ``rsp_indices`` picks them) or elements (csr) are non-zero with
+    probability ``density`` (random when None), values uniform in [0, 1) or ``data_init``.
+    ``parts`` is ``(data, indices)`` for row_sparse and ``(indptr, indices, data)`` for csr,
+    as numpy arrays.  MXNetError for another stype."""
+    from .ndarray import sparse
+    density = np.random.rand() if density is None else density
+    dtype = dtype or default_dtype()
+    ctx = ctx or default_context()
+    if stype == "row_sparse":
+        if rsp_indices is not None:
+            rows = np.asarray(rsp_indices, dtype=np.int64)
+        else:
+            rows = np.argwhere(np.random.uniform(0, 1, size=shape[0]) < density).flatten()
+        values = np.random.uniform(0, 1, size=(len(rows),) + tuple(shape[1:])).astype(dtype)
+        if data_init is not None:
+            values[:] = data_init
+        if modifier_func is not None:
+            values = np.vectorize(modifier_func)(values).astype(dtype)
+        array = sparse.row_sparse_array((values, rows), shape=shape, ctx=ctx, dtype=dtype)
+        return array, (values, rows)
+    if stype == "csr":
+        mask = np.random.uniform(0, 1, size=shape) < density
+        values = np.random.uniform(0, 1, size=shape).astype(dtype)
+        if data_init is not None:
+            values[:] = data_init
+        if modifier_func is not None:
+            values = np.vectorize(modifier_func)(values).astype(dtype)
+        array = sparse.csr_matrix(np.where(mask, values, 0).astype(dtype), ctx=ctx, dtype=dtype)
+        return array, tuple(part.asnumpy() for part in (array.indptr, array.indices, array.data))
+    raise MXNetError(f"rand_sparse_ndarray: unknown storage type {stype!r}; expected 'row_sparse' or 'csr'")
+
+
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A dense NDArray of ``shape`` with uniform random values in [0, 1) (``modifier_func``
-    is applied to the numpy values first).  Sparse ``stype`` raises MXNetError."""
+    """An NDArray of ``shape`` with uniform random values in [0, 1) (``modifier_func`` is
+    applied to the numpy values first); 'row_sparse' / 'csr' give a sparse array of
+    ``rand_sparse_ndarray``."""
     if stype != "default":
-        raise MXNetError(f"rand_ndarray: storage type {stype!r} is not supported (dense arrays only)")
+        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices, distribution=distribution,
+                                   ctx=ctx)[0]
     values = np.random.uniform(0, 1, size=shape).astype(dtype or default_dtype())
     if modifier_func is not None:
         values = np.vectorize(modifier_func)(values).astype(values.dtype)

@@ -323,7 +323,11 @@ class Executor:
             self._execute(values, is_train)
         outputs = [values[i] for i in self._output_slots]
         for array, tensor in zip(self.outputs, outputs):
-            array.use_storage(tensor)
+            # when a backward pass is recorded, autograd may have saved this very tensor
+            # (relu, sigmoid, softmax keep their output): hand out a copy, so that a program
+            # writing into an output in place (``out += x``, as MXNet allowed) leaves the
+            # gradient intact
+            array.use_storage(tensor.detach().clone() if need_grad else tensor)
         self._recorded = (outputs, leaves) if need_grad else None
         # with a monitor, backward also reports each node's input gradients (MXNet's
         # ``<node>_backward_output<i>`` entries); keep the input tensors for that

@@ -400,6 +400,11 @@ class NDArrayIter(DataIter):
         self._batch_axis = layout.find("N")
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        if last_batch_handle != "discard" and any(getattr(array, "stype", "default") == "csr"
+                                                  for _, array in self.data + self.label):
+            # MXNet's rule, kept so that programs written for it behave the same
+            raise NotImplementedError("NDArrayIter only supports CSRNDArray (or scipy.sparse.csr_matrix) with "
+                                      "last_batch_handle set to 'discard'")
         self.batch_size = int(batch_size)
         self.num_data = self._check_sizes()
         if last_batch_handle == "discard" and self.batch_size > self.num_data:
@@ -609,3 +614,10 @@ class MXDataIter(_CurrentBatchIter):
             self.first_batch = None
             return True
         return self._read()
+
+    # MXNet's file iterators hand out the single data / label array itself (not a list)
+    def getdata(self):
+        return self.current_batch.data[0]
+
+    def getlabel(self):
+        return self.current_batch.label[0]

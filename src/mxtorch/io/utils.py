@@ -25,6 +25,9 @@ def _to_ndarray(value, name):
         return value
     if isinstance(value, torch.Tensor):
         return NDArray(value.detach(), None)
+    if hasattr(value, "tocsr") and hasattr(value, "toarray"):      # scipy.sparse: a CSRNDArray
+        from ..ndarray.sparse import csr_matrix
+        return csr_matrix(value, ctx=cpu(), dtype=np.float32)
     if isinstance(value, (np.ndarray, list, tuple)):
         try:
             return array(value, ctx=cpu(), dtype=np.float32)

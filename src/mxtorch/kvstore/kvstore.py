@@ -151,10 +151,15 @@ class KVStore(KVStoreBase):
         """Copy each key's stored value into every array of ``out`` (an NDArray or a list,
         or for a list of keys a list of those); values are cast to each output's dtype.
 
+        With ``ignore_sparse`` (the default, as in MXNet) row-sparse outputs are left
+        untouched: they are filled by ``row_sparse_pull``.
+
         Raises MXNetError for a missing ``out``, an unknown key or a shape mismatch."""
         if out is None:
             raise MXNetError("KVStore.pull: out is required (the arrays to copy the stored values into)")
         pairs = _pairs(key, out, "pull", "out")
+        if ignore_sparse:
+            pairs = [(k, [t for t in targets if t.stype != "row_sparse"]) for k, targets in pairs]
         for k, targets in pairs:
             stored = self._stored(k, "pull")
             for target in targets:
@@ -179,8 +184,31 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Dense stores only: copies the whole value, as ``pull`` (``row_ids`` is accepted)."""
-        self.pull(key, out, priority)
+        """Pull only the rows ``row_ids`` (NDArray of row indices, or one per output) of the
+        value of ``key`` into ``out``; the other rows of ``out`` become zero, as MXNet's
+        row-sparse pull left them empty.  Raises MXNetError without ``row_ids``."""
+        from .ndarray.sparse import retain
+        if row_ids is None:
+            raise MXNetError("KVStore.row_sparse_pull: row_ids is required (the rows to pull)")
+        keys = key if isinstance(key, (list, tuple)) else [key]
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        if len(keys) > 1:       # one (list of) output and row ids per key
+            outs = [o for group in outs for o in (group if isinstance(group, (list, tuple)) else [group])]
+        dense = [o for o in outs if getattr(o, "stype", None) != "row_sparse"]
+        if dense:
+            raise MXNetError(f"KVStore.row_sparse_pull: the outputs must be row_sparse arrays "
+                             f"(mx.nd.sparse.zeros('row_sparse', shape)), got stype {dense[0].stype!r}")
+        self.pull(key, out, priority, ignore_sparse=False)
+        ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids] * len(outs)
+        if len(keys) > 1:       # row ids given per key, like the outputs
+            ids = [r for group, group_out in zip(ids, out) for r in
+                   (group if isinstance(group, (list, tuple)) else
+                    [group] * (len(group_out) if isinstance(group_out, (list, tuple)) else 1))]
+        if len(ids) != len(outs):
+            raise MXNetError(f"KVStore.row_sparse_pull: {len(ids)} row_ids for {len(outs)} outputs")
+        for target, rows in zip(outs, ids):
+            kept = retain(target, rows)
+            target._tensor.copy_(kept._tensor)
 
     def set_gradient_compression(self, compression_params):
         """Record ``{'type': '2bit', 'threshold': ...}``.  In process the gradients are summed

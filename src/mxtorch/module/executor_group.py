@@ -18,7 +18,7 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..executor import Executor
 from ..executor.executor import normalize_grad_req, variable_contexts
 from ..ndarray.ndarray import NDArray, to_torch_dtype
@@ -38,7 +38,7 @@ def _split_input_slice(batch_size, work_load_list):
         begin = int(min(end, batch_size))
         end = int(min(begin + count, batch_size))
         if begin >= end:
-            raise MXNetError(f"work_load_list {work_load_list} splits a batch of {batch_size} into empty parts; "
+            raise MXNetValueError(f"work_load_list {work_load_list} splits a batch of {batch_size} into empty parts; "
                              f"use a larger batch or fewer contexts")
         slices.append(slice(begin, end))
     return slices
@@ -301,6 +301,10 @@ class DataParallelExecutorGroup:
         shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
         group2ctx = self.group2ctxs[index]
         placement = variable_contexts(self.symbol, context, group2ctx) if group2ctx else {}
+        # parameters declared stype='row_sparse' / 'csr' report that storage type (held dense)
+        storage = {name: {"1": "row_sparse", "2": "csr"}[attrs["__storage_type__"]]
+                   for name, attrs in self.symbol.attr_dict().items()
+                   if attrs.get("__storage_type__") in ("1", "2") and name in self.param_names}
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             shape = tuple(shape)
@@ -309,6 +313,8 @@ class DataParallelExecutorGroup:
                 array = shared_args[name]
             else:
                 array = self._allocate(shape, dtype, where)
+                if name in storage:
+                    array = array.tostype(storage[name])
             args.append(array)
             if self.grad_req[name] == "null":
                 grads.append(None)

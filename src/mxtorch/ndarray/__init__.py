@@ -9,6 +9,13 @@ from . import register as _register
 from . import utils
 
 _register.install(globals())
+
+# ``mx.nd.sparse`` is the sparse-array module; the registered ``_sparse_*`` operators stay
+# reachable through it (``mx.nd.sparse.cast_storage``, ...)
+_sparse_operators = globals().get("sparse")
+from . import sparse  # noqa: E402
+from .sparse import RowSparseNDArray, CSRNDArray, BaseSparseNDArray  # noqa: E402,F401
+sparse._operators = _sparse_operators
 _register.install_fluent_methods(NDArray, _register.invoke_method, "mx.nd")
 
 op = _register.OperatorNamespace("mx.nd.op")

@@ -210,9 +210,10 @@ class NDArray:
         return self
 
     def tostype(self, stype):
-        if stype != "default":
-            raise MXNetError(f"tostype: storage type {stype!r} is not supported; mxtorch arrays are dense")
-        return self
+        """This array in storage type ``stype`` ('default', 'row_sparse', 'csr'); sparse types
+        are held dense and report their stype (``mx.nd.sparse``)."""
+        from .sparse import to_storage
+        return to_storage(self, stype)
 
     def to_dlpack_for_read(self):
         """A DLPack capsule sharing this array's memory (see ``mx.nd.to_dlpack_for_read``)."""
@@ -661,8 +662,11 @@ def _shape_tuple(shape):
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros of ``shape`` (float32 unless ``dtype``).  ``stype`` is accepted for MXNet
-    compatibility; mxtorch arrays are dense whatever storage type is named."""
+    """An array of zeros of ``shape`` (float32 unless ``dtype``).  ``stype`` 'row_sparse' /
+    'csr' gives a sparse array of ``mx.nd.sparse`` (held dense, reporting its stype)."""
+    if stype not in (None, "default"):
+        from .sparse import zeros as sparse_zeros
+        return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
     return NDArray(torch.zeros(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
                                device=ctx.torch_device), ctx)
@@ -677,6 +681,9 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     """An uninitialised array of ``shape`` (float32 unless ``dtype``); ``stype`` as in ``zeros``."""
+    if stype not in (None, "default"):
+        from .sparse import empty as sparse_empty
+        return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
     return NDArray(torch.empty(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
                                device=ctx.torch_device), ctx)

@@ -36,7 +36,7 @@ def _dot_parts(lhs, rhs, transpose_a, transpose_b):
     return lhs_k, rhs_k, _scalar_shape(lhs_rest + rhs_rest)
 
 
-@register("dot")
+@register("dot", "_sparse_dot")
 class Dot(Operator):
     """MXNet's dot: the last axis of ``lhs`` (the first with ``transpose_a``) is contracted
     with the first axis of ``rhs`` (the last with ``transpose_b``); output shape

@@ -81,6 +81,11 @@ class SoftmaxOutput(_LabelledLossHead):
         expected = self._label_shape(data)
         if label is not None and tuple(label) == tuple(data) and not self.multi_output:
             return label  # probability labels of the data's shape
+        if self.multi_output and label is not None and len(data) > 2 and all(data) and all(label):
+            # MXNet also takes (batch, *spatial) and (batch, 1, *spatial) labels
+            spatial = tuple(data[2:])
+            if tuple(label) in ((data[0],) + spatial, (data[0], 1) + spatial):
+                return tuple(label)
         return merge_shape(label, expected, f"Operator {self.name} argument 'label'")
 
     def infer_type(self, in_types):

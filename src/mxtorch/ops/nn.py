@@ -727,6 +727,15 @@ class Embedding(Operator):
                          f"(integer indices); bind it with grad_req='null'")
 
 
+
+@register("_contrib_SparseEmbedding")
+class SparseEmbedding(Embedding):
+    """MXNet's row-sparse-gradient embedding: the same lookup as ``Embedding`` (mxtorch's
+    weight gradient is dense); ``deterministic`` is accepted (torch's result is always
+    deterministic here)."""
+
+    deterministic = Attr(Bool, default=False)
+
 @register("SoftmaxActivation")
 class SoftmaxActivation(Operator):
     """Softmax of data: over the last axis for ``mode='instance'`` (default; trailing axes of

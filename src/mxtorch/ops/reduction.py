@@ -77,6 +77,15 @@ class Sum(_Reduce):
         return data.sum(dim=axes)
 
 
+@register("_square_sum")
+class SquareSum(_Reduce):
+    """Sum of squares over ``axis`` (MXNet's row-sparse ``_square_sum``, used by
+    factorization machines): ``sum(data * data, axis)``."""
+
+    def reduce(self, data, axes):
+        return (data * data).sum(dim=axes)
+
+
 @register("mean", fluent=True)
 class Mean(_Reduce):
     """Mean over ``axis`` (integer inputs: the sum divided with truncation)."""

@@ -21,7 +21,8 @@ def encode_sentences(sentences, vocab=None, invalid_label=-1, invalid_key="\n", 
     Without ``vocab`` a vocabulary is built: ``{invalid_key: invalid_label}`` and then each
     new token gets the next id counting from ``start_label`` (skipping ``invalid_label``).
     With a ``vocab`` (dict str -> int) a token not in it maps to ``unknown_token``
-    (added to the vocabulary once, with the next free id, when missing) or, without
+    (added to the vocabulary once when missing, with the first id from ``start_label`` on
+    that is neither ``invalid_label`` nor already used) or, without
     ``unknown_token``, raises MXNetError.  Returns ``(encoded, vocab)``; a given ``vocab``
     is updated in place, as in MXNet.
 
@@ -35,8 +36,7 @@ def encode_sentences(sentences, vocab=None, invalid_label=-1, invalid_key="\n", 
         building = True
     else:
         building = False
-        used = [value for value in vocab.values() if isinstance(value, (int, np.integer))]
-        next_id = max([next_id] + [value + 1 for value in used])
+    taken = {value for value in vocab.values() if isinstance(value, (int, np.integer))}
     encoded = []
     for sentence in sentences:
         ids = []
@@ -47,9 +47,11 @@ def encode_sentences(sentences, vocab=None, invalid_label=-1, invalid_key="\n", 
                         raise MXNetError(f"encode_sentences: unknown token {word!r} and no unknown_token given")
                     word = unknown_token
                 if word not in vocab:
-                    if next_id == invalid_label:
+                    # the next id from start_label that is neither invalid_label nor taken
+                    while next_id == invalid_label or next_id in taken:
                         next_id += 1
                     vocab[word] = next_id
+                    taken.add(next_id)
                     next_id += 1
             ids.append(vocab[word])
         encoded.append(ids)

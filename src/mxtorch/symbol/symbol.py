@@ -545,6 +545,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         raise MXNetError(f"Variable: name must be a string, got {type(name).__name__}")
     attrs = graph_json.hide_keys(AttrScope.current.get(attr))
     if shape is not None:
+        # ``shape=(1)`` is the int 1: MXNet stored it as "1", read back as (1,)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
         attrs["__shape__"] = format_value(tuple(shape))
     if lr_mult is not None:
         attrs["__lr_mult__"] = format_value(lr_mult)

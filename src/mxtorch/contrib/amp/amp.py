@@ -113,7 +113,7 @@ class _Policy:
 
     def category(self, op_name, attrs, node_name=None):
         if node_name is not None and node_name in self.excluded:
-            return "fp32"
+            return None     # left exactly as it is (MXNet inserts no cast around it)
         for name, attribute, values in self.conditional:
             if name == op_name and str(attrs.get(attribute)) in [str(v) for v in values]:
                 return "fp32"
@@ -129,12 +129,13 @@ class _Policy:
 
 
 # -- the graph pass ---------------------------------------------------------------------------
-def _rewrite(sym, policy):
+def _rewrite(sym, policy, stored_low=()):
     """A copy of ``sym`` with ``amp_cast`` / ``amp_multicast`` nodes inserted by ``policy``.
 
     Types are tracked per entry: a variable's type is unknown (it is cast whenever an operator
     needs a definite type), an operator's output has the type its category gives it.
-    Returns ``(symbol, {variable name: dtype it is cast to})``.
+    Variables named in ``stored_low`` already hold the target dtype: they get no cast to it.
+    Returns ``(symbol, {variable name: set of dtypes it is cast to})``.
     """
     from ...ops.registry import get_operator
     from ...symbol.symbol import Node, Symbol, topological_order
@@ -151,6 +152,8 @@ def _rewrite(sym, policy):
 
     def cast(entry, dtype):
         node, index = entry
+        if node.op is None and node.name in stored_low and dtype == policy.target:
+            return entry
         key = (id(node), index, dtype)
         if key not in cast_cache:
             op = get_operator("amp_cast")({"dtype": dtype})
@@ -203,9 +206,9 @@ def convert_symbol(sym, target_dtype="float16", target_dtype_ops=None, fp32_ops=
     """``sym`` with AMP casts inserted (MXNet's ``amp.convert_symbol``).
 
     Inputs of ``target_dtype_ops`` (default ``list_lp16_ops``) are cast to ``target_dtype``,
-    inputs of ``fp32_ops`` / matching ``conditional_fp32_ops`` / nodes named in
-    ``excluded_sym_names`` / operators in no list to float32, and inputs of the widest-type
-    operators to one common type.  ``data_names`` and ``cast_optional_params`` are accepted
+    inputs of ``fp32_ops`` / matching ``conditional_fp32_ops`` / operators in no list to
+    float32, and inputs of the widest-type operators to one common type; nodes named in
+    ``excluded_sym_names`` are left as they are.  ``data_names`` and ``cast_optional_params`` are accepted
     for MXNet's signature (types of variables are never assumed; parameters are cast by
     ``convert_model``).  The argument names and order of ``sym`` are unchanged.
 
@@ -221,8 +224,8 @@ def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dt
     """``(symbol, arg_params, aux_params)`` converted for AMP (MXNet's ``amp.convert_model``).
 
     The symbol is ``convert_symbol``'s.  With ``cast_optional_params=True`` every parameter
-    that is only ever cast to ``target_dtype`` is stored in ``target_dtype`` (its cast becomes
-    a no-op), halving its memory; otherwise the parameters keep their dtypes.
+    that is only ever cast to ``target_dtype`` is stored in ``target_dtype`` and its casts are
+    dropped from the graph, halving its memory; otherwise the parameters keep their dtypes.
 
     Raises MXNetError when a name in ``arg_params`` / ``aux_params`` is not an input of ``sym``.
     """
@@ -236,10 +239,15 @@ def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dt
     arg_params = dict(arg_params or {})
     aux_params = dict(aux_params or {})
     if cast_optional_params:
+        # parameters only ever read in the target dtype are stored in it, without their casts
+        stored_low = set()
         for params in (arg_params, aux_params):
             for name, value in params.items():
-                if variable_casts.get(name) == {policy.target} and policy.target == "float16":
+                if variable_casts.get(name) == {policy.target}:
                     params[name] = value.astype(policy.target)
+                    stored_low.add(name)
+        if stored_low:
+            converted = _rewrite(sym, policy, stored_low)[0]
     return converted, arg_params, aux_params
 
 

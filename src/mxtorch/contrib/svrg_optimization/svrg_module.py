@@ -102,7 +102,8 @@ class SVRGModule(Module):
             for index, name in enumerate(names):
                 self._kvstore.init(name + "_full", nd.zeros(arg_params[name].shape))
                 if self._update_on_kvstore:
-                    self._kvstore.pull(name + "_full", self._exec_group.param_arrays[index], priority=-index)
+                    self._kvstore.pull(name + "_full", self._exec_group.param_arrays[index], priority=-index,
+                                       ignore_sparse=False)
 
     def forward(self, data_batch, is_train=None):
         """Forward this module; in training also the snapshot module on the same batch."""
@@ -169,7 +170,7 @@ class SVRGModule(Module):
         self._kvstore.push(key + "_full", value)
         if hasattr(self._kvstore, "_barrier"):
             self._kvstore._barrier()
-        self._kvstore.pull(key + "_full", value)
+        self._kvstore.pull(key + "_full", value, ignore_sparse=False)
         self._allocate_gradients(key, value)
 
     def _allocate_gradients(self, key, value):

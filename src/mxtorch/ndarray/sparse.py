@@ -1,0 +1,290 @@
+"""``mx.nd.sparse``: row-sparse and CSR arrays, far enough for Module-era code.
+
+mxtorch holds every array dense.  A ``RowSparseNDArray`` / ``CSRNDArray`` is an NDArray whose
+values are stored densely and which reports its storage type (``stype``) and derives MXNet's
+sparse views on request: ``indices`` / ``data`` (the rows holding a non-zero value) for
+row-sparse, ``indptr`` / ``indices`` / ``data`` (compressed sparse rows) for CSR.  Every
+operator works on them as on dense arrays and returns a dense result, which is what MXNet
+computed numerically (MXNet picked sparse kernels for speed; here the dense torch kernels do
+the work).  ``tostype`` / ``cast_storage`` convert between the three storage types.
+
+Constructors follow MXNet: ``row_sparse_array((data, indices), shape=...)``,
+``csr_matrix((data, indices, indptr), shape=...)``, either from a dense array,
+``zeros(stype, shape)``, ``empty``, ``array`` (also from a scipy sparse matrix).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..base import MXNetError
+from .ndarray import NDArray, _resolve_ctx, to_torch_dtype
+
+__all__ = ["BaseSparseNDArray", "RowSparseNDArray", "CSRNDArray", "row_sparse_array", "csr_matrix", "zeros",
+           "empty", "array", "cast_storage", "dot", "retain", "add", "subtract", "multiply", "divide",
+           "elemwise_add", "elemwise_sub", "elemwise_mul"]
+
+STORAGE_TYPES = ("default", "row_sparse", "csr")
+_operators = None     # the registered ``_sparse_*`` operators, set by ``mx.nd``
+
+
+def __getattr__(name):
+    if _operators is not None and not name.startswith("__"):
+        return getattr(_operators, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class BaseSparseNDArray(NDArray):
+    """Base of the sparse storage types: a dense NDArray that reports its ``stype``."""
+
+    __slots__ = ()
+    _storage = None
+
+    @property
+    def stype(self):
+        return self._storage
+
+    def __repr__(self):
+        shape = "x".join(str(d) for d in self.shape)
+        return f"\n<{type(self).__name__} {shape} @{self.context}>"
+
+    def copy(self):
+        return _with_storage(self._tensor.clone(), self._ctx, self._storage)
+
+    def copyto(self, other):
+        """Into an NDArray (values only; the target keeps its storage type) or onto a Context
+        (a new array of this storage type)."""
+        from ..context import Context
+        if isinstance(other, Context):
+            return _with_storage(self._tensor.detach().to(other.torch_device, copy=True), other, self._storage)
+        return super().copyto(other)
+
+    def astype(self, dtype, copy=True):
+        if not copy and np.dtype(dtype) == np.dtype(self.dtype):
+            return self
+        return _with_storage(self._tensor.to(to_torch_dtype(dtype)), self._ctx, self._storage)
+
+    def as_in_context(self, context):
+        if context == self.context:
+            return self
+        return _with_storage(self._tensor.to(context.torch_device), context, self._storage)
+
+    def check_format(self, full_check=True):
+        """Dense storage is always well formed."""
+
+    def _nonzero_rows(self):
+        flat = self._tensor.reshape(self._tensor.shape[0], -1) if self._tensor.dim() else self._tensor
+        return torch.nonzero(flat.ne(0).any(dim=1)).reshape(-1)
+
+
+class RowSparseNDArray(BaseSparseNDArray):
+    """A row-sparse array: ``indices`` (int64, sorted) are the rows holding a non-zero value and
+    ``data`` those rows, shape ``(len(indices),) + shape[1:]``."""
+
+    __slots__ = ()
+    _storage = "row_sparse"
+
+    @property
+    def indices(self):
+        return NDArray(self._nonzero_rows().to(torch.int64), self._ctx)
+
+    @property
+    def data(self):
+        return NDArray(self._tensor.index_select(0, self._nonzero_rows()), self._ctx)
+
+    def retain(self, indices):
+        """A RowSparseNDArray keeping only the rows ``indices``."""
+        return retain(self, indices)
+
+
+class CSRNDArray(BaseSparseNDArray):
+    """A 2-D array in compressed sparse row form: ``indptr`` (int64, ``shape[0] + 1``),
+    ``indices`` (int64 column of each stored value) and ``data`` (the non-zero values)."""
+
+    __slots__ = ()
+    _storage = "csr"
+
+    def _parts(self):
+        if self._tensor.dim() != 2:
+            raise MXNetError(f"CSRNDArray: a csr array is 2-D, got shape {self.shape}")
+        rows, cols = torch.nonzero(self._tensor, as_tuple=True)
+        counts = torch.bincount(rows, minlength=self._tensor.shape[0])
+        indptr = torch.cat([torch.zeros(1, dtype=torch.int64, device=counts.device), counts.cumsum(0)])
+        return indptr, cols, self._tensor[rows, cols]
+
+    @property
+    def indptr(self):
+        return NDArray(self._parts()[0], self._ctx)
+
+    @property
+    def indices(self):
+        return NDArray(self._parts()[1], self._ctx)
+
+    @property
+    def data(self):
+        return NDArray(self._parts()[2], self._ctx)
+
+    def asscipy(self):
+        """This array as a ``scipy.sparse.csr_matrix`` (needs scipy)."""
+        try:
+            import scipy.sparse
+        except ImportError:
+            raise MXNetError("CSRNDArray.asscipy: scipy is not installed") from None
+        indptr, indices, data = (part.cpu().numpy() for part in self._parts())
+        return scipy.sparse.csr_matrix((data, indices, indptr), shape=self.shape)
+
+
+_CLASSES = {"row_sparse": RowSparseNDArray, "csr": CSRNDArray}
+
+
+def _check_stype(stype, where):
+    if stype not in STORAGE_TYPES:
+        raise MXNetError(f"{where}: unknown storage type {stype!r}; expected one of {list(STORAGE_TYPES)}")
+
+
+def _with_storage(tensor, ctx, stype):
+    """An NDArray (or sparse subclass) of storage type ``stype`` holding ``tensor``."""
+    _check_stype(stype, "tostype")
+    if stype == "default":
+        return NDArray(tensor, ctx)
+    if stype == "csr" and tensor.dim() != 2:
+        raise MXNetError(f"tostype: a csr array must be 2-D, got shape {tuple(tensor.shape)}")
+    return _CLASSES[stype](tensor, ctx)
+
+
+def to_storage(array, stype):
+    """``array`` converted to storage type ``stype`` (a copy, except for 'default' of a dense
+    array, which MXNet also returned as is)."""
+    _check_stype(stype, "tostype")
+    if stype == "default" and type(array) is NDArray:
+        return array
+    return _with_storage(array._tensor.clone(), array.context, stype)
+
+
+def cast_storage(data, stype):
+    """``data`` in storage type ``stype`` ('default', 'row_sparse', 'csr'); MXNetError otherwise."""
+    return to_storage(data, stype)
+
+
+def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
+    """An all-zero array of storage type ``stype``."""
+    _check_stype(stype, "sparse.zeros")
+    ctx = _resolve_ctx(ctx)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    tensor = torch.zeros(shape, dtype=to_torch_dtype(dtype or np.float32), device=ctx.torch_device)
+    return _with_storage(tensor, ctx, stype)
+
+
+def empty(stype, shape, ctx=None, dtype=None):
+    """An array of storage type ``stype`` (zero-filled: sparse arrays start empty)."""
+    return zeros(stype, shape, ctx, dtype)
+
+
+def _as_tensor(value, dtype=None):
+    if isinstance(value, NDArray):
+        tensor = value._tensor
+    else:
+        tensor = torch.as_tensor(np.asarray(value))
+    return tensor if dtype is None else tensor.to(to_torch_dtype(dtype))
+
+
+def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
+    """A RowSparseNDArray from ``(data, indices)`` (``data[i]`` is row ``indices[i]``; ``shape``
+    gives the full shape, default ``(max index + 1,) + data.shape[1:]``), or from a dense
+    array / RowSparseNDArray."""
+    ctx = _resolve_ctx(ctx)
+    if isinstance(arg1, tuple) and len(arg1) == 2:
+        data = _as_tensor(arg1[0], dtype or (None if isinstance(arg1[0], NDArray) else np.float32))
+        indices = _as_tensor(arg1[1]).to(torch.int64).reshape(-1)
+        if data.shape[0] != indices.shape[0]:
+            raise MXNetError(f"row_sparse_array: {data.shape[0]} data rows for {indices.shape[0]} indices")
+        if shape is None:
+            shape = (int(indices.max()) + 1 if indices.numel() else 0,) + tuple(data.shape[1:])
+        dense = torch.zeros(tuple(shape), dtype=data.dtype)
+        if indices.numel():
+            if int(indices.max()) >= shape[0] or int(indices.min()) < 0:
+                raise MXNetError(f"row_sparse_array: indices must lie in [0, {shape[0]}), got {indices.tolist()}")
+            dense[indices] = data.cpu()
+        return RowSparseNDArray(dense.to(ctx.torch_device), ctx)
+    tensor = _as_tensor(arg1, dtype or (None if isinstance(arg1, NDArray) else np.float32))
+    return RowSparseNDArray(tensor.clone().to(ctx.torch_device), ctx)
+
+
+def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
+    """A CSRNDArray from ``(data, indices, indptr)``, ``(data, (row, col))``, a dense 2-D
+    array or a scipy sparse matrix."""
+    ctx = _resolve_ctx(ctx)
+    if hasattr(arg1, "tocsr") and hasattr(arg1, "toarray"):        # scipy.sparse
+        tensor = torch.as_tensor(arg1.toarray())
+        return CSRNDArray(tensor.to(to_torch_dtype(dtype or arg1.dtype)).to(ctx.torch_device), ctx)
+    if isinstance(arg1, tuple) and len(arg1) == 3:
+        data = _as_tensor(arg1[0], dtype or np.float32)
+        indices = _as_tensor(arg1[1]).to(torch.int64)
+        indptr = _as_tensor(arg1[2]).to(torch.int64)
+        rows = indptr.shape[0] - 1
+        if shape is None:
+            shape = (rows, int(indices.max()) + 1 if indices.numel() else 0)
+        counts = indptr[1:] - indptr[:-1]
+        row_of = torch.repeat_interleave(torch.arange(rows), counts)
+        dense = torch.zeros(tuple(shape), dtype=data.dtype)
+        dense[row_of, indices] = data
+        return CSRNDArray(dense.to(ctx.torch_device), ctx)
+    if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
+        data = _as_tensor(arg1[0], dtype or np.float32)
+        row = _as_tensor(arg1[1][0]).to(torch.int64)
+        col = _as_tensor(arg1[1][1]).to(torch.int64)
+        if shape is None:
+            shape = (int(row.max()) + 1, int(col.max()) + 1)
+        dense = torch.zeros(tuple(shape), dtype=data.dtype)
+        dense.index_put_((row, col), data, accumulate=True)
+        return CSRNDArray(dense.to(ctx.torch_device), ctx)
+    tensor = _as_tensor(arg1, dtype or (None if isinstance(arg1, NDArray) else np.float32))
+    if tensor.dim() != 2:
+        raise MXNetError(f"csr_matrix: expected a 2-D array, got shape {tuple(tensor.shape)}")
+    return CSRNDArray(tensor.clone().to(ctx.torch_device), ctx)
+
+
+def array(source_array, ctx=None, dtype=None):
+    """A sparse array from a sparse NDArray (same storage type) or a scipy sparse matrix (csr)."""
+    if isinstance(source_array, BaseSparseNDArray):
+        result = to_storage(source_array, source_array.stype)
+        return result if dtype is None else result.astype(dtype)
+    if hasattr(source_array, "tocsr"):
+        return csr_matrix(source_array, ctx=ctx, dtype=dtype)
+    raise MXNetError(f"sparse.array: expected a sparse NDArray or a scipy.sparse matrix, got "
+                     f"{type(source_array).__name__}")
+
+
+def retain(data, indices):
+    """A RowSparseNDArray with the rows ``indices`` of ``data`` and zeros elsewhere."""
+    rows = _as_tensor(indices).to(torch.int64).reshape(-1).to(data._tensor.device)
+    result = torch.zeros_like(data._tensor)
+    if rows.numel():
+        result[rows] = data._tensor[rows]
+    return RowSparseNDArray(result, data.context)
+
+
+def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
+    """Matrix product of two (sparse or dense) arrays, as ``mx.nd.dot``; ``forward_stype``
+    picks the storage type of the result (default: dense)."""
+    from . import dot as dense_dot
+    result = dense_dot(lhs, rhs, transpose_a=transpose_a, transpose_b=transpose_b)
+    return result if forward_stype in (None, "default") else to_storage(result, forward_stype)
+
+
+def _elementwise(name):
+    def function(lhs, rhs):
+        from .. import ndarray as nd
+        return getattr(nd, name)(lhs, rhs)
+    function.__name__ = name
+    function.__doc__ = f"``mx.nd.{name}`` on (sparse or dense) arrays; the result is dense."
+    return function
+
+
+add = _elementwise("add")
+subtract = _elementwise("subtract")
+multiply = _elementwise("multiply")
+divide = _elementwise("divide")
+elemwise_add = _elementwise("elemwise_add")
+elemwise_sub = _elementwise("elemwise_sub")
+elemwise_mul = _elementwise("elemwise_mul")
