@@ -102,6 +102,9 @@ class Custom(Operator):
     registered or when the prop's inference returns malformed or conflicting shapes.
     """
 
+    exportable = False
+    export_note = "its forward is Python code (a CustomOp running on NumPy) that tracing cannot record"
+
     op_type = Attr(Str, required=True)
 
     def __init__(self, attrs=None, **kwargs):
