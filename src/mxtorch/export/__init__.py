@@ -98,7 +98,23 @@ def _onnx_export(module, inputs, path, input_names, output_names, opset_version)
     import contextlib
     import io
     import warnings
+    import logging
     quiet = io.StringIO()
+    loggers = [logging.getLogger(name) for name in ("onnxscript", "onnx_ir", "torch.onnx", "torch.export",
+                                                    "torch.onnx._internal.exporter._registration")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_version, quiet)
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_version, quiet):
+    import contextlib
+    import warnings
     with warnings.catch_warnings(), contextlib.redirect_stdout(quiet):
         warnings.simplefilter("ignore")
         try:
