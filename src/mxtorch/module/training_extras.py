@@ -55,13 +55,22 @@ def progress_bar(progress, data_iter, description):
                 dynamic_ncols=True)
 
 
+def _rows(value):
+    """Rows of the first data input: an array's first dimension, summed over per-device lists."""
+    if isinstance(value, (list, tuple)):
+        return sum(_rows(item) for item in value)
+    shape = getattr(value, "shape", None)
+    return int(shape[0]) if shape else 0
+
+
 def _sample_count(batch):
+    """Samples in a batch (padding excluded), for samples/s; 0 when the batch does not say."""
     batches = batch if isinstance(batch, list) else [batch]
     total = 0
     for one in batches:
         data = getattr(one, "data", None) or []
         if data:
-            total += int(data[0].shape[0]) - int(getattr(one, "pad", 0) or 0)
+            total += max(_rows(data[0]) - int(getattr(one, "pad", 0) or 0), 0)
     return total
 
 
