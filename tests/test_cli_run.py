@@ -172,3 +172,11 @@ def test_gpu_count_from_environment_text():
     assert context._gpu_count_from_text("4", "X") == 4
     with pytest.raises(MXNetError, match="MXTORCH_GPU_AS_CPU"):
         context._gpu_count_from_text("many", "MXTORCH_GPU_AS_CPU")
+
+
+def test_gpu_counts_agree_under_gpu_as_cpu(gpu_switch):
+    context.set_gpu_as_cpu(3)
+    assert mx.util.get_gpu_count() == 3 and mx.test_utils.list_gpus() == [0, 1, 2]
+    context.set_gpu_as_cpu(0)
+    expected = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    assert mx.util.get_gpu_count() == expected and mx.test_utils.list_gpus() == list(range(expected))

@@ -1,11 +1,14 @@
 """List the names of MXNet 1.9.1's public API surface that mxtorch does not provide.
 
-Reads the checklist ``../shared/api/mxnet-1.9.1-surface.md`` (one backticked name per
+Reads the checklist ``tools/data/mxnet-1.9.1-surface.md`` (kept in the repository, so this
+works from a fresh clone; names and signatures of MXNet 1.9.1's API; one backticked name per
 ``- [ ]`` line, methods as ``.name`` under their class, operators as inline lists in
 section 19) and looks each name up on ``mxtorch``.  Prints, per section, the missing names
 and a summary table; ``--markdown`` prints the table only.
 
-    PYTHONPATH=src python tools/check_api_surface.py [path/to/surface.md]
+    python tools/check_api_surface.py [path/to/surface.md]
+
+(mxtorch is imported from the installed package, else from this checkout's ``src/``.)
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import os
 import re
 import sys
 
-DEFAULT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "api", "mxnet-1.9.1-surface.md")
+DEFAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "mxnet-1.9.1-surface.md")
 
 SECTION_CLASSES = {
     "3.2": "mx.sym.Symbol", "3.3": "mx.sym.Symbol", "3.4": "mx.sym.Symbol", "4.1": "mx.executor.Executor",
@@ -80,7 +83,11 @@ def main(argv):
     markdown = "--markdown" in argv
     argv = [a for a in argv if a != "--markdown"]
     path = argv[0] if argv else DEFAULT
-    import mxtorch as mx
+    try:
+        import mxtorch as mx
+    except ImportError:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+        import mxtorch as mx
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     totals = {}

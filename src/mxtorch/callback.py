@@ -14,6 +14,11 @@ Two kinds, as in MXNet:
 All of them write through the root ``logging`` logger at INFO level, with
 MXNet's exact message formats, so log parsers written for MXNet keep
 working.
+
+mxtorch adds callbacks that see each epoch's validation score (MXNet calls epoch-end
+callbacks before validating): :class:`TrainingCallback` and its kinds
+:class:`EarlyStopping`, :class:`ModelCheckpoint` (best ``k``), :class:`CSVLogger` and
+:class:`TensorBoard`; ``fit`` returns a :class:`History`.
 """
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ from .base import MXNetError
 __all__ = [
     "do_checkpoint", "module_checkpoint", "log_train_metric", "Speedometer", "ProgressBar",
     "LogValidationMetricsCallback", "save_checkpoint",
+    # mxtorch's additions (not in MXNet 1.9.1)
+    "History", "TrainingCallback", "EarlyStopping", "ModelCheckpoint", "CSVLogger", "TensorBoard",
 ]
 
 
@@ -214,3 +221,273 @@ class LogValidationMetricsCallback:
             return
         for name, value in param.eval_metric.get_name_value():
             logging.info("Epoch[%d] Validation-%s=%f", param.epoch, name, value)
+
+
+# -- training comforts beyond MXNet: callbacks that see the epoch's metrics after validation --------
+_MINIMISED_WORDS = ("loss", "error", "entropy", "perplexity", "mse", "mae", "rmse", "nll", "time")
+
+
+def _metric_key(name):
+    return str(name).strip().lower()
+
+
+class History(dict):
+    """What ``fit`` returns (MXNet returned None): ``{key: [value per epoch]}`` with keys
+    ``'train-<metric>'`` and ``'validation-<metric>'`` (metric names as the log lines show
+    them, lower-cased prefix: ``history['validation-accuracy']``), ``'learning-rate'`` and
+    ``'samples-per-sec'``; ``epochs`` lists the 0-based epoch numbers trained."""
+
+    def __init__(self):
+        super().__init__()
+        self.epochs = []
+
+    def record(self, epoch, logs):
+        self.epochs.append(epoch)
+        for key, value in logs.items():
+            self.setdefault(key, [None] * (len(self.epochs) - 1)).append(value)
+        for key, values in self.items():
+            if len(values) < len(self.epochs):
+                values.append(None)
+
+    def __repr__(self):
+        return f"History(epochs={self.epochs}, {dict(self)})"
+
+
+class TrainingCallback:
+    """Base of the callbacks that ``fit`` also calls after each epoch's validation.
+
+    Pass one in ``epoch_end_callback`` (or ``batch_end_callback``); ``fit`` then calls
+    ``on_train_begin(module)``, ``on_epoch_end(epoch, logs)`` once per epoch after the
+    validation score, with ``logs`` the epoch's values keyed as in :class:`History`, and
+    ``on_train_end(history)``.  Setting ``self.stop_training = True`` ends ``fit`` after that
+    epoch.  Called as an MXNet epoch-end callback ``(epoch, symbol, arg_params, aux_params)``
+    it keeps those for ``on_epoch_end``; as a batch-end callback ``(param)`` it calls
+    ``on_batch_end(param)``.
+    """
+
+    stop_training = False
+
+    def __call__(self, *args):
+        if len(args) == 1:
+            self.on_batch_end(args[0])
+            return
+        if len(args) != 4:
+            raise MXNetError(f"{type(self).__name__}: called with {len(args)} arguments; expected (param) as a "
+                             f"batch-end callback or (epoch, symbol, arg_params, aux_params) as an epoch-end one")
+        self.epoch, self.symbol, self.arg_params, self.aux_params = args
+
+    def on_train_begin(self, module):
+        self.module = module
+
+    def on_batch_end(self, param):
+        pass
+
+    def on_epoch_end(self, epoch, logs):
+        pass
+
+    def on_train_end(self, history):
+        pass
+
+
+class _Monitored(TrainingCallback):
+    """A callback watching one value of ``logs`` (``monitor``) that should go ``mode``-wards."""
+
+    def __init__(self, monitor, mode, min_delta=0.0):
+        if mode not in ("auto", "min", "max"):
+            raise MXNetError(f"{type(self).__name__}: mode must be 'auto', 'min' or 'max', got {mode!r}")
+        self.monitor = _metric_key(monitor)
+        if mode == "auto":
+            mode = "min" if any(word in self.monitor for word in _MINIMISED_WORDS) else "max"
+        self.mode = mode
+        self.min_delta = abs(float(min_delta))
+
+    def _value(self, logs):
+        values = {_metric_key(k): v for k, v in logs.items()}
+        if self.monitor not in values:
+            raise MXNetError(f"{type(self).__name__}: monitor {self.monitor!r} is not among this epoch's values "
+                             f"{sorted(values)} (does fit have eval_data?)")
+        return float(values[self.monitor])
+
+    def _better(self, value, reference):
+        if reference is None:
+            return True
+        if self.mode == "max":
+            return value - self.min_delta > reference
+        return value + self.min_delta < reference
+
+
+class EarlyStopping(_Monitored):
+    """Stop ``fit`` when ``monitor`` has not improved for ``patience`` epochs.
+
+    ``monitor``: a key of the epoch's values (``'validation-accuracy'``, ``'train-cross-entropy'``,
+    case-insensitive); ``min_delta``: the least change counted as an improvement; ``mode``:
+    'max', 'min' or 'auto' (min for names with loss / error / entropy / perplexity / mse /
+    mae, else max).  After epoch ``e`` with no improvement for the ``patience``-th time in a
+    row (0 and 1: the first time), ``fit`` ends (``stopped_epoch = e``, logged as ``Epoch[e] Early stopping: ...``).
+    Raises MXNetError when ``monitor`` is not among the epoch's values."""
+
+    def __init__(self, monitor="validation-accuracy", patience=0, min_delta=0.0, mode="auto"):
+        super().__init__(monitor, mode, min_delta)
+        if int(patience) < 0:
+            raise MXNetError(f"EarlyStopping: patience must be >= 0, got {patience!r}")
+        self.patience = int(patience)
+        self.best = None
+        self.best_epoch = None
+        self.wait = 0
+        self.stopped_epoch = None
+
+    def on_train_begin(self, module):
+        super().on_train_begin(module)
+        self.best, self.best_epoch, self.wait, self.stopped_epoch = None, None, 0, None
+        self.stop_training = False
+
+    def on_epoch_end(self, epoch, logs):
+        value = self._value(logs)
+        if self._better(value, self.best):
+            self.best, self.best_epoch, self.wait = value, epoch, 0
+            return
+        self.wait += 1
+        if self.wait >= max(self.patience, 1):
+            self.stop_training = True
+            self.stopped_epoch = epoch
+            logging.info("Epoch[%d] Early stopping: %s has not improved on %f (epoch %d) for %d epoch(s)",
+                         epoch, self.monitor, self.best, self.best_epoch, self.wait)
+
+
+class ModelCheckpoint(_Monitored):
+    """Save ``prefix-symbol.json`` + ``prefix-NNNN.params`` (NNNN = epoch + 1, as
+    ``do_checkpoint``) after epochs, choosing by ``monitor``.
+
+    ``save_top_k=k`` keeps exactly the ``k`` best epochs' ``.params`` files (worse ones are
+    deleted as better ones arrive); ``save_best_only=True`` is ``save_top_k=1``; neither:
+    every ``period``-th epoch is saved, as ``do_checkpoint``.  ``best_epochs`` lists
+    ``(value, epoch + 1)`` of the files kept, best first.  ``mode``/``monitor`` as
+    :class:`EarlyStopping`; ``save_optimizer_states`` also writes ``.states`` (via the module)."""
+
+    def __init__(self, prefix, monitor="validation-accuracy", save_best_only=False, save_top_k=None, mode="auto",
+                 period=1, save_optimizer_states=False):
+        super().__init__(monitor, mode)
+        if save_top_k is not None and int(save_top_k) < 1:
+            raise MXNetError(f"ModelCheckpoint: save_top_k must be >= 1 or None, got {save_top_k!r}")
+        self.prefix = prefix
+        self.save_top_k = 1 if save_best_only and save_top_k is None else save_top_k
+        self.period = _every(period)
+        self.save_optimizer_states = save_optimizer_states
+        self.best_epochs = []
+        self.arg_params = self.aux_params = self.symbol = None
+        self.module = None
+
+    def _save(self, number):
+        from .model import save_checkpoint
+        if self.save_optimizer_states and self.module is not None and hasattr(self.module, "save_checkpoint"):
+            self.module.save_checkpoint(self.prefix, number, save_optimizer_states=True)
+            return
+        symbol, arg_params, aux_params = self.symbol, self.arg_params, self.aux_params
+        if arg_params is None and self.module is not None:
+            symbol = self.module.symbol
+            arg_params, aux_params = self.module.get_params()
+        if arg_params is None:
+            raise MXNetError("ModelCheckpoint: no parameters to save; pass it to fit(epoch_end_callback=...)")
+        save_checkpoint(self.prefix, number, symbol, arg_params, aux_params)
+
+    def _remove(self, number):
+        import os
+        for suffix in (".params", ".states"):
+            path = f"{self.prefix}-{number:04d}{suffix}"
+            if os.path.exists(path):
+                os.remove(path)
+
+    def on_epoch_end(self, epoch, logs):
+        number = epoch + 1
+        if self.save_top_k is None:
+            if number % self.period == 0:
+                self._save(number)
+                self.best_epochs.append((logs.get(self.monitor), number))
+            return
+        value = self._value(logs)
+        kept = self.best_epochs
+        worst = kept[-1][0] if len(kept) >= self.save_top_k else None
+        if worst is not None and not self._better(value, worst):
+            return
+        self._save(number)
+        kept.append((value, number))
+        kept.sort(key=lambda item: item[0], reverse=self.mode == "max")
+        while len(kept) > self.save_top_k:
+            _, dropped = kept.pop()
+            self._remove(dropped)
+        logging.info("Epoch[%d] ModelCheckpoint: saved %s-%04d.params (%s=%f)", epoch, self.prefix, number,
+                     self.monitor, value)
+
+
+class CSVLogger(TrainingCallback):
+    """Write one row per epoch to the CSV file ``path``: ``epoch`` then every value of the
+    epoch (metrics, learning rate, samples/s), columns in first-seen order.  The file is
+    rewritten atomically after each epoch; ``append=True`` keeps the rows already in it."""
+
+    def __init__(self, path, append=False, separator=","):
+        self.path = path
+        self.separator = separator
+        self.rows = []
+        self.columns = ["epoch"]
+        if append:
+            import csv
+            import os
+            if os.path.exists(path):
+                with open(path, newline="") as handle:
+                    reader = csv.DictReader(handle, delimiter=separator)
+                    self.columns = list(reader.fieldnames or ["epoch"])
+                    self.rows = list(reader)
+
+    def on_epoch_end(self, epoch, logs):
+        import csv
+        import io
+        from .util import atomic_write
+        row = {"epoch": epoch, **logs}
+        for key in row:
+            if key not in self.columns:
+                self.columns.append(key)
+        self.rows.append(row)
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, delimiter=self.separator, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(self.rows)
+        atomic_write(self.path, buffer.getvalue().encode())
+
+
+class TensorBoard(TrainingCallback):
+    """Scalars for TensorBoard in ``logdir`` (``torch.utils.tensorboard.SummaryWriter``; needs
+    the optional ``tensorboard`` package): after each epoch every value of the epoch (tags
+    ``train-accuracy``, ``validation-accuracy``, ``learning-rate``, ``samples-per-sec``, ...)
+    at step ``epoch``; with ``batch_period=n``, also the training metrics every ``n`` batches
+    (tags ``batch/train-<metric>``, step = batches so far).  Raises ImportError naming the
+    package when tensorboard is missing."""
+
+    def __init__(self, logdir, batch_period=None):
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError:
+            raise ImportError("mx.callback.TensorBoard needs the optional dependency tensorboard: "
+                              "pip install 'mxtorch[tensorboard]'") from None
+        self.logdir = logdir
+        self.writer = SummaryWriter(log_dir=logdir)
+        self.batch_period = batch_period
+        self.batches = 0
+
+    def on_batch_end(self, param):
+        self.batches += 1
+        if not self.batch_period or self.batches % self.batch_period or param.eval_metric is None:
+            return
+        for name, value in param.eval_metric.get_name_value():
+            self.writer.add_scalar(f"batch/train-{name}", value, self.batches)
+
+    def on_epoch_end(self, epoch, logs):
+        for key, value in logs.items():
+            if value is not None:
+                self.writer.add_scalar(key, value, epoch)
+        self.writer.flush()
+
+    def on_train_end(self, history):
+        self.writer.flush()
+
+    def close(self):
+        self.writer.close()

@@ -32,9 +32,6 @@ import math
 import os
 import sys
 
-from tqdm import tqdm
-from tqdm.contrib.logging import logging_redirect_tqdm
-
 import mxtorch as mx
 from . import cli_networks
 from . import launcher
@@ -177,28 +174,6 @@ def _learning_rate_schedule(args, batches_per_epoch):
                                                                base_lr=learning_rate)
 
 
-class _EpochProgress:
-    """Batch-end callback showing a tqdm bar per epoch (hidden when stderr is not a terminal)."""
-
-    def __init__(self, total):
-        self.total = total
-        self.bar = None
-
-    def __call__(self, param):
-        if self.bar is None or param.nbatch + 1 < self.bar.n:
-            self.close()
-            self.bar = tqdm(total=self.total, desc=f"Epoch[{param.epoch}]", unit="batch", leave=False,
-                            disable=None)
-        self.bar.update(param.nbatch + 1 - self.bar.n)
-        if self.bar.n >= self.total:
-            self.close()
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-
 def _print_accuracy(mod, val_iter):
     for name, value in mod.score(val_iter, "acc"):
         print(f"Validation-{name}={value:f}", flush=True)
@@ -225,32 +200,28 @@ def train(args):
     if args.optimizer in ("sgd", "nag"):
         optimizer_params["momentum"] = args.mom
 
-    progress = _EpochProgress(batches_per_epoch)
-    batch_end_callback = [mx.callback.Speedometer(args.batch_size, args.disp_batches), progress]
+    batch_end_callback = [mx.callback.Speedometer(args.batch_size, args.disp_batches)]
     epoch_end_callback = None
     if args.model_prefix:
         os.makedirs(os.path.dirname(os.path.abspath(args.model_prefix)), exist_ok=True)
         epoch_end_callback = mx.callback.do_checkpoint(args.model_prefix)
 
     mod = mx.mod.Module(network, context=_contexts(args.gpus))
-    with logging_redirect_tqdm():
-        try:
-            mod.fit(train_iter,
-                    eval_data=val_iter,
-                    eval_metric="acc",
-                    kvstore=args.kv_store,
-                    optimizer=args.optimizer,
-                    optimizer_params=optimizer_params,
-                    initializer=_initializer(args.initializer),
-                    arg_params=arg_params,
-                    aux_params=aux_params,
-                    allow_missing=True,
-                    batch_end_callback=batch_end_callback,
-                    epoch_end_callback=epoch_end_callback,
-                    begin_epoch=args.load_epoch or 0,
-                    num_epoch=args.num_epochs)
-        finally:
-            progress.close()
+    # Module.fit shows a progress bar when stderr is a terminal (MXTORCH_PROGRESS=0 hides it)
+    mod.fit(train_iter,
+            eval_data=val_iter,
+            eval_metric="acc",
+            kvstore=args.kv_store,
+            optimizer=args.optimizer,
+            optimizer_params=optimizer_params,
+            initializer=_initializer(args.initializer),
+            arg_params=arg_params,
+            aux_params=aux_params,
+            allow_missing=True,
+            batch_end_callback=batch_end_callback,
+            epoch_end_callback=epoch_end_callback,
+            begin_epoch=args.load_epoch or 0,
+            num_epoch=args.num_epochs)
     _print_accuracy(mod, val_iter)
 
 

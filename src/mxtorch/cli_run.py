@@ -6,7 +6,9 @@ ARGS``) would run it: ``__name__ == '__main__'``, ``sys.argv == [SCRIPT, *ARGS]`
 first on ``sys.path`` (the current folder for ``-m``), and ``import mxnet``
 resolved to mxtorch (``mxtorch.install_as_mxnet()``).  Its exit status is the
 program's: ``sys.exit(n)`` exits with ``n``; an uncaught exception prints its
-traceback and exits with status 1.
+traceback and exits with status 1.  Child processes started with the ``spawn`` method
+re-import the script without mxtorch's alias: such programs should call
+``mxtorch.install_as_mxnet()`` themselves (the environment switches do reach them).
 
 Options (each off by default; the environment variable in brackets does the same and
 is also set for child processes):
@@ -35,9 +37,9 @@ __all__ = ["configure", "parse_run_arguments", "run_command", "run_program"]
 def configure(parser):
     """Arguments of ``run`` (for ``--help``; ``parse_run_arguments`` does the parsing so that the
     program's own options after SCRIPT are passed through untouched)."""
-    parser.add_argument("--gpu-as-cpu", nargs="?", const=1, type=int, default=0, metavar="N",
-                        help="mx.gpu(i) computes on the CPU; mx.context.num_gpus() reports N (default 1) "
-                             "[MXTORCH_GPU_AS_CPU=N]")
+    parser.add_argument("--gpu-as-cpu", action="store_true",
+                        help="mx.gpu(i) computes on the CPU; mx.context.num_gpus() reports 1, or N with "
+                             "--gpu-as-cpu=N [MXTORCH_GPU_AS_CPU=N]")
     parser.add_argument("--numpy-aliases", action="store_true",
                         help="restore np.float, np.int, np.asscalar, binary np.fromstring and the other "
                              "NumPy names removed in 1.24/2.0 [MXTORCH_NUMPY_ALIASES=1]")
@@ -164,7 +166,9 @@ def run_program(script=None, module=None, args=(), gpu_as_cpu=0, numpy_aliases=F
             runpy.run_module(module, run_name="__main__", alter_sys=True)
     except SystemExit as stop:
         return _exit_status(stop.code)
-    except BaseException as error:      # noqa: B902 - reported as Python reports an uncaught exception
+    except KeyboardInterrupt:
+        raise                           # Python's own handling (exit status 130 on Ctrl-C)
+    except Exception as error:          # noqa: BLE001 - reported as Python reports an uncaught exception
         _print_program_traceback(error)
         return 1
     finally:
@@ -176,7 +180,7 @@ def run_program(script=None, module=None, args=(), gpu_as_cpu=0, numpy_aliases=F
 
 def _print_program_traceback(error):
     """Print ``error``'s traceback as ``python SCRIPT`` would, without the frames of runpy and
-    of this launcher (KeyboardInterrupt included, exit status 1)."""
+    of this launcher (the caller exits with status 1)."""
     import traceback
     skipped = {os.path.abspath(runpy.__file__), os.path.abspath(__file__), os.path.abspath("<frozen runpy>")}
     tb = error.__traceback__

@@ -105,8 +105,9 @@ def default_dtype():
 
 
 def list_gpus():
-    """Indices of the visible CUDA devices (empty without a GPU)."""
-    return list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    """Indices of the visible CUDA devices (empty without a GPU; under gpu-as-cpu, those pretended)."""
+    from .context import num_gpus
+    return list(range(num_gpus()))
 
 
 def default_rtols():

@@ -196,9 +196,10 @@ def setenv(name, value):
 
 
 def get_gpu_count():
-    """Number of CUDA devices torch can see (0 without CUDA)."""
-    import torch
-    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    """Number of CUDA devices torch can see (0 without CUDA); under gpu-as-cpu, the number
+    pretended (``mxtorch.context.num_gpus``)."""
+    from .context import num_gpus
+    return num_gpus()
 
 
 def get_gpu_memory(gpu_dev_id):

@@ -139,11 +139,12 @@ class BaseModule:
         self.backward()
 
     def score(self, eval_data, eval_metric, num_batch=None, batch_end_callback=None, score_end_callback=None,
-              reset=True, epoch=0, sparse_row_id_fn=None):
+              reset=True, epoch=0, sparse_row_id_fn=None, progress=None):
         """Evaluate ``eval_metric`` over ``eval_data`` (at most ``num_batch`` batches) and
         return ``get_name_value()``.  Padding rows of the last batch are not counted
-        (mxtorch; MXNet counted them)."""
+        (mxtorch; MXNet counted them).  ``progress``: a tqdm bar, as in ``fit``."""
         from .. import metric as metric_module
+        from .training_extras import progress_bar
         self._require("score", params=True)
         if reset:
             eval_data.reset()
@@ -151,6 +152,7 @@ class BaseModule:
             eval_metric = metric_module.create(eval_metric)
         eval_metric.reset()
         actual_num_batch = 0
+        bar = progress_bar(progress, eval_data, f"score[{epoch}]")
         for nbatch, eval_batch in enumerate(eval_data):
             if num_batch is not None and nbatch == num_batch:
                 break
@@ -165,6 +167,8 @@ class BaseModule:
                 for callback in _as_list(batch_end_callback):
                     callback(params)
             actual_num_batch += 1
+            bar.update(1)
+        bar.close()
         if score_end_callback:
             params = BatchEndParam(epoch=epoch, nbatch=actual_num_batch, eval_metric=eval_metric, locals=locals())
             for callback in _as_list(score_end_callback):
@@ -186,13 +190,15 @@ class BaseModule:
             yield outputs, nbatch, eval_batch
 
     def predict(self, eval_data, num_batch=None, merge_batches=True, reset=True, always_output_list=False,
-                sparse_row_id_fn=None):
+                sparse_row_id_fn=None, progress=None):
         """Outputs over ``eval_data`` (a DataIter, or one NDArray / numpy batch).
 
         With ``merge_batches`` the batches are concatenated along axis 0 (padding
         removed); a single output is returned as an NDArray unless ``always_output_list``.
+        ``progress``: a tqdm bar, as in ``fit``.
         """
         from ..io import DataBatch, DataIter
+        from .training_extras import progress_bar
         self._require("predict", params=True)
         if isinstance(eval_data, (NDArray, np.ndarray)):
             if isinstance(eval_data, np.ndarray):
@@ -205,6 +211,7 @@ class BaseModule:
         if reset:
             eval_data.reset()
         output_list = []
+        bar = progress_bar(progress, eval_data, "predict")
         for nbatch, eval_batch in enumerate(eval_data):
             if num_batch is not None and nbatch == num_batch:
                 break
@@ -212,6 +219,8 @@ class BaseModule:
             self.forward(eval_batch, is_train=False)
             pad = eval_batch.pad or 0
             output_list.append([out[0:out.shape[0] - pad].copy() for out in self.get_outputs()])
+            bar.update(1)
+        bar.close()
         if not output_list:
             return output_list
         if merge_batches:
@@ -231,13 +240,21 @@ class BaseModule:
             optimizer_params=(("learning_rate", 0.01),), eval_end_callback=None, eval_batch_end_callback=None,
             initializer=None, arg_params=None, aux_params=None, allow_missing=False, force_rebind=False,
             force_init=False, begin_epoch=0, num_epoch=None, validation_metric=None, monitor=None,
-            sparse_row_id_fn=None):
+            sparse_row_id_fn=None, progress=None):
         """Train for ``num_epoch - begin_epoch`` epochs: bind, init_params, init_optimizer,
         then per batch forward_backward + update + update_metric, per epoch the log lines
         ``Epoch[n] Train-<metric>=<value>``, ``Epoch[n] Time cost=<seconds>``, the
         epoch-end callbacks with the current parameters and, with ``eval_data``,
         ``Epoch[n] Validation-<metric>=<value>``.  ``initializer`` defaults to
-        ``Uniform(0.01)`` as in MXNet."""
+        ``Uniform(0.01)`` as in MXNet.
+
+        mxtorch additions: a tqdm bar per epoch (``progress``: None = when stderr is a
+        terminal and ``MXTORCH_PROGRESS`` is not 0, False = never, True = always);
+        :class:`mxtorch.callback.TrainingCallback` objects among the callbacks
+        (``EarlyStopping``, ``ModelCheckpoint``, ``CSVLogger``, ``TensorBoard``) get each
+        epoch's values after validation and may stop training; returns a
+        :class:`mxtorch.callback.History` of the per-epoch values (MXNet returned None)."""
+        from .training_extras import FitExtras
         from .. import metric as metric_module
         from ..initializer import Uniform
         from ..kvstore.sharding import epoch_batches
@@ -256,8 +273,10 @@ class BaseModule:
             validation_metric = eval_metric
         if not isinstance(eval_metric, metric_module.EvalMetric):
             eval_metric = metric_module.create(eval_metric)
+        extras = FitExtras(self, _as_list(epoch_end_callback or []) + _as_list(batch_end_callback or []), progress)
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
+            extras.epoch_begin(epoch, train_data)
             eval_metric.reset()
             self._begin_fit_epoch(epoch, train_data)
             nbatch = 0
@@ -278,6 +297,7 @@ class BaseModule:
                     self.update_metric(eval_metric, [db.label for db in data_batch], pre_sliced=True)
                 else:
                     self.update_metric(eval_metric, data_batch.label)
+                extras.batch_end(data_batch, eval_metric)
                 try:
                     next_data_batch = next(data_iter)
                     self.prepare(next_data_batch, sparse_row_id_fn=sparse_row_id_fn)
@@ -302,12 +322,17 @@ class BaseModule:
             if epoch_end_callback is not None:
                 for callback in _as_list(epoch_end_callback):
                     callback(epoch, self.symbol, arg_params_now, aux_params_now)
+            result = None
             if eval_data:
                 result = self.score(eval_data, validation_metric, score_end_callback=eval_end_callback,
-                                    batch_end_callback=eval_batch_end_callback, epoch=epoch)
+                                    batch_end_callback=eval_batch_end_callback, epoch=epoch,
+                                    **({} if progress is None else {"progress": progress}))
                 for name, value in result:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, value)
             train_data.reset()
+            if extras.epoch_end(epoch, eval_name_vals, result, toc - tic):
+                break
+        return extras.end()
 
     def _begin_fit_epoch(self, epoch, train_data):
         """Called by ``fit`` at the start of each epoch, before the first batch; nothing here

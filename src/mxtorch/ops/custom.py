@@ -105,6 +105,9 @@ class Custom(Operator):
     def plot_label(self, op_name, node_name):
         return self.attrs["op_type"], "other"
 
+    exportable = False
+    export_note = "its forward is Python code (a CustomOp running on NumPy) that tracing cannot record"
+
     op_type = Attr(Str, required=True)
 
     def __init__(self, attrs=None, **kwargs):

@@ -249,6 +249,10 @@ class Operator:
     variadic = False
     hint = None
     distinct_names = ()
+    # False for operators whose computation cannot be traced into TorchScript / ONNX
+    # (mxtorch.export refuses them, quoting export_note)
+    exportable = True
+    export_note = ""
 
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
