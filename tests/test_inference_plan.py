@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mxtorch as mx
+from mxtorch.executor import inference
 
 MODES = ["0", "1", "auto"]
 
@@ -158,3 +159,37 @@ def test_predict_of_an_inference_module_matches_a_numpy_forward():
         + beta[:, None, None]
     expected = np.maximum(normalized, 0).reshape(10, -1) @ fc.T
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["0", "auto"])
+def test_fused_inner_products_match_the_plain_graph(monkeypatch, mode):
+    """FullyConnected + relu / sigmoid / tanh (one oneDNN inner product each in the plan), a
+    FullyConnected without bias, and one whose output also feeds a second consumer."""
+    monkeypatch.setenv("MXTORCH_COMPILE", mode)
+    data = mx.sym.Variable("data")
+    x = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=9, name="f1"), act_type="relu")
+    x = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=8, no_bias=True, name="f2"), act_type="sigmoid")
+    shared = mx.sym.FullyConnected(x, num_hidden=8, name="f3")
+    x = mx.sym.Activation(shared, act_type="tanh") + shared
+    x = mx.sym.FullyConnected(x, num_hidden=4, name="f4")
+    symbol = mx.sym.SoftmaxOutput(x, name="softmax")
+    shape = (6, 2, 5)
+    args, aux = _random_params(symbol, shape, 11)
+    plain = mx.mod.Module(symbol)
+    plain.bind(data_shapes=[("data", shape)], label_shapes=[("softmax_label", (6,))])
+    plain.set_params(args, aux)
+    predict = mx.mod.Module(symbol)
+    predict.bind(data_shapes=[("data", shape)], for_training=False)
+    predict.set_params(args, aux)
+    plan = predict._exec_group.execs[0]._inference
+    names = [entry.op.name for entry in plan._entries]
+    if inference._linear_pointwise_works():
+        # f1+relu, f2+sigmoid fused; f3 feeds two nodes (no activation fused); f4 alone
+        assert names.count("_fused_linear") == 4 and names.count("Activation") == 1
+    data_value = np.random.RandomState(12).normal(size=shape).astype(np.float32)
+    for _ in range(3):
+        _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))
+    new_args, _ = _random_params(symbol, shape, 13)
+    predict.set_params(new_args, aux)
+    plain.set_params(new_args, aux)
+    _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))

@@ -58,9 +58,54 @@ _TRACEABLE = frozenset({
     "expand_dims", "SliceChannel", "Embedding", "LinearRegressionOutput", "LogisticRegressionOutput",
     "mean", "sum", "LRN", "Pad", "UpSampling", "LayerNorm", "InstanceNorm", "L2Normalization",
     "_contrib_AdaptiveAvgPooling2D", "squeeze", "dot", "batch_dot", "slice_axis", "SwapAxis",
+    "_fused_linear",
 })
 
 _FOLDABLE = ("Convolution", "FullyConnected")
+
+# activations oneDNN's inner product applies in the same kernel
+_LINEAR_ACTIVATIONS = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh"}
+_LINEAR_POINTWISE = []
+
+
+def _linear_pointwise_works():
+    """Whether ``torch.ops.mkldnn._linear_pointwise`` (oneDNN inner product with a fused
+    activation) exists in this torch build and computes ``relu(x @ w.T + b)``."""
+    if not _LINEAR_POINTWISE:
+        works = False
+        try:
+            if torch.backends.mkldnn.is_available():
+                x, w, b = torch.rand(3, 4), torch.rand(2, 4) - 0.5, torch.rand(2) - 0.5
+                got = torch.ops.mkldnn._linear_pointwise(x, w, b, "relu", [], "")
+                works = bool(torch.allclose(got, torch.relu(torch.nn.functional.linear(x, w, b)), atol=1e-5))
+        except Exception:
+            works = False
+        _LINEAR_POINTWISE.append(works)
+    return _LINEAR_POINTWISE[0]
+
+
+class _FusedLinear:
+    """FullyConnected (flatten=True) and the activation after it as one oneDNN inner product, for
+    float32 CPU inference: ``act(data.reshape(batch, -1) @ weight.T + bias)``."""
+
+    name = "_fused_linear"
+
+    def __init__(self, no_bias, activation):
+        self.no_bias = no_bias
+        self.activation = activation
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        data = data.reshape(data.shape[0], -1)
+        if not data.is_contiguous():
+            data = data.contiguous()
+        bias = None if self.no_bias else inputs[2]
+        if torch.jit.is_tracing():
+            # the tracer cannot record the fused operator's optional scalar list: trace the parts,
+            # which optimize_for_inference turns into oneDNN operations of its own
+            output = torch.nn.functional.linear(data, inputs[1], bias)
+            return [output if self.activation == "none" else getattr(torch, self.activation)(output)]
+        return [torch.ops.mkldnn._linear_pointwise(data, inputs[1], bias, self.activation, [], "")]
 
 
 def compile_mode():
@@ -215,6 +260,8 @@ class InferencePlan:
             layer.outputs = [norm.outputs[0]]
             removed.add(norm_position)
         self._entries = [entry for position, entry in enumerate(entries) if position not in removed]
+        if self._device.type == "cpu" and _linear_pointwise_works():
+            self._fuse_linear(uses, graph_outputs, dtypes)
         self._num_values = next_slot
         self._output_slots = list(executor._output_slots)
 
@@ -222,7 +269,10 @@ class InferencePlan:
                            and all(entry.op.name in _TRACEABLE for entry in self._entries)
                            and all(dtype == "float32" for dtype in dtypes.values())
                            and not any(entry.op.name == "Dropout" and entry.op.mode == "always"
-                                       for entry in self._entries))
+                                       for entry in self._entries)
+                           # what tracing gains is oneDNN convolutions with fused activations; on
+                           # graphs without convolutions the eager fused inner products are faster
+                           and any(entry.op.name in ("Convolution", "Deconvolution") for entry in self._entries))
         self._key_tensors = None
         self._key_versions = None
         self._folded = {}
@@ -230,6 +280,33 @@ class InferencePlan:
         self._batches_with_key = 0
         self._traces = 0
         self._batches = 0
+
+    def _fuse_linear(self, uses, graph_outputs, dtypes):
+        """FullyConnected (+ relu/sigmoid/tanh when only that activation reads it) -> _FusedLinear."""
+        producers = {slot: entry for entry in self._entries for slot in entry.outputs}
+        consumers = {}
+        for entry in self._entries:
+            for slot in entry.inputs + entry.aux:
+                consumers.setdefault(slot, []).append(entry)
+        removed = set()
+        for entry in self._entries:
+            op = entry.op
+            if op.name != "FullyConnected" or not op.flatten:
+                continue
+            if any(dtypes.get(slot, "float32") != "float32" for slot in entry.inputs if slot in dtypes):
+                continue
+            source = producers.get(entry.inputs[0])
+            if source is None and dtypes.get(entry.inputs[0]) != "float32":
+                continue
+            activation = "none"
+            readers = consumers.get(entry.outputs[0], [])
+            if (len(readers) == 1 and entry.outputs[0] not in graph_outputs
+                    and readers[0].op.name == "Activation" and readers[0].op.act_type in _LINEAR_ACTIVATIONS):
+                activation = _LINEAR_ACTIVATIONS[readers[0].op.act_type]
+                entry.outputs = list(readers[0].outputs)
+                removed.add(id(readers[0]))
+            entry.op = _FusedLinear(op.no_bias, activation)
+        self._entries = [entry for entry in self._entries if id(entry) not in removed]
 
     # -- running ------------------------------------------------------------------------------
     def _variables(self):
@@ -292,7 +369,7 @@ class InferencePlan:
             if len(got) != len(expected) or not all(_close(a, b) for a, b in zip(got, expected)):
                 raise RuntimeError("the traced graph's outputs differ from the eager graph's")
         except Exception as error:      # any failure: stay on the eager folded graph
-            _log_once(("trace-failed", self._executor._symbol.name),
+            _log_once(("trace-failed", type(error).__name__, str(error)[:80]),
                       f"mxtorch: inference plan stays eager ({type(error).__name__}: {str(error)[:600]})")
             self._traceable = False
             return None, None
