@@ -19,6 +19,7 @@ from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ops.registry import gradient_carrier
 from ..symbol.symbol import Symbol, _aux_variable_ids
+from .inference import InferencePlan
 
 __all__ = ["Executor"]
 
@@ -149,6 +150,8 @@ class Executor:
                                 context) for shape, dtype, context in
                         zip(self._output_shapes, self._output_types, output_contexts)]
         self._recorded = None
+        # bound without gradients: forward(is_train=False) runs the folded inference plan (inference.py)
+        self._inference = InferencePlan(self) if not self._gradient_indices else None
 
     # -- construction ---------------------------------------------------------------------------
     @staticmethod
@@ -307,6 +310,11 @@ class Executor:
                     raise MXNetError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
+        if self._inference is not None and not is_train and self._monitor_callback is None:
+            for array, tensor in zip(self.outputs, self._inference.run()):
+                array._tensor = tensor
+            self._recorded = None
+            return self.outputs
         need_grad = is_train and bool(self._gradient_indices)
         values = [None] * self._num_slots
         leaves = []

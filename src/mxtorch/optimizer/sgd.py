@@ -20,7 +20,7 @@ from ..ndarray.ndarray import zeros
 from .optimizer import (register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list,
                         _check_number)
 
-__all__ = ["SGD", "ccSGD", "sgd_step"]
+__all__ = ["SGD", "ccSGD", "sgd_step", "sgd_step_foreach"]
 
 
 def sgd_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, clip_gradient):
@@ -47,6 +47,46 @@ def sgd_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, c
             momentum_buffer.add_(weight, alpha=-lr * wd)
         momentum_buffer.add_(grad, alpha=-lr * scale)
         weight.add_(momentum_buffer)
+
+
+def sgd_step_foreach(weights, grads, momentum_buffers, *, lr, wd, momentum, rescale_grad):
+    """``sgd_step`` (without clipping) on lists of same-dtype tensors with torch's multi-tensor
+    kernels: the same operations in the same order, so the same numbers, in a few dispatches.
+    ``momentum_buffers`` is a list aligned with ``weights`` or None (plain SGD)."""
+    if momentum_buffers is None:
+        if wd:
+            torch._foreach_mul_(weights, 1.0 - lr * wd)
+        torch._foreach_add_(weights, grads, alpha=-lr * rescale_grad)
+    else:
+        torch._foreach_mul_(momentum_buffers, momentum)
+        if wd:
+            torch._foreach_add_(momentum_buffers, weights, alpha=-lr * wd)
+        torch._foreach_add_(momentum_buffers, grads, alpha=-lr * rescale_grad)
+        torch._foreach_add_(weights, momentum_buffers)
+
+
+def _foreach_groups(weights, grads, states, lrs, wds, multi_precision, clip_gradient):
+    """``{(lr, wd): (weights, grads, buffers or None)}`` of torch tensors when the step can run
+    on multi-tensor kernels (several parameters, one dtype and device, no clipping, no master
+    copies, all or no momentum buffers), else None."""
+    if len(weights) < 2 or multi_precision or (clip_gradient and clip_gradient >= 0):
+        return None
+    tensors = [w._tensor for w in weights]
+    gradients = [g._tensor for g in grads]
+    first = tensors[0]
+    if any(t.dtype != first.dtype or t.device != first.device for t in tensors + gradients):
+        return None
+    with_buffer = [s is not None for s in states]
+    if any(with_buffer) and not all(with_buffer):
+        return None
+    groups = {}
+    for position, (t, g, lr, wd) in enumerate(zip(tensors, gradients, lrs, wds)):
+        group = groups.setdefault((lr, wd), ([], [], [] if with_buffer[0] else None))
+        group[0].append(t)
+        group[1].append(g)
+        if group[2] is not None:
+            group[2].append(states[position]._tensor)
+    return groups
 
 
 def _step_weight_or_master(step, weight, grad, state, multi_precision, **hyper_parameters):
@@ -121,7 +161,13 @@ class SGD(_MomentumBufferOptimizer):
         lrs = self._get_lrs(indices)
         wds = self._get_wds(indices)
         momentum = self.momentum if self.momentum > 0 else 0.0
+        groups = _foreach_groups(weights, grads, states, lrs, wds, multi_precision, self.clip_gradient)
         with torch.no_grad():
+            if groups is not None:
+                for (lr, wd), (ws, gs, buffers) in groups.items():
+                    sgd_step_foreach(ws, gs, buffers, lr=lr, wd=wd, momentum=momentum,
+                                     rescale_grad=self.rescale_grad)
+                return
             for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
                 _step_weight_or_master(sgd_step, w, g, s, multi_precision, lr=lr, wd=wd, momentum=momentum,
                                        rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
