@@ -38,6 +38,10 @@ _NUMPY_TO_TORCH = {
     np.dtype(np.int16): torch.int16,
 }
 _TORCH_TO_NUMPY = {v: k for k, v in _NUMPY_TO_TORCH.items()}
+
+# MXNet's storage-type ids (mxtorch arrays are always 'default', dense)
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
 _TORCH_TO_NUMPY[torch.bfloat16] = np.dtype(np.float32)
 
 
