@@ -113,7 +113,7 @@ class NDArray:
     ``mx.nd.sum(x, axis=1)``).  ``writable=False`` makes assignments raise MXNetError.
     """
 
-    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "__weakref__")
+    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "_fresh_grad", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, tensor, ctx=None, writable=True):
@@ -127,6 +127,8 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self.writable = writable
+        # set by backward when it writes this array's gradient; gluon.Trainer reads and clears it
+        self._fresh_grad = False
 
     # -- properties ---------------------------------------------------------------
     @property
@@ -444,6 +446,7 @@ class NDArray:
                 if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
                     continue
                 target = owner._grad._tensor
+                owner._fresh_grad = True
                 if grad is None:
                     if owner._grad_req == "write":
                         target.zero_()
@@ -508,6 +511,7 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self.writable = True
+        self._fresh_grad = False
 
     @staticmethod
     def _index(key):
