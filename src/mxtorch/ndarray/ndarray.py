@@ -27,6 +27,11 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "lins
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "split_v2", "histogram", "from_numpy",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "CachedOp"]
 
+# MXNet's storage-type ids (mxtorch arrays are always 'default', dense)
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
+
+
 def to_numpy_dtype(dtype):
     """Normalise a dtype given as str, numpy type, numpy dtype or torch dtype to a numpy dtype
     (``base.BFLOAT16`` for bfloat16, None for float32); MXNetError for unsupported dtypes."""
@@ -93,7 +98,7 @@ class NDArray:
     ``mx.nd.sum(x, axis=1)``).  ``writable=False`` makes assignments raise MXNetError.
     """
 
-    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "__weakref__")
+    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "_fresh_grad", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, tensor, ctx=None, writable=True):
@@ -107,6 +112,8 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self.writable = writable
+        # set by backward when it writes this array's gradient; gluon.Trainer reads and clears it
+        self._fresh_grad = False
 
     # -- properties ---------------------------------------------------------------
     @property
@@ -440,6 +447,7 @@ class NDArray:
                 if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
                     continue
                 target = owner._grad._tensor
+                owner._fresh_grad = True
                 if grad is None:
                     if owner._grad_req == "write":
                         target.zero_()
@@ -504,6 +512,7 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self.writable = True
+        self._fresh_grad = False
 
     @staticmethod
     def _index(key):
