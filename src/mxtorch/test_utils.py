@@ -42,6 +42,8 @@ __all__ = [
 
 _DEFAULT_CONTEXT = [None]
 
+from .util import use_np  # noqa: E402,F401  (MXNet's test_utils re-exported it)
+
 
 # -- process environment -------------------------------------------------------------------------
 @contextlib.contextmanager

@@ -35,7 +35,7 @@ from ..base import MXNetError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
-from .parameter import DeferredInitializationError, Parameter, ParameterDict
+from .parameter import DeferredInitializationError, Parameter, ParameterDict, _shape_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -629,7 +629,15 @@ class HybridBlock(Block):
             if any(param._data is None and not param._deferred_init for param in params):
                 for param in params:
                     param.data(ctx)     # raises the not-initialized error naming the Parameter
-            self._deferred_infer_shape(*args)
+            try:
+                self._deferred_infer_shape(*args)
+            except MXNetError:
+                pass
+            if any(param._data is None and not _shape_known(param.shape) for param in params):
+                # the graph cannot infer some shape (a child sets it from its input, as the RNN
+                # layers do): this first call runs imperatively, which finishes every child's
+                # deferred initialization; the bound graph serves the next calls
+                return self._imperative_forward(*args)
             for param in params:
                 param._finish_deferred_init()
         out = self._cached_op(flat, ctx)
@@ -656,17 +664,22 @@ class HybridBlock(Block):
                                      "arguments to inspect their contexts. Find all contexts = "
                                      f"{sorted({str(a.context) for a in arrays})}")
                 return self._call_cached_op(x, *args)
-            try:
-                params = {key: value.data(ctx) for key, value in self._reg_params.items()}
-            except DeferredInitializationError:
-                self._deferred_infer_shape(x, *args)
-                for value in self.params.values():
-                    value._finish_deferred_init()
-                params = {key: value.data(ctx) for key, value in self._reg_params.items()}
-            return _call_hybrid_forward(self, ndarray, x, *args, **params)
+            return self._imperative_forward(x, *args)
         params = {key: value.var() for key, value in self._reg_params.items()}
         with self.name_scope():
             return _call_hybrid_forward(self, symbol, x, *args, **params)
+
+    def _imperative_forward(self, x, *args):
+        """``hybrid_forward(mx.nd, ...)``, finishing deferred initialization first."""
+        ctx = next(item for item in _flatten([x] + list(args), "input")[0] if isinstance(item, NDArray)).context
+        try:
+            params = {key: value.data(ctx) for key, value in self._reg_params.items()}
+        except DeferredInitializationError:
+            self._deferred_infer_shape(x, *args)
+            for value in self.params.values():
+                value._finish_deferred_init()
+            params = {key: value.data(ctx) for key, value in self._reg_params.items()}
+        return _call_hybrid_forward(self, ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The computation, written once for ``F`` = ``mx.nd`` and ``F`` = ``mx.sym``."""

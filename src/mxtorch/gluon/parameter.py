@@ -37,8 +37,8 @@ class DeferredInitializationError(MXNetError):
 
 
 class ParameterShapeError(MXNetError, AssertionError):
-    """A value's shape disagrees with a Parameter's shape (also an AssertionError, as MXNet
-    raised an assertion for these)."""
+    """A value's shape (or a declared storage type) disagrees with the Parameter (also an
+    AssertionError, as MXNet raised an assertion for these)."""
 
 
 def _brief_print_list(names, limit=7):
@@ -107,8 +107,8 @@ class Parameter:
         self.init = init
         for label, value in (("stype", stype), ("grad_stype", grad_stype)):
             if value not in ("default", "row_sparse", "csr"):
-                raise MXNetError(f"Parameter {name!r}: {label} must be 'default', 'row_sparse' or 'csr', "
-                                 f"got {value!r}")
+                raise ParameterShapeError(f"Parameter {name!r}: {label} must be 'default', 'row_sparse' or "
+                                          f"'csr', got {value!r}")
         self._stype = stype
         self._grad_stype = grad_stype
         self.grad_req = grad_req
@@ -345,12 +345,20 @@ class Parameter:
             self._deferred_init = self._deferred_init[:3] + (data if isinstance(data, NDArray)
                                                              else ndarray.array(data),)
             return
-        trainer = self._trainer() if self._trainer is not None else None
+        trainer = self._trainer
         if trainer is not None and getattr(trainer, "_kv_initialized", False) and \
                 getattr(trainer, "_update_on_kvstore", False):
             trainer._reset_kvstore()
         for array in self._check_and_get(self._data, list):
             array[:] = data
+
+    def _set_trainer(self, trainer):
+        """Remember the Trainer that updates this Parameter (``set_data`` resets its kvstore)."""
+        if self._stype != "default" and self._trainer is not None and trainer is not None and \
+                self._trainer is not trainer:
+            raise MXNetError(f"Failed to set the trainer for Parameter '{self.name}' because it was already set. "
+                             f"More than one trainers for a {self._stype} Parameter is not supported.")
+        self._trainer = trainer
 
     def _reduce(self):
         """The value averaged over the contexts, on the CPU (what ``save`` writes)."""

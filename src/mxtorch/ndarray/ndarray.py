@@ -38,6 +38,10 @@ _NUMPY_TO_TORCH = {
     np.dtype(np.int16): torch.int16,
 }
 _TORCH_TO_NUMPY = {v: k for k, v in _NUMPY_TO_TORCH.items()}
+
+# MXNet's storage-type ids (mxtorch arrays are always 'default', dense)
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
 _TORCH_TO_NUMPY[torch.bfloat16] = np.dtype(np.float32)
 
 
@@ -109,7 +113,7 @@ class NDArray:
     ``mx.nd.sum(x, axis=1)``).  ``writable=False`` makes assignments raise MXNetError.
     """
 
-    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "__weakref__")
+    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "_fresh_grad", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, tensor, ctx=None, writable=True):
@@ -123,6 +127,8 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self.writable = writable
+        # set by backward when it writes this array's gradient; gluon.Trainer reads and clears it
+        self._fresh_grad = False
 
     # -- properties ---------------------------------------------------------------
     @property
@@ -440,6 +446,7 @@ class NDArray:
                 if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
                     continue
                 target = owner._grad._tensor
+                owner._fresh_grad = True
                 if grad is None:
                     if owner._grad_req == "write":
                         target.zero_()
@@ -504,6 +511,7 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self.writable = True
+        self._fresh_grad = False
 
     @staticmethod
     def _index(key):
