@@ -31,6 +31,8 @@ string_types = (str,)
 
 
 def _as_list(value):
+    if isinstance(value, symbol.Symbol):
+        return list(value) if len(value.list_outputs()) > 1 else [value]
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
@@ -83,7 +85,7 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
             F = symbol
         else:
             F = ndarray
-            batch_size = inputs[0].shape[batch_axis]
+            batch_size = inputs[0].shape[0]     # each step is (batch, ...) whatever the layout
         if merge is True:
             inputs = F.concat(*[F.expand_dims(item, axis=axis) for item in inputs], dim=axis)
             in_axis = axis

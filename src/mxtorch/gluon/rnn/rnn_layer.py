@@ -49,6 +49,11 @@ class _RNNLayer(HybridBlock):
         self._dtype = dtype
         self._use_sequence_length = use_sequence_length
         self._gates = _GATES[mode]
+        self.skip_states = None
+        self._initializers = {"i2h_weight_initializer": i2h_weight_initializer,
+                              "h2h_weight_initializer": h2h_weight_initializer,
+                              "i2h_bias_initializer": i2h_bias_initializer,
+                              "h2h_bias_initializer": h2h_bias_initializer}
         gates, inputs, hidden = self._gates, input_size, hidden_size
         projection = self._projection_size
         for layer in range(num_layers):
@@ -100,6 +105,36 @@ class _RNNLayer(HybridBlock):
     def state_info(self, batch_size=0):
         raise NotImplementedError
 
+    def _unfuse(self):
+        """The same network as a HybridSequentialRNNCell of cells sharing this layer's
+        Parameters (layer by layer; BidirectionalCell when bidirectional; DropoutCell between
+        layers)."""
+        from . import rnn_cell
+        if self._projection_size:
+            raise MXNetError("_unfuse does not support projection layer yet!")
+        if self._lstm_state_clip_min is not None or self._lstm_state_clip_max is not None:
+            raise MXNetError("_unfuse does not support state clipping yet!")
+        hidden = self._hidden_size
+        makers = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(hidden, activation="relu", **kw),
+                  "rnn_tanh": lambda **kw: rnn_cell.RNNCell(hidden, activation="tanh", **kw),
+                  "lstm": lambda **kw: rnn_cell.LSTMCell(hidden, **kw),
+                  "gru": lambda **kw: rnn_cell.GRUCell(hidden, **kw)}
+        make = makers[self._mode]
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            inputs = self._input_size
+            for layer in range(self._num_layers):
+                kwargs = dict(self._initializers, input_size=inputs)
+                if self._dir == 2:
+                    stack.add(rnn_cell.BidirectionalCell(make(prefix=f"l{layer}_", **kwargs),
+                                                         make(prefix=f"r{layer}_", **kwargs)))
+                else:
+                    stack.add(make(prefix=f"l{layer}_", **kwargs))
+                if self._dropout > 0 and layer != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                inputs = hidden * self._dir
+        return stack
+
     def cast(self, dtype):
         super().cast(dtype)
         self._dtype = dtype
@@ -124,6 +159,8 @@ class _RNNLayer(HybridBlock):
                     param.shape = (param.shape[0], size)
 
     def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
+        if self.skip_states is not None and self.skip_states != (states is None):
+            self._clear_cached_op()     # the traced graph's outputs depend on whether states are returned
         self.skip_states = states is None
         if states is None:
             if isinstance(inputs, ndarray.NDArray):
