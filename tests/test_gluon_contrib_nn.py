@@ -30,3 +30,19 @@ def test_pixel_shuffle_layouts():
     z = np.arange(16 * 8, dtype=np.float32).reshape(1, 16, 2, 2, 2)
     expected = z.reshape(1, 2, 2, 2, 2, 2, 2, 2).transpose(0, 1, 5, 2, 6, 3, 7, 4).reshape(1, 2, 4, 4, 4)
     np.testing.assert_array_equal(cnn.PixelShuffle3D(2)(mx.nd.array(z)).asnumpy(), expected)
+
+
+def test_deformable_convolution_matches_mxnet():
+    import os
+    from mxtorch.gluon.contrib.cnn import DeformableConvolution
+    ref = np.load(os.path.join(os.path.dirname(__file__), "data", "deformable_conv_ref.npz"))
+    block = DeformableConvolution(4, kernel_size=(3, 3), padding=(1, 1))
+    assert block.prefix.startswith("deformable_conv")
+    block.initialize()
+    x = mx.nd.array(ref["x"])
+    block(x)                                    # deferred shapes from the first call
+    for name, param in block.collect_params().items():
+        param.set_data(mx.nd.array(ref[name[len(block.prefix):]]))
+    for hybrid in (False, True):
+        block.hybridize(hybrid)
+        np.testing.assert_allclose(block(x).asnumpy(), ref["y"], rtol=1e-4, atol=1e-5)
