@@ -10,7 +10,8 @@ are clipped to [0, 255] and truncated, as MXNet does).
 Random operators draw from torch's global generator (seeded by ``mx.random.seed``).
 Deliberate differences from MXNet 1.9.1: ``random_saturation`` blends each pixel with its own
 grey value, ``x * a + grey(x) * (1 - a)`` (MXNet's CPU kernel used a wrong grey value), and
-``random_hue`` turns the hue by ``factor`` of a full turn in YIQ space.
+``random_hue`` turns the hue by ``factor`` of a full turn in YIQ space (MXNet: in HLS space), and
+``flip_left_right`` of an odd-width image keeps its middle column (MXNet's CPU kernel zeroed it).
 """
 from __future__ import annotations
 

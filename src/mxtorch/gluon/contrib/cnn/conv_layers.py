@@ -1,0 +1,79 @@
+"""MXNet 1.9.1's ``gluon.contrib.cnn.conv_layers``: DeformableConvolution, a 2-D convolution
+whose sampling positions are shifted by offsets that a plain convolution predicts from the
+input (``_contrib_DeformableConvolution``).  ModulatedDeformableConvolution (v2) is not
+provided: mxtorch's registry has no ``_contrib_ModulatedDeformableConvolution`` operator yet."""
+from __future__ import annotations
+
+import numbers
+
+from ....base import numeric_types  # noqa: F401  (MXNet's module exposes it)
+from ...block import HybridBlock
+from ...nn import Activation
+
+__all__ = ["DeformableConvolution"]
+
+
+def _pair(value):
+    return (value, value) if isinstance(value, numbers.Integral) else tuple(value)
+
+
+class DeformableConvolution(HybridBlock):
+    """Deformable 2-D convolution on ``(batch, in_channels, height, width)`` (layout NCHW).
+
+    Parameters (MXNet's names): ``offset_weight`` ``(2 * kh * kw * num_deformable_group,
+    in_channels, kh, kw)`` and ``offset_bias`` (initialised to zeros, so training starts as a
+    plain convolution), ``deformable_conv_weight`` ``(channels, in_channels / groups, kh, kw)``
+    and ``deformable_conv_bias``.  ``in_channels=0`` infers the input channels on the first call.
+    """
+
+    def __init__(self, channels, kernel_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1,
+                 num_deformable_group=1, layout="NCHW", use_bias=True, in_channels=0, activation=None,
+                 weight_initializer=None, bias_initializer="zeros", offset_weight_initializer="zeros",
+                 offset_bias_initializer="zeros", offset_use_bias=True, op_name="DeformableConvolution", adj=None,
+                 prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        if layout != "NCHW":
+            from ....base import MXNetValueError
+            raise MXNetValueError(f"DeformableConvolution: only layout 'NCHW' is supported, got {layout!r}")
+        with self.name_scope():
+            self._channels = channels
+            self._in_channels = in_channels
+            kernel = _pair(kernel_size)
+            self._common = {"kernel": kernel, "stride": _pair(strides), "dilate": _pair(dilation),
+                            "pad": _pair(padding)}
+            offset_channels = 2 * kernel[0] * kernel[1] * num_deformable_group
+            self._offset_kwargs = dict(self._common, num_filter=offset_channels, num_group=1,
+                                       no_bias=not offset_use_bias)
+            self._kwargs = dict(self._common, num_filter=channels, num_group=groups,
+                                num_deformable_group=num_deformable_group, no_bias=not use_bias)
+            self.offset_weight = self.params.get("offset_weight", shape=(offset_channels, in_channels) + kernel,
+                                                 init=offset_weight_initializer, allow_deferred_init=True)
+            self.offset_bias = self.params.get("offset_bias", shape=(offset_channels,), init=offset_bias_initializer,
+                                               allow_deferred_init=True) if offset_use_bias else None
+            self.deformable_conv_weight = self.params.get(
+                "deformable_conv_weight", shape=(channels, in_channels // groups if in_channels else 0) + kernel,
+                init=weight_initializer, allow_deferred_init=True)
+            self.deformable_conv_bias = self.params.get("deformable_conv_bias", shape=(channels,),
+                                                        init=bias_initializer,
+                                                        allow_deferred_init=True) if use_bias else None
+            self.act = Activation(activation, prefix=activation + "_") if activation is not None else None
+
+    def _alias(self):
+        return "deformable_conv"
+
+    def hybrid_forward(self, F, x, offset_weight, deformable_conv_weight, offset_bias=None,
+                       deformable_conv_bias=None):
+        offset_inputs = [x, offset_weight] + ([offset_bias] if offset_bias is not None else [])
+        offset = F.Convolution(*offset_inputs, name="offset", **self._offset_kwargs)
+        inputs = [x, offset, deformable_conv_weight] + \
+            ([deformable_conv_bias] if deformable_conv_bias is not None else [])
+        out = F.contrib.DeformableConvolution(*inputs, name="fwd", **self._kwargs)
+        if self.act is not None:
+            out = self.act(out)
+        return out
+
+    def __repr__(self):
+        shape = self.deformable_conv_weight.shape
+        inputs = shape[1] * self._kwargs["num_group"] if shape[1] else None
+        return (f"{type(self).__name__}({inputs} -> {self._channels}, kernel_size={self._common['kernel']}, "
+                f"stride={self._common['stride']}, padding={self._common['pad']})")
