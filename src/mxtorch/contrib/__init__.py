@@ -4,3 +4,4 @@ functions as ``mx.sym.contrib`` / ``mx.nd.contrib`` (the registered ``_contrib_*
 from . import symbol, ndarray  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import ndarray as nd  # noqa: F401
+from . import autograd  # noqa: F401,E402

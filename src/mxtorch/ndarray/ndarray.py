@@ -26,6 +26,8 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "lins
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "split_v2", "histogram", "from_numpy",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "CachedOp"]
 
+py_slice = slice  # MXNet's module name for the builtin ``slice`` (its ``slice`` was the operator)
+
 _NUMPY_TO_TORCH = {
     np.dtype(np.float32): torch.float32,
     np.dtype(np.float64): torch.float64,
@@ -79,25 +81,6 @@ def _call(op_name, *args, **kwargs):
     return register.invoke(registry.get_operator(op_name), args, kwargs)
 
 
-def _gradient_leaves(tensor):
-    """The tensors marked by ``attach_grad`` that ``tensor``'s recorded computation reaches."""
-    if tensor.grad_fn is None:
-        return [tensor] if getattr(tensor, "_mx_grad_owner", None) is not None else []
-    leaves = {}
-    seen = set()
-    pending = [tensor.grad_fn]
-    while pending:
-        function = pending.pop()
-        if function is None or function in seen:
-            continue
-        seen.add(function)
-        variable = getattr(function, "variable", None)
-        if variable is not None and getattr(variable, "_mx_grad_owner", None) is not None:
-            leaves[id(variable)] = variable
-        pending.extend(next_function for next_function, _ in function.next_functions)
-    return list(leaves.values())
-
-
 class NDArray:
     """An n-dimensional array on a Context (MXNet's ``mx.nd.NDArray``).
 
@@ -109,7 +92,7 @@ class NDArray:
     ``mx.nd.sum(x, axis=1)``).  ``writable=False`` makes assignments raise MXNetError.
     """
 
-    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "__weakref__")
+    __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "_fresh_grad", "writable", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, tensor, ctx=None, writable=True):
@@ -122,6 +105,7 @@ class NDArray:
         self._ctx = ctx if ctx is not None else context_from_torch(tensor.device)
         self._grad = None
         self._grad_req = "null"
+        self._fresh_grad = False  # set by backward when it writes this variable's gradient (MXNet's flag)
         self.writable = writable
 
     # -- properties ---------------------------------------------------------------
@@ -399,12 +383,8 @@ class NDArray:
             raise MXNetError(f"attach_grad: grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
         if stype not in (None, "default"):
             raise MXNetError(f"attach_grad: storage type {stype!r} is not supported; mxtorch arrays are dense")
-        self._grad = NDArray(torch.zeros_like(self._tensor, requires_grad=False), self._ctx)
-        self._grad_req = grad_req
-        if grad_req != "null" and self._tensor.is_floating_point():
-            # a fresh leaf sharing the memory: operations recorded from now on reach it
-            self._tensor = self._tensor.detach().requires_grad_(True)
-            self._tensor._mx_grad_owner = self
+        _autograd._make_variable(self, NDArray(torch.zeros_like(self._tensor, requires_grad=False), self._ctx),
+                                 grad_req)
 
     def detach(self):
         """An array sharing the data but cut from the recorded computation."""
@@ -417,36 +397,7 @@ class NDArray:
         the recording for another backward.  ``train_mode`` is accepted for MXNet compatibility:
         the training flag already took effect when the forward computation was recorded.
         Raises MXNetError when nothing was recorded or the recording was already used."""
-        tensor = self._tensor
-        leaves = _gradient_leaves(tensor)
-        if not tensor.requires_grad or not leaves:
-            raise MXNetError("backward: this array was not computed inside mx.autograd.record() from an "
-                             "array marked with attach_grad()")
-        if out_grad is None:
-            head = torch.ones_like(tensor)
-        else:
-            head = out_grad._tensor if isinstance(out_grad, NDArray) else torch.as_tensor(np.asarray(out_grad))
-            if tuple(head.shape) != tuple(tensor.shape):
-                raise MXNetError(f"backward: out_grad has shape {tuple(head.shape)}, the array has {self.shape}")
-            head = head.detach().to(device=tensor.device, dtype=tensor.dtype)
-        try:
-            grads = torch.autograd.grad([tensor], leaves, [head], retain_graph=retain_graph, allow_unused=True)
-        except RuntimeError as error:
-            raise MXNetError(f"backward: {error} (call backward once per recording, or pass "
-                             f"retain_graph=True)") from None
-        with torch.no_grad():
-            for leaf, grad in zip(leaves, grads):
-                owner = leaf._mx_grad_owner
-                if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
-                    continue
-                target = owner._grad._tensor
-                if grad is None:
-                    if owner._grad_req == "write":
-                        target.zero_()
-                elif owner._grad_req == "add":
-                    target.add_(grad.to(target.dtype))
-                else:
-                    target.copy_(grad)
+        _autograd.backward([self], [out_grad], retain_graph=retain_graph, train_mode=train_mode)
 
     def tolist(self):
         return self.asnumpy().tolist()
