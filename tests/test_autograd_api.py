@@ -119,3 +119,32 @@ def test_runtime_features():
     assert repr(features["TVM_OP"]) == "✖ TVM_OP"
     with pytest.raises(RuntimeError, match="unknown"):
         features.is_enabled("no such feature")
+
+
+def test_autograd_star_import_gives_ndarray_and_symbol():
+    namespace = {}
+    exec("from mxtorch.autograd import *", namespace)
+    assert namespace["NDArray"] is mx.nd.NDArray and namespace["Symbol"] is mx.sym.Symbol
+    assert namespace["mark_variables"] is ag.mark_variables
+
+
+def test_operation_without_saved_buffers_still_refuses_a_second_backward():
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    with ag.record():
+        y = x + 1                      # torch saves nothing for an addition
+    y.backward()
+    with pytest.raises(MXNetError, match="retain_graph"):
+        y.backward()
+
+
+def test_executor_backward_after_inference_forward():
+    # MXNet computes gradients after forward(is_train=False) too (in inference mode)
+    lhs, rhs = mx.sym.Variable("lhs"), mx.sym.Variable("rhs")
+    a, b = mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 5.0])
+    ga, gb = mx.nd.zeros(2), mx.nd.zeros(2)
+    executor = (lhs * rhs).bind(mx.cpu(), args=[a, b], args_grad=[ga, gb])
+    executor.forward()
+    executor.backward([mx.nd.array([1.0, 10.0])])
+    np.testing.assert_array_equal(ga.asnumpy(), [3, 50])
+    np.testing.assert_array_equal(gb.asnumpy(), [1, 20])

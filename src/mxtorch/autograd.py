@@ -21,7 +21,20 @@ import torch
 from .base import MXNetError
 
 __all__ = ["is_training", "is_recording", "set_training", "set_recording", "record", "pause",
-           "train_mode", "predict_mode", "mark_variables", "backward", "grad", "Function", "get_symbol"]
+           "train_mode", "predict_mode", "mark_variables", "backward", "grad", "Function", "get_symbol",
+           "NDArray", "Symbol"]
+
+
+def __getattr__(name):
+    # MXNet's module exported NDArray and Symbol (``from mxnet.autograd import *`` gives them); they
+    # are loaded lazily because ndarray imports this module
+    if name == "NDArray":
+        from .ndarray.ndarray import NDArray
+        return NDArray
+    if name == "Symbol":
+        from .symbol.symbol import Symbol
+        return Symbol
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _state = threading.local()
 
@@ -184,6 +197,9 @@ def _heads_and_grads(caller, heads, head_grads):
 
 def _differentiate(caller, tensors, grads, inputs, retain_graph, create_graph):
     recorded = [(t, g) for t, g in zip(tensors, grads) if t.requires_grad]
+    if any(getattr(t, "_mx_graph_released", False) for t, _ in recorded):
+        # torch frees only the buffers an operation saved (x + 1 saves none), MXNet always refused
+        raise MXNetError(f"{caller}: this recording was already differentiated without retain_graph=True")
     if not recorded:
         raise MXNetError(f"{caller}: the heads were not computed inside mx.autograd.record() from an array "
                          f"marked with attach_grad() or mark_variables()")
@@ -193,6 +209,11 @@ def _differentiate(caller, tensors, grads, inputs, retain_graph, create_graph):
                                        retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
     except RuntimeError as error:
         raise MXNetError(f"{caller}: {error} (differentiate a recording once, or pass retain_graph=True)") from None
+    finally:
+        if not retain_graph:
+            for tensor, _ in recorded:
+                if tensor.grad_fn is not None:
+                    tensor._mx_graph_released = True
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: ARG001
