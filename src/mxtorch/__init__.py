@@ -47,6 +47,8 @@ from . import image
 from . import image as img
 from . import autograd
 from . import util
+from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape, use_np, use_np_array, use_np_shape
+from . import runtime
 from . import registry
 from . import libinfo
 from . import contrib

@@ -1,21 +1,24 @@
 """``AttrScope``: attributes attached to every symbol created inside a ``with`` block.
 
 MXNet used it for ``ctx_group`` (model parallelism), ``lr_mult`` and custom
-keys; the values are strings and are stored on each node as ``__key__``.
+keys; the values are strings.  Keys are stored as given, except MXNet's legacy
+keys (``ctx_group``, ``lr_mult``, ``wd_mult``, ...), which the symbol stores as
+``__key__`` (and reports under both spellings).
 """
 from __future__ import annotations
 
 import threading
 
-from .base import MXNetError
+from .base import MXNetValueError
 
 __all__ = ["AttrScope"]
 
 
 class AttrScope:
-    """``with AttrScope(ctx_group='dev1'):`` adds ``__ctx_group__='dev1'`` to new symbols.
+    """``with AttrScope(ctx_group='dev1'):`` adds ``__ctx_group__='dev1'`` to new symbols, and
+    ``AttrScope(group='4')`` adds ``group='4'``.
 
-    Values must be strings (MXNetError otherwise).  Nested scopes merge, the inner
+    Values must be strings (MXNetError, also a ValueError as MXNet's error was, otherwise).  Nested scopes merge, the inner
     scope winning.
     """
 
@@ -25,12 +28,12 @@ class AttrScope:
         self._old_scope = None
         for key, value in kwargs.items():
             if not isinstance(value, str):
-                raise MXNetError(f"AttrScope: attribute {key!r} must be a string, got {type(value).__name__}")
+                raise MXNetValueError(f"AttrScope: attribute {key!r} must be a string, got {type(value).__name__}")
         self._attr = kwargs
 
     def get(self, attr):
-        """Merge this scope's attributes under ``attr`` (a dict or None); keys become ``__key__``."""
-        result = {f"__{k}__" if not k.startswith("__") else k: v for k, v in self._attr.items()}
+        """This scope's attributes updated with ``attr`` (a dict or None; its entries win)."""
+        result = dict(self._attr)
         if attr:
             result.update(attr)
         return result

@@ -1,29 +1,63 @@
-"""``mx.autograd`` flags: whether imperative calls record and run in training mode."""
+"""``mx.autograd``: imperative differentiation of NDArray computations (MXNet's ``mxnet.autograd``).
+
+Inside ``with record():`` every NDArray operation is recorded by torch's
+autograd; arrays marked with ``NDArray.attach_grad()`` or
+:func:`mark_variables` are the variables.  :func:`backward` writes (grad_req
+'write') or adds ('add') the gradients of the heads into the variables'
+gradient arrays; :func:`grad` returns them instead.  ``train_mode`` /
+``predict_mode`` switch what operators such as Dropout and BatchNorm do,
+independently of recording, as in MXNet.  :class:`Function` defines an
+operation with a hand-written backward.
+
+The recording flags are per thread, as MXNet's were.
+"""
 from __future__ import annotations
 
 import threading
 
+import numpy as np
+import torch
+
+from .base import MXNetError
+
 __all__ = ["is_training", "is_recording", "set_training", "set_recording", "record", "pause",
-           "train_mode", "predict_mode"]
+           "train_mode", "predict_mode", "mark_variables", "backward", "grad", "Function", "get_symbol",
+           "NDArray", "Symbol"]
+
+
+def __getattr__(name):
+    # MXNet's module exported NDArray and Symbol (``from mxnet.autograd import *`` gives them); they
+    # are loaded lazily because ndarray imports this module
+    if name == "NDArray":
+        from .ndarray.ndarray import NDArray
+        return NDArray
+    if name == "Symbol":
+        from .symbol.symbol import Symbol
+        return Symbol
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _state = threading.local()
 
 
 def is_training():
+    """Whether operators run in training mode now (Dropout drops, BatchNorm uses batch statistics)."""
     return getattr(_state, "training", False)
 
 
 def is_recording():
+    """Whether NDArray operations are being recorded for differentiation now."""
     return getattr(_state, "recording", False)
 
 
 def set_training(train_mode):
+    """Set the training flag of this thread; returns the previous value."""
     previous = is_training()
     _state.training = bool(train_mode)
     return previous
 
 
 def set_recording(is_record):
+    """Set the recording flag of this thread; returns the previous value."""
     previous = is_recording()
     _state.recording = bool(is_record)
     return previous
@@ -48,16 +82,266 @@ class _Scope:
 
 
 def record(train_mode=True):
+    """Scope that records NDArray operations; ``train_mode`` sets the training flag inside it."""
     return _Scope(True, train_mode)
 
 
 def pause(train_mode=False):
+    """Scope that stops recording; ``train_mode`` sets the training flag inside it."""
     return _Scope(False, train_mode)
 
 
 def train_mode():
+    """Scope in training mode; recording is left as it is."""
     return _Scope(None, True)
 
 
 def predict_mode():
+    """Scope in inference mode; recording is left as it is."""
     return _Scope(None, False)
+
+
+# -- variables and gradients ---------------------------------------------------------------------------
+_GRAD_REQS = ("write", "add", "null")
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    """Mark NDArrays as variables whose gradients :func:`backward` computes.
+
+    ``variables`` and ``gradients`` are NDArrays or equally long lists of them; each gradient
+    array must have its variable's shape and is the very array the gradient is written into
+    (``variable.grad`` is it).  ``grad_reqs`` is one of 'write', 'add', 'null' or a list of them.
+    Raises MXNetError on mismatched lengths, shapes or an unknown request.
+    """
+    from .ndarray.ndarray import NDArray
+    variables, gradients = _as_list(variables), _as_list(gradients)
+    reqs = [grad_reqs] * len(variables) if isinstance(grad_reqs, str) else list(grad_reqs)
+    if not (len(variables) == len(gradients) == len(reqs)):
+        raise MXNetError(f"mark_variables: got {len(variables)} variables, {len(gradients)} gradients and "
+                         f"{len(reqs)} grad_reqs; the lengths must be equal")
+    for index, (variable, gradient, req) in enumerate(zip(variables, gradients, reqs)):
+        if not isinstance(variable, NDArray) or not isinstance(gradient, NDArray):
+            raise MXNetError(f"mark_variables: entry {index} must be two NDArrays, got "
+                             f"{type(variable).__name__} and {type(gradient).__name__}")
+        if req not in _GRAD_REQS:
+            raise MXNetError(f"mark_variables: grad_req must be one of {_GRAD_REQS}, got {req!r}")
+        if tuple(gradient.shape) != tuple(variable.shape):
+            raise MXNetError(f"mark_variables: gradient {index} has shape {gradient.shape}, its variable "
+                             f"{variable.shape}")
+        _make_variable(variable, gradient, req)
+
+
+def _make_variable(array, gradient, req):
+    """Make ``array`` a variable (a fresh torch leaf sharing its memory) with ``gradient`` as grad."""
+    array._grad = gradient
+    array._grad_req = req
+    array._fresh_grad = False
+    if req != "null" and array._tensor.is_floating_point():
+        array._tensor = array._tensor.detach().requires_grad_(True)
+        array._tensor._mx_grad_owner = array
+
+
+def _gradient_leaves(tensors):
+    """The variable tensors (marked by attach_grad / mark_variables) the computation of ``tensors`` reaches."""
+    leaves = {}
+    seen = set()
+    pending = []
+    for tensor in tensors:
+        if tensor.grad_fn is None:
+            if getattr(tensor, "_mx_grad_owner", None) is not None:
+                leaves[id(tensor)] = tensor
+        else:
+            pending.append(tensor.grad_fn)
+    while pending:
+        function = pending.pop()
+        if function is None or function in seen:
+            continue
+        seen.add(function)
+        variable = getattr(function, "variable", None)
+        if variable is not None and getattr(variable, "_mx_grad_owner", None) is not None:
+            leaves[id(variable)] = variable
+        pending.extend(next_function for next_function, _ in function.next_functions)
+    return list(leaves.values())
+
+
+def _heads_and_grads(caller, heads, head_grads):
+    from .ndarray.ndarray import NDArray
+    heads = _as_list(heads)
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    else:
+        head_grads = _as_list(head_grads)
+    if len(head_grads) != len(heads):
+        raise MXNetError(f"{caller}: got {len(heads)} heads and {len(head_grads)} head gradients")
+    tensors, grads = [], []
+    for index, (head, head_grad) in enumerate(zip(heads, head_grads)):
+        if not isinstance(head, NDArray):
+            raise MXNetError(f"{caller}: head {index} must be an NDArray, got {type(head).__name__}")
+        tensor = head._tensor
+        if head_grad is None:
+            value = torch.ones_like(tensor)
+        else:
+            value = head_grad._tensor if isinstance(head_grad, NDArray) else torch.as_tensor(np.asarray(head_grad))
+            if tuple(value.shape) != tuple(tensor.shape):
+                raise MXNetError(f"{caller}: head gradient {index} has shape {tuple(value.shape)}, its head "
+                                 f"{tuple(tensor.shape)}")
+            value = value.detach().to(device=tensor.device, dtype=tensor.dtype)
+        tensors.append(tensor)
+        grads.append(value)
+    return tensors, grads
+
+
+def _differentiate(caller, tensors, grads, inputs, retain_graph, create_graph):
+    recorded = [(t, g) for t, g in zip(tensors, grads) if t.requires_grad]
+    if any(getattr(t, "_mx_graph_released", False) for t, _ in recorded):
+        # torch frees only the buffers an operation saved (x + 1 saves none), MXNet always refused
+        raise MXNetError(f"{caller}: this recording was already differentiated without retain_graph=True")
+    if not recorded:
+        raise MXNetError(f"{caller}: the heads were not computed inside mx.autograd.record() from an array "
+                         f"marked with attach_grad() or mark_variables()")
+    try:
+        with torch.enable_grad():
+            return torch.autograd.grad([t for t, _ in recorded], inputs, [g for _, g in recorded],
+                                       retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
+    except RuntimeError as error:
+        raise MXNetError(f"{caller}: {error} (differentiate a recording once, or pass retain_graph=True)") from None
+    finally:
+        if not retain_graph:
+            for tensor, _ in recorded:
+                if tensor.grad_fn is not None:
+                    tensor._mx_graph_released = True
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: ARG001
+    """Compute the gradients of ``heads`` (an NDArray or a list) with respect to every variable the
+    recorded computation reaches and store them in the variables' gradient arrays.
+
+    ``head_grads``: one array per head (None or a None entry means ones).  ``retain_graph`` keeps the
+    recording for another backward.  ``train_mode`` is accepted as in MXNet; the training flag took
+    effect when the forward computation was recorded.  Raises MXNetError when nothing was recorded,
+    a head gradient's shape differs from its head, or the recording was already used.
+    """
+    tensors, grads = _heads_and_grads("backward", heads, head_grads)
+    leaves = _gradient_leaves(tensors)
+    if not leaves:
+        raise MXNetError("backward: the heads were not computed inside mx.autograd.record() from an array "
+                         "marked with attach_grad() or mark_variables()")
+    results = _differentiate("backward", tensors, grads, leaves, retain_graph, False)
+    with torch.no_grad():
+        for leaf, value in zip(leaves, results):
+            owner = leaf._mx_grad_owner
+            if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
+                continue
+            target = owner._grad._tensor
+            if value is None:
+                if owner._grad_req == "write":
+                    target.zero_()
+                continue
+            if owner._grad_req == "add":
+                target.add_(value.to(target.dtype))
+            else:
+                target.copy_(value)
+            owner._fresh_grad = True
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: ARG001
+    """The gradients of ``heads`` with respect to ``variables`` (an NDArray or a list), returned as a
+    list of new NDArrays (or one NDArray when ``variables`` is one array); the variables' own
+    ``grad`` arrays are not touched.  ``create_graph=True`` records the gradient computation so
+    the result can be differentiated again; ``retain_graph`` defaults to ``create_graph``.
+    A variable the heads do not depend on gets zeros.
+    """
+    from .ndarray.ndarray import NDArray
+    single = isinstance(variables, NDArray)
+    variables = _as_list(variables)
+    for index, variable in enumerate(variables):
+        if not isinstance(variable, NDArray) or getattr(variable._tensor, "_mx_grad_owner", None) is None:
+            raise MXNetError(f"grad: variable {index} must be an NDArray marked with attach_grad() or "
+                             f"mark_variables()")
+    if retain_graph is None:
+        retain_graph = create_graph
+    tensors, grads = _heads_and_grads("grad", heads, head_grads)
+    inputs = [variable._tensor for variable in variables]
+    results = _differentiate("grad", tensors, grads, inputs, retain_graph, create_graph)
+    arrays = [NDArray(value if value is not None else torch.zeros_like(source).detach(), variable.context)
+              for value, source, variable in zip(results, inputs, variables)]
+    if not create_graph:
+        arrays = [NDArray(a._tensor.detach(), a.context) for a in arrays]
+    return arrays[0] if single else arrays
+
+
+def get_symbol(x):
+    """MXNet returned the recorded computation of ``x`` as a Symbol.  mxtorch records with torch's
+    autograd, which keeps no operator names or attributes, so this raises MXNetError; build the
+    computation with ``mx.sym`` (or hybridize a Gluon block) to get a Symbol."""
+    raise MXNetError("autograd.get_symbol: mxtorch records imperative computations with torch autograd, "
+                     "which keeps no MXNet operator graph; compose the computation with mx.sym instead")
+
+
+class Function:
+    """An operation with a hand-written gradient (MXNet's ``mx.autograd.Function``).
+
+    Subclass it and define ``forward(self, *inputs)`` returning an NDArray or a tuple of them and
+    ``backward(self, *output_grads)`` returning one gradient array per input.  Call an instance
+    on NDArrays (once per instance, as in MXNet); inside ``record()`` its outputs are recorded
+    and differentiating them calls ``backward``.  ``save_for_backward(*arrays)`` keeps arrays
+    that ``backward`` reads back as ``self.saved_tensors``.
+    """
+
+    def __init__(self):
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        self.saved_tensors = args
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError
+
+    def __call__(self, *inputs):
+        from .ndarray.ndarray import NDArray
+        for index, value in enumerate(inputs):
+            if not isinstance(value, NDArray):
+                raise MXNetError(f"{type(self).__name__}: input {index} must be an NDArray, got "
+                                 f"{type(value).__name__}")
+        function = self
+        contexts = [value.context for value in inputs]
+        shape_of_outputs = {}
+
+        class _Bridge(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, *tensors):
+                with pause(train_mode=is_training()):
+                    outputs = function.forward(*[NDArray(t.detach(), c) for t, c in zip(tensors, contexts)])
+                single = isinstance(outputs, NDArray)
+                outputs = [outputs] if single else list(outputs)
+                shape_of_outputs["single"] = single
+                shape_of_outputs["contexts"] = [o.context for o in outputs]
+                return tuple(o._tensor.detach().clone() for o in outputs)
+
+            @staticmethod
+            def backward(ctx, *output_grads):
+                grads_in = [NDArray(g.detach() if g is not None else torch.zeros(()), c)
+                            for g, c in zip(output_grads, shape_of_outputs["contexts"])]
+                with pause():
+                    results = function.backward(*grads_in)
+                results = [results] if isinstance(results, NDArray) else list(results)
+                if len(results) != len(contexts):
+                    raise MXNetError(f"{type(function).__name__}.backward returned {len(results)} gradients "
+                                     f"for {len(contexts)} inputs")
+                return tuple(r._tensor if isinstance(r, NDArray) else None for r in results)
+
+        tensors = [value._tensor for value in inputs]
+        if is_recording():
+            outputs = _Bridge.apply(*tensors)
+        else:
+            with torch.no_grad():
+                outputs = _Bridge.apply(*tensors)
+        arrays = [NDArray(t, c) for t, c in zip(outputs, shape_of_outputs["contexts"])]
+        return arrays[0] if shape_of_outputs["single"] else tuple(arrays)

@@ -287,3 +287,35 @@ def numpy_type(dtype):
 def torch_dtype(dtype):
     """The torch dtype of a dtype in any accepted spelling."""
     return _row(dtype)[3]
+
+
+# -- MXNet's ctypes vocabulary ------------------------------------------------------------------------
+# Legacy code builds handles and C strings with these names; mxtorch has no C library behind them,
+# so they are the plain ctypes types and conversions MXNet defined them as.
+import ctypes as _ctypes  # noqa: E402
+
+NDArrayHandle = _ctypes.c_void_p
+SymbolHandle = _ctypes.c_void_p
+ExecutorHandle = _ctypes.c_void_p
+DataIterHandle = _ctypes.c_void_p
+KVStoreHandle = _ctypes.c_void_p
+mx_uint = _ctypes.c_uint
+mx_int = _ctypes.c_int
+mx_float = _ctypes.c_float
+
+
+def c_str(string):
+    """``string`` as a NUL-terminated C byte string (``ctypes.c_char_p``)."""
+    return _ctypes.c_char_p(string.encode("utf-8"))
+
+
+def c_array(ctype, values):
+    """A ctypes array of ``ctype`` holding ``values``."""
+    return (ctype * len(values))(*values)
+
+
+def c_str_array(strings):
+    """A ctypes array of C strings."""
+    array = (_ctypes.c_char_p * len(strings))()
+    array[:] = [s.encode("utf-8") for s in strings]
+    return array

@@ -1,12 +1,14 @@
 """``mx.util``: environment variables, GPU queries, MXNet's NumPy-semantics switches, and
 mxtorch's shared helper ``atomic_write``.
 
-mxtorch implements MXNet 1.x's legacy NDArray / Symbol semantics only; the NumPy-compatible
-front end (``mx.np``, ``mx.npx.set_np()``) is not provided.  So ``is_np_shape()`` and
-``is_np_array()`` are always False, switching the semantics off (``set_np(False, False)``,
-``reset_np()``, ``np_shape(False)``) is accepted, and switching them on raises MXNetError
-(functions decorated with ``use_np`` raise when called, not when decorated, so modules that
-merely define such functions still import).
+NumPy *shape* semantics (``set_np_shape(True)``, ``with np_shape():``, ``@use_np_shape``) are a
+per-thread switch as in MXNet: while on, shape inference reports an unknown dimension as -1 and
+an unknown shape as None (off: 0 and ``()``), and given shapes use -1 for unknown dimensions.
+mxtorch's arrays always allow scalar ``()`` and zero-size shapes, so nothing else changes.
+NumPy *array* semantics (the ``mx.np`` front end, ``npx.set_np()``) are not provided:
+``is_np_array()`` is always False, switching it off is accepted and switching it on raises
+MXNetError (functions decorated with ``use_np`` / ``use_np_array`` raise when called, not when
+decorated, so modules that merely define such functions still import).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import inspect
 import json
 import os
 import secrets
+import threading
 
 from .base import MXNetError
 
@@ -230,9 +233,12 @@ _NUMPY_SEMANTICS = ("mxtorch implements MXNet 1.x's legacy NDArray/Symbol semant
                     "front end (mx.np, npx.set_np) is not provided")
 
 
+_np_shape_state = threading.local()
+
+
 def is_np_shape():
-    """Whether NumPy shape semantics are on: always False in mxtorch."""
-    return False
+    """Whether NumPy shape semantics are on in this thread (see the module docstring)."""
+    return getattr(_np_shape_state, "active", False)
 
 
 def is_np_array():
@@ -241,11 +247,10 @@ def is_np_array():
 
 
 def set_np_shape(active):
-    """Switch NumPy shape semantics; returns the previous state (False).  ``active=True``
-    raises MXNetError (not provided)."""
-    if active:
-        raise MXNetError(f"set_np_shape(True): {_NUMPY_SEMANTICS}")
-    return False
+    """Switch NumPy shape semantics on or off in this thread; returns the previous state."""
+    previous = is_np_shape()
+    _np_shape_state.active = bool(active)
+    return previous
 
 
 def set_np(shape=True, array=True):
@@ -254,8 +259,9 @@ def set_np(shape=True, array=True):
     in MXNet; the semantics themselves are not provided)."""
     if array and not shape:
         raise MXNetError("set_np: NumPy array semantics need NumPy shape semantics (shape=True)")
-    if shape or array:
+    if array:
         raise MXNetError(f"set_np(shape={shape}, array={array}): {_NUMPY_SEMANTICS}")
+    set_np_shape(shape)
 
 
 def reset_np():
@@ -279,9 +285,24 @@ class _Semantics:
         return False
 
 
+class _ShapeSemantics:
+    """``with np_shape(active):``: NumPy shape semantics on (or off) inside the block."""
+
+    def __init__(self, active):
+        self._active = bool(active)
+        self._previous = None
+
+    def __enter__(self):
+        self._previous = set_np_shape(self._active)
+
+    def __exit__(self, *exc):
+        set_np_shape(self._previous)
+        return False
+
+
 def np_shape(active=True):
-    """Scope of NumPy shape semantics (see ``_Semantics``)."""
-    return _Semantics("np_shape", active)
+    """Scope of NumPy shape semantics (on by default, ``active=False`` switches them off inside)."""
+    return _ShapeSemantics(active)
 
 
 def np_array(active=True):
@@ -306,9 +327,20 @@ def _scoped(decorator, function_or_class):
 
 
 def use_np_shape(func):
-    """Decorator running ``func`` (or every method of a class) under NumPy shape semantics;
-    in mxtorch the decorated callables raise MXNetError when called."""
-    return _scoped("use_np_shape", func)
+    """Decorator running ``func`` (or every method of a class) under NumPy shape semantics."""
+    if inspect.isclass(func):
+        for name, member in list(vars(func).items()):
+            if inspect.isfunction(member):
+                setattr(func, name, use_np_shape(member))
+        return func
+    if not callable(func):
+        raise MXNetError(f"use_np_shape decorates functions and classes, got {type(func).__name__}")
+
+    @functools.wraps(func)
+    def with_np_shape(*args, **kwargs):
+        with np_shape(True):
+            return func(*args, **kwargs)
+    return with_np_shape
 
 
 def use_np_array(func):

@@ -5,3 +5,4 @@ from . import symbol, ndarray  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import tensorboard  # noqa: F401,E402  (LogMetricsCallback; tensorboard imported on use)
+from . import autograd  # noqa: F401,E402

@@ -310,12 +310,18 @@ class Executor:
                     raise MXNetError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
-        if self._inference is not None and not is_train and self._monitor_callback is None:
+        record_inference = getattr(self, "_record_inference", False)
+        if (self._inference is not None and not is_train and not record_inference
+                and self._monitor_callback is None):
             for array, tensor in zip(self.outputs, self._inference.run()):
-                array._tensor = tensor
+                array.use_storage(tensor)
             self._recorded = None
+            self._inference_ran = True
             return self.outputs
-        need_grad = is_train and bool(self._gradient_indices)
+        # an inference forward records only when backward asks for its gradients (MXNet computes
+        # gradients after forward(is_train=False) too); see backward
+        need_grad = (is_train or record_inference) and bool(self._gradient_indices)
+        self._inference_ran = not is_train
         values = [None] * self._num_slots
         leaves = []
         for slot_index, kind, index in self._variable_slots:
@@ -393,8 +399,17 @@ class Executor:
 
         ``out_grads`` (NDArray or list, one per output) are the head gradients; loss heads
         (``SoftmaxOutput`` and the other ``*Output`` operators) ignore theirs.  Outputs with no
-        head gradient given use ones.  Raises MXNetError unless ``forward(is_train=True)`` ran.
+        head gradient given use ones.  After ``forward(is_train=False)`` the gradients are those of the
+        inference-mode computation, as in MXNet.  Raises MXNetError when no forward ran since the
+        last backward.
         """
+        if self._recorded is None and getattr(self, "_inference_ran", False) and self._gradient_indices:
+            # gradients of an inference-mode forward: run it again, recorded, in inference mode
+            self._record_inference = True
+            try:
+                self.forward(is_train=False)
+            finally:
+                self._record_inference = False
         if self._recorded is None:
             if not self._gradient_indices:
                 return

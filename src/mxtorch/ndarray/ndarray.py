@@ -31,6 +31,8 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "lins
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 _STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
 
+py_slice = slice  # MXNet's module name for the builtin ``slice`` (its ``slice`` was the operator)
+
 
 def to_numpy_dtype(dtype):
     """Normalise a dtype given as str, numpy type, numpy dtype or torch dtype to a numpy dtype
@@ -66,25 +68,6 @@ def _call(op_name, *args, **kwargs):
     """Run the registered operator ``op_name`` imperatively (``mx.nd.<op_name>(*args, **kwargs)``)."""
     from . import register
     return register.invoke(registry.get_operator(op_name), args, kwargs)
-
-
-def _gradient_leaves(tensor):
-    """The tensors marked by ``attach_grad`` that ``tensor``'s recorded computation reaches."""
-    if tensor.grad_fn is None:
-        return [tensor] if getattr(tensor, "_mx_grad_owner", None) is not None else []
-    leaves = {}
-    seen = set()
-    pending = [tensor.grad_fn]
-    while pending:
-        function = pending.pop()
-        if function is None or function in seen:
-            continue
-        seen.add(function)
-        variable = getattr(function, "variable", None)
-        if variable is not None and getattr(variable, "_mx_grad_owner", None) is not None:
-            leaves[id(variable)] = variable
-        pending.extend(next_function for next_function, _ in function.next_functions)
-    return list(leaves.values())
 
 
 class NDArray:
@@ -392,12 +375,8 @@ class NDArray:
             raise MXNetError(f"attach_grad: grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
         if stype not in (None, "default"):
             raise MXNetError(f"attach_grad: storage type {stype!r} is not supported; mxtorch arrays are dense")
-        self._grad = NDArray(torch.zeros_like(self._tensor, requires_grad=False), self._ctx)
-        self._grad_req = grad_req
-        if grad_req != "null" and self._tensor.is_floating_point():
-            # a fresh leaf sharing the memory: operations recorded from now on reach it
-            self._tensor = self._tensor.detach().requires_grad_(True)
-            self._tensor._mx_grad_owner = self
+        _autograd._make_variable(self, NDArray(torch.zeros_like(self._tensor, requires_grad=False), self._ctx),
+                                 grad_req)
 
     def use_storage(self, tensor):
         """Hold the torch tensor ``tensor`` from now on instead of the current storage (no copy

@@ -124,7 +124,11 @@ class BatchDot(Operator):
         lhs, rhs = in_shapes
         out = out_shapes[0]
         if lhs is not None and rhs is not None:
-            out = merge_shape(out, self._out(lhs, rhs), f"Operator {self.name} output")
+            shape = self._out(lhs, rhs)
+            contracted = (lhs[-2] if self.transpose_a else lhs[-1], rhs[-1] if self.transpose_b else rhs[-2])
+            # as in MXNet, nothing is inferred for the output while a contracted axis is unknown
+            if all(contracted):
+                out = merge_shape(out, shape, f"Operator {self.name} output")
         return [lhs, rhs], [out], []
 
     def forward(self, is_train, inputs, aux):

@@ -175,8 +175,11 @@ class Convolution(_ConvolutionBase):
         ndim = len(self.kernel)
         out = out_shapes[0]
         weight = in_shapes[1]
-        if out is not None and len(out) == ndim + 2 and out[0]:
-            data = merge_shape(data, (out[0],) + (0,) * (ndim + 1), f"Operator {self.name} argument 'data'")
+        if out is not None and len(out) == ndim + 2:
+            # batch from the output; a spatial size too where the stride is 1 (as MXNet infers it)
+            spatial = tuple(size + self.dilate_[i] * (self.kernel[i] - 1) - 2 * self.pad_[i]
+                            if size and self.stride_[i] == 1 else 0 for i, size in enumerate(out[2:]))
+            data = merge_shape(data, (out[0], 0) + spatial, f"Operator {self.name} argument 'data'")
         if data is not None:
             if len(data) != ndim + 2:
                 raise self.error(f"data must have {ndim + 2} dimensions for a {ndim}-D kernel, got shape {tuple(data)}")

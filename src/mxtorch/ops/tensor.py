@@ -149,6 +149,19 @@ class Identity(Operator):
         return [inputs[0].clone() if not inputs[0].requires_grad else inputs[0] * 1]
 
 
+@register("_identity_with_attr_like_rhs")
+class IdentityWithAttrLikeRhs(Operator):
+    """``lhs`` unchanged, constrained to the shape of ``rhs`` (so shape inference can flow
+    from ``rhs`` to ``lhs``); ``rhs`` gets no gradient."""
+
+    def arguments(self):
+        return ["lhs", "rhs"]
+
+    def forward(self, is_train, inputs, aux):
+        lhs, _ = inputs
+        return [lhs.clone() if not lhs.requires_grad else lhs * 1]
+
+
 class _Constant(Operator):
     shape = Attr(Shape, default=())
     ctx = Attr(optional(lambda v, n: str(v)), default=None)
@@ -470,16 +483,20 @@ class SliceChannel(Operator):
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
         outs = list(out_shapes)
+        first = None
+        for index, out in enumerate(outs):
+            first = merge_shape(first, out, f"Operator {self.name} output {index}")
+        if first:
+            # the input follows from the (merged) outputs, also where it is partly known
+            axis = self.axis % (len(first) + (1 if self.squeeze_axis else 0))
+            if self.squeeze_axis:
+                from_outputs = tuple(first[:axis]) + (self.sections,) + tuple(first[axis:])
+            else:
+                from_outputs = tuple(first[:axis]) + (first[axis] * self.sections,) + tuple(first[axis + 1:])
+            data = merge_shape(data, from_outputs, f"Operator {self.name} argument 'data'")
         if data is not None:
             part = self._part(data)
             outs = [merge_shape(o, part, f"Operator {self.name} output {i}") for i, o in enumerate(outs)]
-        elif any(o is not None for o in outs):
-            first = next(o for o in outs if o is not None)
-            axis = self.axis % (len(first) + (1 if self.squeeze_axis else 0))
-            if self.squeeze_axis:
-                data = tuple(first[:axis]) + (self.sections,) + tuple(first[axis:])
-            else:
-                data = tuple(first[:axis]) + (first[axis] * self.sections,) + tuple(first[axis + 1:])
         return [data], outs, []
 
     def forward(self, is_train, inputs, aux):
@@ -924,19 +941,22 @@ class Where(Operator):
         except MXNetError:
             raise self.error(f"arguments 'x' {shape_text(x)} and 'y' {shape_text(y)} must have the same "
                              f"shape") from None
+        condition_known = known(condition)
         if condition is not None and value is not None:
             if len(condition) == 1 and len(value) > 1:
                 if condition[0] and value[0] and condition[0] != value[0]:
                     raise self.error(f"a 1-D argument 'condition' {tuple(condition)} must have x.shape[0]="
                                      f"{value[0]} entries ('x' {tuple(value)})")
-                condition = (condition[0] or value[0],)
+                # a 1-D condition is only checked, never inferred from 'x' (MXNet's rule)
             else:
                 try:
                     condition = merge_shape(condition, value, where)
                 except MXNetError:
                     raise self.error(f"argument 'condition' {tuple(condition)} must have the shape of 'x' "
                                      f"{tuple(value)} or be 1-D with x.shape[0] entries") from None
-        return [condition, value, value], [value], []
+        # MXNet infers the output only once 'condition' is fully known
+        out = value if condition_known else out_shapes[0]
+        return [condition, value, value], [out], []
 
     def infer_type(self, in_types):
         condition, x, y = in_types

@@ -278,17 +278,25 @@ class Symbol:
 
     def infer_shape_partial(self, *args, **kwargs):
         """Like ``infer_shape`` but returns what is known; unknown shapes are ``()`` and
-        unknown dimensions 0."""
+        unknown dimensions 0 (under NumPy shape semantics, ``mx.np_shape()``: None and -1)."""
         return self._infer_shape(args, kwargs, partial=True)
 
     def _infer_shape(self, args, kwargs, partial):
         from . import inference
+        from ..util import is_np_shape
         known = self._given(args, kwargs, "infer_shape")
+        numpy_shapes = is_np_shape()
+        if numpy_shapes:
+            # NumPy shape semantics spell an unknown dimension -1 (inference itself uses 0)
+            known = {k: (tuple(0 if d == -1 else d for d in v) if v is not None else v) for k, v in known.items()}
         arg_shapes, out_shapes, aux_shapes = inference.infer_shapes(self, known)
         complete = all(registry.known(s) for s in arg_shapes + out_shapes + aux_shapes)
         if not complete and not partial:
             return None, None, None
-        fix = lambda shapes: [tuple(s) if s is not None else () for s in shapes]
+        if numpy_shapes:
+            fix = lambda shapes: [tuple(-1 if d == 0 else d for d in s) if s is not None else None for s in shapes]
+        else:
+            fix = lambda shapes: [tuple(s) if s is not None else () for s in shapes]
         return fix(arg_shapes), fix(out_shapes), fix(aux_shapes)
 
     def infer_type(self, *args, **kwargs):
@@ -619,8 +627,10 @@ def create(op_name, *args, **kwargs):
     if op_class.variadic and "num_args" in op_class.schema and "num_args" not in attrs:
         attrs["num_args"] = len(args) + len(symbol_kwargs)
     # hidden attributes passed as keywords (e.g. __layout__) go to the node, not the operator
-    hidden = {k: str(v) for k, v in attrs.items() if k.startswith("__") and k.endswith("__")}
-    attrs = {k: v for k, v in attrs.items() if k not in hidden}
+    # (and so do the legacy plain keys lr_mult, wd_mult, ctx_group, ..., stored as __key__ as MXNet does)
+    hidden_given = [k for k in attrs if (k.startswith("__") and k.endswith("__")) or k in graph_json.HIDDEN_KEYS]
+    hidden = {graph_json.hidden_key(k): format_value(attrs[k]) for k in hidden_given}
+    attrs = {k: v for k, v in attrs.items() if k not in hidden_given}
     op = op_class(attrs).use_name(op_name)
     hint = op_name.lower()
     name = NameManager.current.get(name, hint)

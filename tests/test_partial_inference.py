@@ -1,0 +1,74 @@
+"""Partial shape inference that MXNet 1.9.1 performs (values from MXNet 1.9.1), NumPy shape
+semantics in inference, and attribute keys given as operator keywords."""
+import numpy as np
+
+import mxtorch as mx
+
+
+def test_slice_channel_input_follows_partly_known_outputs():
+    a = mx.sym.Variable("a", shape=(0, 8, 0))
+    parts = mx.sym.SliceChannel(data=a, num_outputs=4, axis=1, squeeze_axis=False)
+    total = parts[2] + mx.sym.Variable("c", shape=(6, 2, 3))
+    assert total.infer_shape()[0] == [(6, 8, 3), (6, 2, 3)]
+
+
+def test_convolution_data_spatial_size_from_output_when_stride_is_one():
+    a = mx.sym.Variable("a", shape=(0, 3, 0, 0))
+    conv = mx.sym.Convolution(data=a, num_filter=4, kernel=(3, 5), pad=(0, 1), name="cv")
+    total = conv + mx.sym.Variable("c", shape=(2, 4, 10, 12))
+    assert total.infer_shape()[0] == [(2, 3, 12, 14), (4, 3, 3, 5), (4,), (2, 4, 10, 12)]
+
+
+def test_identity_with_attr_like_rhs_constrains_shape_and_blocks_rhs_gradient():
+    w, s = mx.sym.Variable("w"), mx.sym.Variable("s", shape=(1,))
+    tied = mx.sym._internal._identity_with_attr_like_rhs(mx.sym.broadcast_mul(w, s), w)
+    net = mx.sym.FullyConnected(data=mx.sym.Variable("data"), weight=tied, num_hidden=6, no_bias=True)
+    assert net.infer_shape(data=(2, 9)) == ([(2, 9), (6, 9), (1,)], [(2, 6)], [])
+    e, f = mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 4.0])
+    e.attach_grad()
+    f.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd._internal._identity_with_attr_like_rhs(e * 2, f)
+    out.backward()
+    np.testing.assert_array_equal(out.asnumpy(), [2, 4])
+    np.testing.assert_array_equal(e.grad.asnumpy(), [2, 2])
+    np.testing.assert_array_equal(f.grad.asnumpy(), [0, 0])
+
+
+def test_batch_dot_and_where_leave_output_unknown_like_mxnet():
+    x, y, c = mx.sym.Variable("x"), mx.sym.Variable("y"), mx.sym.Variable("c")
+    bd = mx.sym.batch_dot(x, y)
+    assert bd.infer_shape_partial(x=(0, 0, 4), y=(0, 4, 5))[1] == [(0, 0, 5)]
+    assert bd.infer_shape_partial(x=(0, 3, 0), y=(0, 4, 5))[1] == [()]
+    where = mx.sym.where(c, x, y)
+    assert where.infer_shape_partial(c=(0, 2), x=(0, 2), y=(0, 2))[1] == [()]
+    assert where.infer_shape_partial(c=(0,), x=(2, 2), y=(2, 2))[1] == [()]
+    assert where.infer_shape_partial(c=(3,), x=(3, 2), y=(3, 2))[1] == [(3, 2)]
+
+
+def test_numpy_shape_semantics_spell_unknown_as_minus_one_and_none():
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    assert not mx.is_np_shape()
+    with mx.np_shape(True):
+        assert mx.is_np_shape()
+        assert mx.sym.dot(x, y).infer_shape_partial(x=(-1, 3, 4), y=(4, 2)) == \
+            ([(-1, 3, 4), (4, 2)], [(-1, 3, 2)], [])
+        assert mx.sym.batch_dot(x, y).infer_shape_partial(x=(-1, 3, 4), y=(-1, -1, 2))[1] == [None]
+    assert not mx.is_np_shape()
+
+    @mx.use_np_shape
+    def inside():
+        return mx.is_np_shape()
+    assert inside() is True and mx.is_np_shape() is False
+    previous = mx.set_np_shape(True)
+    assert previous is False and mx.set_np_shape(False) is True
+
+
+def test_legacy_attribute_keywords_on_operators_and_attr_scope_keys():
+    fc = mx.sym.FullyConnected(mx.sym.Variable("d"), num_hidden=3, wd_mult=0.5, ctx_group="g1", name="fc")
+    assert fc.list_attr() == {"num_hidden": "3", "__ctx_group__": "g1", "ctx_group": "g1",
+                              "__wd_mult__": "0.5", "wd_mult": "0.5"}
+    assert fc.attr("wd_mult") == "0.5"
+    assert mx.sym.load_json(fc.tojson()).attr_dict()["fc_weight"]["__wd_mult__"] == "0.5"
+    with mx.AttrScope(group="4"):
+        assert mx.sym.Variable("v").list_attr() == {"group": "4"}
