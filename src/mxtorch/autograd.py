@@ -170,6 +170,7 @@ def _gradient_leaves(tensors):
 
 def _heads_and_grads(caller, heads, head_grads):
     from .ndarray.ndarray import NDArray
+    from .ops.registry import gradient_carrier
     heads = _as_list(heads)
     if head_grads is None:
         head_grads = [None] * len(heads)
@@ -181,7 +182,7 @@ def _heads_and_grads(caller, heads, head_grads):
     for index, (head, head_grad) in enumerate(zip(heads, head_grads)):
         if not isinstance(head, NDArray):
             raise MXNetError(f"{caller}: head {index} must be an NDArray, got {type(head).__name__}")
-        tensor = head._tensor
+        tensor = gradient_carrier(head._tensor)   # integer heads: the float tensor autograd reaches
         if head_grad is None:
             value = torch.ones_like(tensor)
         else:

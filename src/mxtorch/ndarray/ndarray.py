@@ -402,38 +402,7 @@ class NDArray:
         the recording for another backward.  ``train_mode`` is accepted for MXNet compatibility:
         the training flag already took effect when the forward computation was recorded.
         Raises MXNetError when nothing was recorded or the recording was already used."""
-        from ..ops.registry import gradient_carrier
-        tensor = gradient_carrier(self._tensor)
-        leaves = _gradient_leaves(tensor)
-        if not tensor.requires_grad or not leaves:
-            raise MXNetError("backward: this array was not computed inside mx.autograd.record() from an "
-                             "array marked with attach_grad()")
-        if out_grad is None:
-            head = torch.ones_like(tensor)
-        else:
-            head = out_grad._tensor if isinstance(out_grad, NDArray) else torch.as_tensor(np.asarray(out_grad))
-            if tuple(head.shape) != tuple(tensor.shape):
-                raise MXNetError(f"backward: out_grad has shape {tuple(head.shape)}, the array has {self.shape}")
-            head = head.detach().to(device=tensor.device, dtype=tensor.dtype)
-        try:
-            grads = torch.autograd.grad([tensor], leaves, [head], retain_graph=retain_graph, allow_unused=True)
-        except RuntimeError as error:
-            raise MXNetError(f"backward: {error} (call backward once per recording, or pass "
-                             f"retain_graph=True)") from None
-        with torch.no_grad():
-            for leaf, grad in zip(leaves, grads):
-                owner = leaf._mx_grad_owner
-                if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
-                    continue
-                target = owner._grad._tensor
-                owner._fresh_grad = True
-                if grad is None:
-                    if owner._grad_req == "write":
-                        target.zero_()
-                elif owner._grad_req == "add":
-                    target.add_(grad.to(target.dtype))
-                else:
-                    target.copy_(grad)
+        _autograd.backward([self], [out_grad], retain_graph=retain_graph, train_mode=train_mode)
 
     def tolist(self):
         return self.asnumpy().tolist()
