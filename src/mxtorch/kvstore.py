@@ -15,10 +15,14 @@ array pushed, so that the sum and the update run there.
 """
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from .base import MXNetError
 from .ndarray.ndarray import NDArray
+
+_COMPRESSION_WARNED = False
 
 __all__ = ["KVStoreBase", "KVStore", "create"]
 
@@ -267,9 +271,10 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def set_gradient_compression(self, compression_params):
-        """Record ``{'type': '2bit', 'threshold': ...}``.  In process the gradients are summed
-        uncompressed (the numbers MXNet's 'local' store would give without compression).
-        MXNet accepted compression only for 'device' and 'dist' stores; so does this."""
+        """Record ``{'type': '2bit', 'threshold': ...}``.  mxtorch does not compress: gradients are
+        summed uncompressed (the numbers MXNet's store would give without compression), and the
+        first call warns (RuntimeWarning) that the setting has no effect.  MXNet accepted
+        compression only for 'device' and 'dist' stores; so does this."""
         if not isinstance(compression_params, dict) or "type" not in compression_params:
             raise MXNetError(f"KVStore.set_gradient_compression: expected a dict with a 'type' entry, got "
                              f"{compression_params!r}")
@@ -277,6 +282,11 @@ class KVStore(KVStoreBase):
             raise MXNetError(f"KVStore.set_gradient_compression: not supported for a {self._type!r} store; "
                              f"use 'device'")
         self._compression_params = dict(compression_params)
+        global _COMPRESSION_WARNED
+        if not _COMPRESSION_WARNED:
+            _COMPRESSION_WARNED = True
+            warnings.warn(f"KVStore.set_gradient_compression({compression_params!r}): mxtorch does not compress "
+                          f"gradients; they are exchanged uncompressed", RuntimeWarning, stacklevel=2)
 
     # -- optimizer -----------------------------------------------------------------------------
     def set_optimizer(self, optimizer):
