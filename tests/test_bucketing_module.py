@@ -33,8 +33,6 @@ def make():
 
 
 def test_buckets_share_parameters_and_momentum():
-    if not hasattr(mx.sym, "sum"):
-        pytest.skip("sum operator not available")
     module = make()
     reference = mx.mod.Module(sym_gen(5)[0])
     reference.bind([("data", (2, 5, 3))], [("softmax_label", (2,))])
@@ -75,8 +73,6 @@ def test_bucket_with_extra_parameters_binds():
 
 
 def test_checkpoint_files_and_load(tmp_path):
-    if not hasattr(mx.sym, "sum"):
-        pytest.skip("sum operator not available")
     module = make()
     for step, seq_len in enumerate([5, 3]):
         module.forward_backward(batch(seq_len, step))

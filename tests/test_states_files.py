@@ -21,17 +21,11 @@ def states_path(name):
 
 
 def loaded_module(name, load_optimizer_states=True):
-    """The fixture checkpoint as a bound Module with its optimizer (skips when the graph
-    uses an operator mxtorch does not implement yet)."""
+    """The fixture checkpoint as a bound Module with its optimizer (a load error fails)."""
     case = CASES[name]
     io = np.load(os.path.join(DATA, f"{name}-io.npz"))
-    try:
-        module = mx.mod.Module.load(os.path.join(DATA, name), case["epoch"],
-                                    load_optimizer_states=load_optimizer_states)
-    except mx.MXNetError as error:
-        if "does not implement" in str(error):
-            pytest.skip(f"{name}: {error}")
-        raise
+    module = mx.mod.Module.load(os.path.join(DATA, name), case["epoch"],
+                                load_optimizer_states=load_optimizer_states)
     module.bind(data_shapes=[("data", io["data"].shape)],
                 label_shapes=[("softmax_label", io["softmax_label"].shape)])
     module.init_optimizer(optimizer=case["fit"]["optimizer"], optimizer_params=case["fit"]["optimizer_params"])

@@ -39,18 +39,12 @@ REJECTED = {"batchnorm_0_9_0_missing_aux": "'bn2' (BatchNorm) has 3 inputs"}
 def require_input_variable_attrs(name):
     missing = [op for op in NEEDS_INPUT_VARIABLE_ATTRS.get(name, [])
                if not hasattr(registry.get_operator(op), "input_variable_attrs")]
-    if missing:
-        pytest.skip(f"{name}: operator(s) {missing} do not declare input_variable_attrs yet "
-                    f"(MXNet's FSetInputVarAttrOnCompose '__init__' defaults)")
+    assert not missing, (f"{name}: operator(s) {missing} do not declare input_variable_attrs "
+                         f"(MXNet's FSetInputVarAttrOnCompose '__init__' defaults)")
 
 
 def load_fixture(case):
-    try:
-        return mx.sym.load(os.path.join(DATA, case["file"]))
-    except mx.MXNetError as error:
-        if "which mxtorch does not implement" in str(error):
-            pytest.skip(f"{case['name']}: {error}")
-        raise
+    return mx.sym.load(os.path.join(DATA, case["file"]))
 
 
 def read(name):
@@ -256,10 +250,6 @@ def test_variable_attributes_drive_inference_initialization_and_optimizer():
 
 
 def test_tojson_remove_amp_cast_leaves_the_graph_alone():
-    try:
-        registry.get_operator("amp_cast")
-    except mx.MXNetError:
-        pytest.skip("amp_cast is not implemented yet")
     data = mx.sym.Variable("data")
     cast = mx.sym.amp_cast(data, dtype="float16", name="cast")
     net = mx.sym.Activation(cast, act_type="relu", name="act")

@@ -33,6 +33,7 @@ import warnings
 import numpy as np
 import torch
 
+from . import ndarray as _ndarray_package
 from . import recordio
 from .base import MXNetError
 from .io.io import DataBatch, DataDesc, DataIter
@@ -1609,3 +1610,31 @@ class ImageDetIter(ImageIter):
         if verbose and max_count > min(own_shape[0], other_shape[0]):
             _LOGGER.info("Resized label_shape to (%d, %d).", max_count, own_shape[1])
         return it
+
+
+# -- mx.nd.imdecode: MXNet's deprecated NDArray form, defined here above ndarray ------------------------
+def nd_imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """Decode an encoded image (bytes) to an ``(height, width, channels)`` uint8 array in RGB
+    order, as MXNet's deprecated ``nd.imdecode``: ``clip_rect=(x0, y0, x1, y1)`` crops when
+    non-zero, ``channels`` is 3 (colour) or 1 (grey), ``mean`` (an array of the result's shape)
+    is subtracted, giving float32.  ``out`` receives the result.  Decoding is done by
+    ``mx.image.imdecode``; this module installs it as ``mx.nd.imdecode`` (image sits above
+    ndarray, so ndarray does not import it)."""
+    if index != 0:
+        raise MXNetError(f"imdecode: index must be 0 (one image per call), got {index}")
+    if channels not in (1, 3):
+        raise MXNetError(f"imdecode: channels must be 1 or 3, got {channels}")
+    result = imdecode(str_img, flag=1 if channels == 3 else 0)
+    x0, y0, x1, y1 = clip_rect
+    if x1 > x0 and y1 > y0:
+        result = NDArray(result._tensor[y0:y1, x0:x1].contiguous(), result.context)
+    if mean is not None:
+        result = NDArray(result._tensor.float() - mean._tensor.float(), result.context)
+    if out is not None:
+        out[:] = result
+        return out
+    return result
+
+
+nd_imdecode.__name__ = nd_imdecode.__qualname__ = "imdecode"
+_ndarray_package.imdecode = nd_imdecode

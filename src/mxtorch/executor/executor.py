@@ -109,7 +109,7 @@ class Executor:
     """
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
-                 group2ctx=None, _shapes=None):
+                 group2ctx=None):
         if not isinstance(symbol, Symbol):
             raise MXNetError(f"Executor: expected a Symbol, got {type(symbol).__name__}")
         self._symbol = symbol
@@ -140,7 +140,7 @@ class Executor:
         self._monitor_callback = None
         self._monitor_all = False
         self._placement = node_contexts(symbol, self._ctx, group2ctx) if group2ctx else None
-        self._build_plan(_shapes)
+        self._build_plan()
         self._device = self._ctx.torch_device
         # indices of the arguments that get gradients (fixed at bind time, read every forward)
         self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
@@ -231,7 +231,7 @@ class Executor:
         aux = [reuse(shared_aux, name, shape, dtype) for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
         return cls(symbol, ctx, args, grads, requests, aux, group2ctx=group2ctx)
 
-    def _build_plan(self, known_shapes):
+    def _build_plan(self):
         from ..symbol.inference import graph_shapes, graph_types
         symbol = self._symbol
         given = {name: array.shape for name, array in zip(self._arg_names, self.arg_arrays)}
@@ -367,6 +367,8 @@ class Executor:
         """Run every step of the plan, reading and writing the slot list ``values``."""
         monitor = self._monitor_callback
         for step in self._steps:
+            if monitor is not None and self._monitor_all:
+                self._monitor_inputs(monitor, step, values)
             if step.context is not None:
                 # model parallelism: copy the inputs onto this node's device (a no-op when
                 # they are there already; differentiable, so gradients flow back across)
@@ -484,8 +486,21 @@ class Executor:
                 suffix = "" if len(inputs) == 1 else str(position)
                 self._monitor_callback(f"{node_name}_backward_output{suffix}", NDArray(grad.detach(), self._ctx))
 
+    def _monitor_inputs(self, callback, step, values):
+        """``monitor_all``: before a node runs, each input as ``<node>_<input name>`` (argument
+        and auxiliary-state names of the operator), a variable input first under its own name,
+        as MXNet 1.9.1 reported them."""
+        names = list(step.op.arguments()) + list(step.op.auxiliary_states())
+        for (child, _), name, slot_index in zip(step.node.inputs, names, step.inputs + step.aux):
+            tensor = values[slot_index].detach()
+            if child.op is None:
+                callback(child.name, NDArray(tensor, self._ctx))
+            callback(f"{step.node.name}_{name}", NDArray(tensor, self._ctx))
+
     def set_monitor_callback(self, callback, monitor_all=False):
-        """Call ``callback(name, NDArray)`` with every node output after each forward."""
+        """Call ``callback(name, NDArray)`` with every node output after each forward; with
+        ``monitor_all`` also with every node input before the node runs (``<node>_<input>``;
+        a variable input also under its own name)."""
         self._monitor_callback = callback
         self._monitor_all = monitor_all
 

@@ -15,11 +15,15 @@ array pushed, so that the sum and the update run there.
 """
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .base import KVStoreBase, MXNetValueError, _pairs
+
+_COMPRESSION_WARNED = False
 
 __all__ = ["KVStore", "IN_PROCESS_TYPES"]
 
@@ -187,7 +191,7 @@ class KVStore(KVStoreBase):
         """Pull only the rows ``row_ids`` (NDArray of row indices, or one per output) of the
         value of ``key`` into ``out``; the other rows of ``out`` become zero, as MXNet's
         row-sparse pull left them empty.  Raises MXNetError without ``row_ids``."""
-        from .ndarray.sparse import retain
+        from ..ndarray.sparse import retain
         if row_ids is None:
             raise MXNetError("KVStore.row_sparse_pull: row_ids is required (the rows to pull)")
         keys = key if isinstance(key, (list, tuple)) else [key]
@@ -211,9 +215,10 @@ class KVStore(KVStoreBase):
             target._tensor.copy_(kept._tensor)
 
     def set_gradient_compression(self, compression_params):
-        """Record ``{'type': '2bit', 'threshold': ...}``.  In process the gradients are summed
-        uncompressed (the numbers MXNet's 'local' store would give without compression).
-        MXNet accepted compression only for 'device' and 'dist' stores; so does this."""
+        """Record ``{'type': '2bit', 'threshold': ...}``.  mxtorch does not compress: gradients are
+        summed uncompressed (the numbers MXNet's store would give without compression), and the
+        first call warns (RuntimeWarning) that the setting has no effect.  MXNet accepted
+        compression only for 'device' and 'dist' stores; so does this."""
         if not isinstance(compression_params, dict) or "type" not in compression_params:
             raise MXNetError(f"KVStore.set_gradient_compression: expected a dict with a 'type' entry, got "
                              f"{compression_params!r}")
@@ -221,6 +226,11 @@ class KVStore(KVStoreBase):
             raise MXNetError(f"KVStore.set_gradient_compression: not supported for a {self._type!r} store; "
                              f"use 'device'")
         self._compression_params = dict(compression_params)
+        global _COMPRESSION_WARNED
+        if not _COMPRESSION_WARNED:
+            _COMPRESSION_WARNED = True
+            warnings.warn(f"KVStore.set_gradient_compression({compression_params!r}): mxtorch does not compress "
+                          f"gradients; they are exchanged uncompressed", RuntimeWarning, stacklevel=2)
 
     # -- optimizer -----------------------------------------------------------------------------
     def set_optimizer(self, optimizer):

@@ -1,6 +1,6 @@
 """``mx.nd``: NDArray, its constructors, file format, and one function per registered operator."""
 from .ndarray import (NDArray, array, zeros, ones, empty, full, arange, linspace, eye, concat, concatenate,
-                      waitall, moveaxis, onehot_encode, imdecode, from_torch, add, subtract, multiply, divide,
+                      waitall, moveaxis, onehot_encode, from_torch, add, subtract, multiply, divide,
                       true_divide, modulo, power, maximum, minimum, equal, not_equal, greater, greater_equal,
                       lesser, lesser_equal, logical_and, logical_or, logical_xor, split_v2, histogram, from_numpy,
                       from_dlpack, to_dlpack_for_read, to_dlpack_for_write, CachedOp)

@@ -22,7 +22,7 @@ from ..ops import registry
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat",
            "concatenate", "waitall", "to_torch_dtype", "to_numpy_dtype", "from_torch", "moveaxis",
-           "onehot_encode", "imdecode", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
+           "onehot_encode", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
            "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "split_v2", "histogram", "from_numpy",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "CachedOp"]
@@ -734,29 +734,6 @@ def onehot_encode(indices, out):
     encoded = torch.nn.functional.one_hot(indices._tensor.long(), depth).to(out._tensor.dtype)
     out[:] = NDArray(encoded)
     return out
-
-
-def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
-    """Decode an encoded image (bytes) to an ``(height, width, channels)`` uint8 array in RGB
-    order, as MXNet's deprecated ``nd.imdecode``: ``clip_rect=(x0, y0, x1, y1)`` crops when
-    non-zero, ``channels`` is 3 (colour) or 1 (grey), ``mean`` (an array of the result's shape)
-    is subtracted, giving float32.  ``out`` receives the result.  Decoding is done by
-    ``mx.image.imdecode``."""
-    if index != 0:
-        raise MXNetError(f"imdecode: index must be 0 (one image per call), got {index}")
-    if channels not in (1, 3):
-        raise MXNetError(f"imdecode: channels must be 1 or 3, got {channels}")
-    from .. import image
-    result = image.imdecode(str_img, flag=1 if channels == 3 else 0)
-    x0, y0, x1, y1 = clip_rect
-    if x1 > x0 and y1 > y0:
-        result = NDArray(result._tensor[y0:y1, x0:x1].contiguous(), result.context)
-    if mean is not None:
-        result = NDArray(result._tensor.float() - mean._tensor.float(), result.context)
-    if out is not None:
-        out[:] = result
-        return out
-    return result
 
 
 def waitall():

@@ -1,0 +1,33 @@
+"""Front-end namespaces (mx.contrib, mx.nd.random / mx.sym.random) and symbol files in other
+encodings, as MXNet 1.9.1 provided them."""
+import pytest
+
+import mxtorch as mx
+
+
+def test_contrib_package_reaches_contrib_operators():
+    offset_free = mx.contrib.sym.DeformableConvolution(mx.sym.Variable("data"), mx.sym.Variable("offset"),
+                                                       kernel=(3, 3), num_filter=2, name="dc")
+    assert offset_free.list_arguments() == ["data", "offset", "dc_weight", "dc_bias"]
+    boxes = mx.nd.array([[[0, 0.9, 0, 0, 1, 1], [0, 0.8, 0, 0, 1, 1]]])
+    kept = mx.contrib.nd.box_nms(boxes, overlap_thresh=0.5, coord_start=2, score_index=1, id_index=0)
+    assert kept.asnumpy()[0, 1, 0] == -1          # the overlapping lower-score box is suppressed
+
+
+def test_random_namespaces_have_randn_and_shuffle():
+    assert mx.sym.random.randn(2, 3, loc=1).infer_shape()[1] == [(2, 3)]
+    assert mx.sym.random.shuffle(mx.sym.Variable("x")).name == "_shuffle0"
+    values = mx.nd.random.shuffle(mx.nd.arange(6)).asnumpy()
+    assert sorted(values.tolist()) == [0, 1, 2, 3, 4, 5]
+    assert mx.nd.random.randn(2, 3).shape == (2, 3)
+
+
+def test_symbol_files_in_latin1_load_and_garbage_raises(tmp_path):
+    symbol = mx.sym.FullyConnected(mx.sym.Variable("donn\u00e9es"), num_hidden=2, name="fc")
+    path = tmp_path / "latin-symbol.json"
+    path.write_bytes(symbol.tojson().encode("latin-1"))
+    assert mx.sym.load(str(path)).list_arguments() == ["donn\u00e9es", "fc_weight", "fc_bias"]
+    garbage = tmp_path / "garbage-symbol.json"
+    garbage.write_bytes(bytes(range(256)))
+    with pytest.raises(mx.MXNetError, match="garbage-symbol.json"):
+        mx.sym.load(str(garbage))
