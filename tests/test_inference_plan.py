@@ -76,6 +76,9 @@ def test_folded_and_traced_plan_matches_the_plain_graph(monkeypatch, mode):
     plan = predict._exec_group.execs[0]._inference
     assert plan is not None and plain._exec_group.execs[0]._inference is None
     assert len(plan._folds) == 3        # c1 <- b1, c2 <- b2, f1 <- b3; 'pre' follows a relu
+    if inference._fuse_convolutions():
+        # c1 (+ b1) + relu as one oneDNN convolution; c2 (+ b2) feeds the addition
+        assert [entry.op.name for entry in plan._entries].count("_fused_convolution") == 2
     rng = np.random.RandomState(1)
     for _ in range(3):
         data = rng.rand(*shape).astype(np.float32)

@@ -58,7 +58,7 @@ _TRACEABLE = frozenset({
     "expand_dims", "SliceChannel", "Embedding", "LinearRegressionOutput", "LogisticRegressionOutput",
     "mean", "sum", "LRN", "Pad", "UpSampling", "LayerNorm", "InstanceNorm", "L2Normalization",
     "_contrib_AdaptiveAvgPooling2D", "squeeze", "dot", "batch_dot", "slice_axis", "SwapAxis",
-    "_fused_linear",
+    "_fused_linear", "_fused_convolution",
 })
 
 _FOLDABLE = ("Convolution", "FullyConnected")
@@ -82,6 +82,30 @@ def _linear_pointwise_works():
             works = False
         _LINEAR_POINTWISE.append(works)
     return _LINEAR_POINTWISE[0]
+
+
+_CONVOLUTION_POINTWISE = []
+
+
+def _fuse_convolutions():
+    """Whether ``torch.ops.mkldnn._convolution_pointwise`` exists and computes
+    ``relu(conv2d(x, w, b))`` (``MXTORCH_FUSE_CONV=0`` turns the fusion off)."""
+    if os.environ.get("MXTORCH_FUSE_CONV", "1") == "0":
+        return False
+    if not _CONVOLUTION_POINTWISE:
+        works = False
+        try:
+            if torch.backends.mkldnn.is_available():
+                x, w, b = torch.rand(1, 2, 5, 5), torch.rand(3, 2, 3, 3) - 0.5, torch.rand(3) - 0.5
+                got = torch.ops.mkldnn._convolution_pointwise(
+                    x.contiguous(memory_format=torch.channels_last), w.contiguous(memory_format=torch.channels_last),
+                    b, [1, 1], [1, 1], [1, 1], 1, "relu", [], "")
+                expected = torch.relu(torch.nn.functional.conv2d(x, w, b, 1, 1))
+                works = bool(torch.allclose(got, expected, atol=1e-5))
+        except Exception:
+            works = False
+        _CONVOLUTION_POINTWISE.append(works)
+    return _CONVOLUTION_POINTWISE[0]
 
 
 class _FusedLinear:
@@ -164,6 +188,33 @@ class _Fold:
                 bias = bias + values[self.bias] * scale
             values[self.weight_slot] = weight * scale.reshape((-1,) + (1,) * (weight.dim() - 1))
             values[self.bias_slot] = bias
+
+
+class _FusedConvolution:
+    """A 2-D float32 CPU Convolution and the relu/sigmoid/tanh after it as one oneDNN convolution
+    on channels-last memory (``torch.ops.mkldnn._convolution_pointwise``)."""
+
+    name = "_fused_convolution"
+
+    def __init__(self, op, activation):
+        self.no_bias = op.no_bias
+        self.padding = list(op.pad_)
+        self.stride = list(op.stride_)
+        self.dilation = list(op.dilate_)
+        self.groups = op.num_group
+        self.activation = activation
+
+    def forward(self, is_train, inputs, aux):
+        data, weight = inputs[0], inputs[1]
+        bias = None if self.no_bias else inputs[2]
+        if torch.jit.is_tracing():
+            output = torch.nn.functional.conv2d(data, weight, bias, self.stride, self.padding, self.dilation,
+                                                self.groups)
+            return [output if self.activation == "none" else getattr(torch, self.activation)(output)]
+        data = data.contiguous(memory_format=torch.channels_last)
+        weight = weight.contiguous(memory_format=torch.channels_last)
+        return [torch.ops.mkldnn._convolution_pointwise(data, weight, bias, self.padding, self.stride,
+                                                        self.dilation, self.groups, self.activation, [], "")]
 
 
 class _TracedGraph(torch.nn.Module):
@@ -272,7 +323,8 @@ class InferencePlan:
                                        for entry in self._entries)
                            # what tracing gains is oneDNN convolutions with fused activations; on
                            # graphs without convolutions the eager fused inner products are faster
-                           and any(entry.op.name in ("Convolution", "Deconvolution") for entry in self._entries))
+                           and any(entry.op.name in ("Convolution", "Deconvolution", "_fused_convolution")
+                               for entry in self._entries))
         self._key_tensors = None
         self._key_versions = None
         self._folded = {}
@@ -291,7 +343,11 @@ class InferencePlan:
         removed = set()
         for entry in self._entries:
             op = entry.op
-            if op.name != "FullyConnected" or not op.flatten:
+            if op.name == "Convolution" and len(op.kernel) == 2 and _fuse_convolutions():
+                fused = _FusedConvolution
+            elif op.name == "FullyConnected" and op.flatten:
+                fused = _FusedLinear
+            else:
                 continue
             if any(dtypes.get(slot, "float32") != "float32" for slot in entry.inputs if slot in dtypes):
                 continue
@@ -305,7 +361,7 @@ class InferencePlan:
                 activation = _LINEAR_ACTIVATIONS[readers[0].op.act_type]
                 entry.outputs = list(readers[0].outputs)
                 removed.add(id(readers[0]))
-            entry.op = _FusedLinear(op.no_bias, activation)
+            entry.op = _FusedLinear(op.no_bias, activation) if fused is _FusedLinear else fused(op, activation)
         self._entries = [entry for entry in self._entries if id(entry) not in removed]
 
     # -- running ------------------------------------------------------------------------------
