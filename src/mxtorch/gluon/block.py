@@ -31,7 +31,7 @@ from .. import initializer
 from .. import name as _name
 from .. import ndarray
 from .. import symbol
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
@@ -103,7 +103,7 @@ def _flatten(args, inout_str):
     if args is None:
         return [None], -1
     if not isinstance(args, (list, tuple)):
-        raise MXNetError(f"HybridBlock {inout_str} must be (nested) list of Symbol or NDArray, but got "
+        raise MXNetValueError(f"HybridBlock {inout_str} must be (nested) list of Symbol or NDArray, but got "
                          f"{args} of type {type(args).__name__}")
     flat, formats = [], []
     for item in args:
@@ -111,6 +111,16 @@ def _flatten(args, inout_str):
         flat.extend(items)
         formats.append(fmt)
     return flat, formats
+
+
+def _leaves(args):
+    """Every NDArray / Symbol inside nested lists and tuples (other values are skipped: an
+    imperative HybridBlock accepts numbers among its inputs, as MXNet's did)."""
+    if isinstance(args, (NDArray, Symbol)):
+        return [args]
+    if isinstance(args, (list, tuple)):
+        return [leaf for item in args for leaf in _leaves(item)]
+    return []
 
 
 def _regroup(args, fmt):
@@ -439,6 +449,17 @@ def _brief(names, limit=7):
     return ", ".join(f"'{n}'" if n != "..." else n for n in names)
 
 
+def _operator_names(sym):
+    """``{output name: operator name}`` for every operator node of ``sym``."""
+    from ..symbol.symbol import topological_order
+    result = {}
+    for node in topological_order(sym._outputs):
+        if node.op is not None:
+            for name in node.output_names():
+                result[name] = node.op.name
+    return result
+
+
 class _CachedGraph:
     """A traced Symbol bound once per input signature through the Executor (the hybridized
     form of a HybridBlock; MXNet's CachedOp)."""
@@ -479,7 +500,10 @@ class _CachedGraph:
             executor = self.symbol.bind(ctx, dict(zip(self._arg_names, arrays[:count])), grad_req="null",
                                         aux_states=dict(zip(self._aux_names, arrays[count:])))
             if self._callback is not None:
-                executor.set_monitor_callback(*self._callback)
+                callback, monitor_all = self._callback
+                operator_of = _operator_names(self.symbol)
+                executor.set_monitor_callback(
+                    lambda name, array: callback(name, operator_of.get(name, ""), array), monitor_all)
             self._executors[key] = executor
         tensors = [array._tensor for array in arrays]
         import torch
@@ -547,7 +571,7 @@ class HybridBlock(Block):
             flat, self._in_format = _flatten(args, "input")
             real = [item for item in flat if item is not None]
             if not real:
-                raise MXNetError(f"All args are None and we do not support such a case. Received args={args}")
+                raise MXNetValueError(f"All args are None and we do not support such a case. Received args={args}")
             inputs, symbol_inputs = [], []
             count = 0
             for item in flat:
@@ -646,20 +670,20 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Run on NDArrays (imperatively or, once hybridized, through the bound graph) or
         compose on Symbols.  Mixing NDArrays and Symbols raises MXNetError."""
-        flat = _flatten([x] + list(args), "input")[0]
+        flat = _leaves([x] + list(args))
         has_symbol = any(isinstance(item, Symbol) for item in flat)
         arrays = [item for item in flat if isinstance(item, NDArray)]
         if has_symbol and arrays:
-            raise MXNetError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input. "
+            raise MXNetValueError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input. "
                              "Please check the type of the args.\n")
         if not has_symbol and not arrays:
-            raise MXNetError("In HybridBlock, there must be one NDArray or one Symbol in the input. Please check "
+            raise MXNetValueError("In HybridBlock, there must be one NDArray or one Symbol in the input. Please check "
                              "the type of the args.\n")
         if arrays:
             ctx = arrays[0].context
             if self._active:
                 if len({array.context for array in arrays}) > 1:
-                    raise MXNetError("Find multiple contexts in the input, After hybridized, the HybridBlock "
+                    raise MXNetValueError("Find multiple contexts in the input, After hybridized, the HybridBlock "
                                      "only supports one input context. You can print the ele.ctx in the input "
                                      "arguments to inspect their contexts. Find all contexts = "
                                      f"{sorted({str(a.context) for a in arrays})}")
@@ -671,7 +695,7 @@ class HybridBlock(Block):
 
     def _imperative_forward(self, x, *args):
         """``hybrid_forward(mx.nd, ...)``, finishing deferred initialization first."""
-        ctx = next(item for item in _flatten([x] + list(args), "input")[0] if isinstance(item, NDArray)).context
+        ctx = next(item for item in _leaves([x] + list(args)) if isinstance(item, NDArray)).context
         try:
             params = {key: value.data(ctx) for key, value in self._reg_params.items()}
         except DeferredInitializationError:

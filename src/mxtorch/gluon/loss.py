@@ -139,7 +139,7 @@ SoftmaxCELoss = SoftmaxCrossEntropyLoss
 
 
 class KLDivLoss(Loss):
-    """``label * (log(label + 1e-12) - pred)``; ``pred`` are log-probabilities
+    """``sum(label * (log(label + 1e-12) - pred))`` per sample; ``pred`` are log-probabilities
     (``from_logits=True``) or logits (log_softmax over ``axis`` applied first)."""
 
     def __init__(self, from_logits=True, axis=-1, weight=None, batch_axis=0, **kwargs):
@@ -151,7 +151,8 @@ class KLDivLoss(Loss):
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
         loss = label * (F.log(label + 1e-12) - pred)
-        return self._mean(F, _apply_weighting(F, loss, self._weight, sample_weight))
+        # MXNet 1.9.1 sums over the non-batch axes here (the other losses average)
+        return F.sum(_apply_weighting(F, loss, self._weight, sample_weight), axis=self._batch_axis, exclude=True)
 
 
 class CTCLoss(Loss):
@@ -300,7 +301,7 @@ class CosineEmbeddingLoss(Loss):
         dissimilar = label == -1
         part_a = (1 - cos_sim) * similar
         zero = F.array([0]) if F is ndarray else F.zeros((1, 1))
-        part_b = F.broadcast_maximum(zero, dissimilar * (cos_sim - self._margin), axis=1)
+        part_b = F.broadcast_maximum(zero, dissimilar * (cos_sim - self._margin))
         return _apply_weighting(F, part_a + part_b, self._weight, sample_weight)
 
     @staticmethod
