@@ -66,3 +66,16 @@ def test_variational_dropout_reuses_one_mask_per_sequence():
     assert zeros.any() and not zeros.all()
     assert (zeros == zeros[:, :1, :]).all()                 # the same units dropped at every step
     assert ((second.asnumpy() == 0) != zeros).any()        # a new mask for the next sequence
+
+
+def test_dynamic_unroll_masks_past_valid_length():
+    cell = gluon.rnn.RNNCell(3, prefix="u_")
+    cell.initialize(mx.init.Normal(0.5))
+    x = mx.nd.array(np.random.RandomState(2).normal(size=(4, 2, 5)))
+    outputs, states = crnn.dynamic_unroll(cell, x, cell.begin_state(2), layout="TNC",
+                                          valid_length=mx.nd.array([2, 4]))
+    full, _ = cell.unroll(4, x, begin_state=cell.begin_state(2), layout="TNC", merge_outputs=True)
+    assert outputs.shape == (4, 2, 3)
+    np.testing.assert_array_equal(outputs.asnumpy()[2:, 0], 0)                 # past sequence 0's length
+    np.testing.assert_allclose(outputs.asnumpy()[:, 1], full.asnumpy()[:, 1], rtol=1e-6)
+    np.testing.assert_allclose(states[0].asnumpy()[0], full.asnumpy()[1, 0], rtol=1e-6)   # its last valid step

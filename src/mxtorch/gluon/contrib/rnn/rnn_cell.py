@@ -7,7 +7,7 @@ from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, LSTMCell, M
                              SequentialRNNCell)
 from ...parameter import tensor_types  # noqa: F401  (MXNet's module exposes it)
 
-__all__ = ["LSTMPCell", "VariationalDropoutCell"]
+__all__ = ["LSTMPCell", "VariationalDropoutCell", "dynamic_unroll"]
 
 
 class LSTMPCell(LSTMCell):
@@ -110,3 +110,30 @@ class VariationalDropoutCell(ModifierCell):
     def __repr__(self):
         return (f"{type(self).__name__}(p_out={self.drop_outputs}, p_state={self.drop_states}, "
                 f"p_in={self.drop_inputs}, {self.base_cell})")
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout="TNC", valid_length=None):
+    """Run ``cell`` over the whole sequence ``inputs`` (an NDArray in ``layout`` 'TNC' or 'NTC')
+    from ``begin_state``; dropout ``drop_inputs`` / ``drop_outputs`` on the inputs and outputs.
+    Returns ``(outputs, states)``: outputs merged in ``layout``; with ``valid_length``
+    ``(batch,)`` the outputs past each sequence's length are 0 and the states are those of its
+    last valid step.
+
+    MXNet built this on ``F.contrib.foreach`` so that a symbol of unknown length could be
+    unrolled; mxtorch unrolls NDArray sequences step by step (the length is the time axis) and
+    raises MXNetError for a Symbol."""
+    from .... import ndarray
+    from ....base import MXNetError
+    if not isinstance(inputs, ndarray.NDArray):
+        raise MXNetError("dynamic_unroll: mxtorch unrolls NDArray sequences only (no contrib.foreach over "
+                         "Symbols); use cell.unroll(length, ...) for a Symbol")
+    if layout not in ("TNC", "NTC"):
+        raise MXNetError(f"dynamic_unroll: layout must be 'TNC' or 'NTC', got {layout!r}")
+    if drop_inputs:
+        inputs = ndarray.Dropout(inputs, p=drop_inputs, axes=(layout.find("T"),))
+    length = inputs.shape[layout.find("T")]
+    outputs, states = cell.unroll(length, inputs, begin_state=begin_state, layout=layout, merge_outputs=True,
+                                  valid_length=valid_length)
+    if drop_outputs:
+        outputs = ndarray.Dropout(outputs, p=drop_outputs, axes=(layout.find("T"),))
+    return outputs, states
