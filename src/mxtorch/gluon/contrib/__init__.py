@@ -2,7 +2,7 @@
 from . import nn, data  # noqa: F401
 import importlib as _importlib
 
-for _module in ("estimator", "cnn"):
+for _module in ("estimator", "cnn", "rnn"):
     try:
         globals()[_module] = _importlib.import_module(f".{_module}", __name__)
     except ModuleNotFoundError as _error:   # not written yet
