@@ -9,6 +9,9 @@ rewritten once for prediction:
   ``weight' = weight * gamma / sqrt(var + eps)`` per output channel and
   ``bias' = beta + (bias - mean) * gamma / sqrt(var + eps)`` (gamma = 1 under
   ``fix_gamma``), as MXNet's oneDNN subgraph backend does for inference;
+- on the CPU, float32 FullyConnected (flatten) and 2-D Convolution, with the relu / sigmoid /
+  tanh that is their only reader, run as one oneDNN inner product or convolution
+  (``torch.ops.mkldnn._linear_pointwise`` / ``_convolution_pointwise``, channels-last memory);
 - every node run without autograd recording;
 - on the CPU, for float32 graphs made only of operators that trace exactly
   (``_TRACEABLE``), the folded graph traced with ``torch.jit.trace``, frozen
