@@ -20,8 +20,9 @@ kv.push(0, mx.nd.ones((2,)) * (kv.rank + 1))
 out = mx.nd.zeros((2,))
 kv.pull(0, out=out)
 e = os.environ
-print("RESULT", kv.rank, kv.num_workers, e["DMLC_ROLE"], e["DMLC_WORKER_ID"], e["DMLC_NUM_WORKER"], e["FOO"],
-      out.asnumpy().tolist(), flush=True)
+with open(os.path.join(e["OUT"], f"result{kv.rank}"), "w") as handle:   # (the workers share one stdout)
+    print(kv.rank, kv.num_workers, e["DMLC_ROLE"], e["DMLC_WORKER_ID"], e["DMLC_NUM_WORKER"], e["FOO"],
+          out.asnumpy().tolist(), file=handle)
 """
 
 
@@ -37,11 +38,12 @@ def test_local_launch_runs_two_workers_with_dmlc_variables(tmp_path):
     environment = {name: value for name, value in os.environ.items()
                    if not name.startswith(("DMLC_", "MXTORCH_")) and name not in ("RANK", "WORLD_SIZE")}
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [SOURCE_ROOT, os.environ.get("PYTHONPATH")]))
+    environment["OUT"] = str(tmp_path)
     done = subprocess.run([sys.executable, "-m", "mxtorch", "launch", "-n", "2", "-s", "1", "--env", "FOO=bar",
                            sys.executable, str(script)], env=environment, capture_output=True, text=True,
                           timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
-    results = sorted(line.split(" ", 1)[1] for line in done.stdout.splitlines() if line.startswith("RESULT"))
+    results = [(tmp_path / f"result{rank}").read_text().strip() for rank in range(2)]
     assert results == ["0 2 worker 0 2 bar [3.0, 3.0]", "1 2 worker 1 2 bar [3.0, 3.0]"]
     assert "-s 1 / --env-server accepted: mxtorch needs no parameter servers" in done.stderr
 
