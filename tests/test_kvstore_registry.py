@@ -40,3 +40,23 @@ def test_server_and_scheduler_roles_exit_zero_with_one_line(role):
     assert "worker code ran" not in done.stdout
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"DMLC_ROLE={role}" in lines[0]
+
+
+def test_iterators_report_their_partition_through_wrappers():
+    import numpy as np
+    whole = mx.io.NDArrayIter(np.zeros((8, 2), np.float32), batch_size=2)
+    assert whole.num_parts == 1
+    part = mx.io.NDArrayIter(np.zeros((8, 2), np.float32), batch_size=2)
+    part.num_parts = 4
+    assert mx.io.ResizeIter(part, 3).num_parts == 4
+    assert mx.io.PrefetchingIter([whole, part]).num_parts == 4
+
+
+def test_fit_without_a_distributed_store_uses_every_batch():
+    from mxtorch.kvstore.sharding import epoch_batches
+    import numpy as np
+    data = mx.io.NDArrayIter(np.arange(12, dtype=np.float32).reshape(6, 2), batch_size=2)
+    module = mx.mod.Module(mx.sym.Variable("data"))
+    module._kvstore = mx.kv.create("local")
+    firsts = [batch.data[0].asnumpy()[0, 0] for batch in epoch_batches(data, module)]
+    assert firsts == [0.0, 4.0, 8.0]

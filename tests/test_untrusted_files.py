@@ -7,7 +7,6 @@ import struct
 import sys
 import tracemalloc
 
-import numpy as np
 import pytest
 
 import mxtorch as mx

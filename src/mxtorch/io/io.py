@@ -192,6 +192,11 @@ class ResizeIter(_CurrentBatchIter):
     the next epoch continues where this one stopped).
     """
 
+    @property
+    def num_parts(self):
+        """The wrapped iterator's ``num_parts``."""
+        return getattr(self.data_iter, "num_parts", 1)
+
     def __init__(self, data_iter, size, reset_internal=True):
         super().__init__()
         if int(size) < 0:
@@ -241,6 +246,11 @@ class PrefetchingIter(_CurrentBatchIter):
     Raises MXNetError when the iterators end at different batches or report
     different ``pad`` values for the same batch (MXNet asserted).
     """
+
+    @property
+    def num_parts(self):
+        """The largest ``num_parts`` of the wrapped iterators."""
+        return max(getattr(it, "num_parts", 1) for it in self.iters)
 
     def __init__(self, iters, rename_data=None, rename_label=None):
         super().__init__()
