@@ -126,10 +126,12 @@ def test_names_finder_and_pickled_class_names():
         assert mxtorch.datasets.__spec__.name == "mxtorch.datasets"
         import mxnet.module.mutable_module as mutable
         assert mutable is sys.modules["mxtorch.module.mutable_module"]
+        import mxnet.gluon
+        assert mxnet.gluon is sys.modules["mxtorch.gluon"]
         try:
-            import mxnet.gluon
+            import mxnet.gluon.no_such_module
         except ImportError as error:
-            print(type(error).__name__, error.name, "mxtorch.gluon" in str(error))
+            print(type(error).__name__, error.name, "mxtorch.gluon.no_such_module" in str(error))
         with open({os.path.join(DATA, "mxnet_ndarray.pkl")!r}, "rb") as handle:
             unpickler = pickle.Unpickler(io.BytesIO(handle.read()))
         print("pickle", unpickler.find_class("mxnet.ndarray.ndarray", "NDArray") is mxtorch.nd.NDArray)
@@ -138,7 +140,7 @@ def test_names_finder_and_pickled_class_names():
         assert mxtorch.install_as_mxnet() is mxtorch
         print("finders", sum(isinstance(f, MXNetAliasFinder) for f in sys.meta_path), mxnet is mxtorch)
     """)
-    assert out.splitlines() == [f"checked {len(LEGACY_NAMES)}", "ModuleNotFoundError mxnet.gluon True",
+    assert out.splitlines() == [f"checked {len(LEGACY_NAMES)}", "ModuleNotFoundError mxnet.gluon.no_such_module True",
                                 "pickle True", "finders 1 True"]
 
 
