@@ -15,6 +15,7 @@ import numpy as np
 from .. import ndarray
 from ..base import MXNetError
 from .block import HybridBlock
+from ..util import is_np_array  # noqa: F401  (MXNet's module namespace)
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "CTCLoss", "HuberLoss", "HingeLoss",
