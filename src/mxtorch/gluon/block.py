@@ -35,6 +35,9 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
+from ..base import mx_real_t  # noqa: F401  (MXNet's module namespace)
+from ..symbol import load_json  # noqa: F401
+from ..util import is_np_array, np_array, np_shape  # noqa: F401
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, _shape_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]

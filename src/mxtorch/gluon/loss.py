@@ -15,6 +15,7 @@ import numpy as np
 from .. import ndarray
 from ..base import MXNetError
 from .block import HybridBlock
+from ..util import is_np_array  # noqa: F401  (MXNet's module namespace)
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "CTCLoss", "HuberLoss", "HingeLoss",
@@ -176,15 +177,13 @@ class CTCLoss(Loss):
             pred = F.swapaxes(pred, 0, 1)
         if self._batch_axis == 1:
             label = F.swapaxes(label, 0, 1)
-        inputs = [pred, label]
+        lengths = {}
         if pred_lengths is not None:
-            inputs.append(pred_lengths)
+            lengths["data_lengths"] = pred_lengths
         if label_lengths is not None:
-            if pred_lengths is None:
-                raise MXNetError("CTCLoss: label_lengths needs pred_lengths too")
-            inputs.append(label_lengths)
-        loss = F.CTCLoss(*inputs, use_data_lengths=pred_lengths is not None,
-                         use_label_lengths=label_lengths is not None, blank_label="last")
+            lengths["label_lengths"] = label_lengths
+        loss = F.CTCLoss(pred, label, use_data_lengths=pred_lengths is not None,
+                         use_label_lengths=label_lengths is not None, blank_label="last", **lengths)
         return _apply_weighting(F, loss, self._weight, sample_weight)
 
 

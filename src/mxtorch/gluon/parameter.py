@@ -26,6 +26,9 @@ from .. import symbol
 from ..base import MXNetError
 from ..context import Context, cpu, current_context
 from ..ndarray.ndarray import NDArray
+from ..base import mx_real_t  # noqa: F401  (MXNet's module namespace)
+from ..util import is_np_array, is_np_shape  # noqa: F401
+from collections import defaultdict  # noqa: F401
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict", "tensor_types"]
 
@@ -47,6 +50,11 @@ def _brief_print_list(names, limit=7):
         return _brief_print_list(names[:limit // 2], limit) + ", ..., " + \
             _brief_print_list(names[-limit // 2:], limit)
     return ", ".join(f"'{name}'" for name in names)
+
+
+def shape_is_known(shape):
+    """Whether every dimension of ``shape`` is known (> 0; MXNet's legacy 0 = unknown)."""
+    return _shape_known(shape)
 
 
 def _shape_known(shape):

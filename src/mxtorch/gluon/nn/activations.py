@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ... import initializer
 from ..block import HybridBlock
+from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "GELU"]
 

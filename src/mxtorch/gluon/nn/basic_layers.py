@@ -15,6 +15,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ..block import Block, HybridBlock
+from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 from .activations import Activation
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "BatchNormReLU", "Embedding",

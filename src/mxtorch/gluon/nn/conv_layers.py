@@ -12,6 +12,8 @@ from __future__ import annotations
 import numbers
 
 from ..block import HybridBlock
+from ...base import numeric_types  # noqa: F401  (MXNet's module namespace)
+from ...util import is_np_array  # noqa: F401
 from .activations import Activation
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",

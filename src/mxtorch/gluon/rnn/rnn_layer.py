@@ -20,6 +20,7 @@ import re
 from ... import ndarray, symbol
 from ...base import MXNetError
 from ..block import HybridBlock
+from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 from ..parameter import tensor_types
 
 __all__ = ["RNN", "LSTM", "GRU"]
