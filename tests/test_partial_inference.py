@@ -98,3 +98,12 @@ def test_executor_integer_argument_and_missing_gradient_array():
     np.testing.assert_array_equal(ex.grad_dict["x"].asnumpy(), [3, 4])
     assert ex.grad_dict.get("y") is None
     assert mx.nd.zeros(np.array([2, 3])).shape == (2, 3)
+
+
+def test_json_records_numpy_shape_semantics_like_mxnet():
+    import json
+    with mx.np_shape(True):
+        text = mx.sym.var("a").tojson()
+    assert json.loads(text)["attrs"] == {"is_np_shape": ["int", 1], "mxnet_version": ["int", 10901]}
+    assert mx.sym.load_json(text).list_arguments() == ["a"]
+    assert json.loads(mx.sym.var("a").tojson())["attrs"] == {"mxnet_version": ["int", 10901]}
