@@ -72,3 +72,38 @@ def test_legacy_attribute_keywords_on_operators_and_attr_scope_keys():
     assert mx.sym.load_json(fc.tojson()).attr_dict()["fc_weight"]["__wd_mult__"] == "0.5"
     with mx.AttrScope(group="4"):
         assert mx.sym.Variable("v").list_attr() == {"group": "4"}
+
+
+def test_fully_connected_infers_nothing_for_its_parameters_without_data_shape():
+    fc = mx.sym.FullyConnected(mx.sym.Variable("d"), num_hidden=8, name="fc")
+    assert fc.infer_shape_partial() == ([(), (), ()], [()], [])
+    assert fc.infer_shape_partial(d=(3, 5)) == ([(3, 5), (8, 5), (8,)], [(3, 8)], [])
+
+
+def test_slice_keeps_axes_of_unknown_size_unknown():
+    data = mx.sym.var("data", shape=(0, 20))
+    assert mx.sym.slice(data, begin=(2, 3), end=(None, 10)).infer_shape_partial()[1] == [(0, 7)]
+    with mx.np_shape():
+        data = mx.sym.var("data", shape=(-1, 20))
+        assert mx.sym.slice(data, begin=(None, None), end=(None, 10), step=(None, 2)).infer_shape_partial()[1] \
+            == [(-1, 5)]
+
+
+def test_executor_integer_argument_and_missing_gradient_array():
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    ex = (x * y).bind(mx.cpu(), args=[mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 4.0])],
+                      args_grad={"x": mx.nd.ones(2)})      # no array for y: y gets no gradient
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.ones(2))
+    np.testing.assert_array_equal(ex.grad_dict["x"].asnumpy(), [3, 4])
+    assert ex.grad_dict.get("y") is None
+    assert mx.nd.zeros(np.array([2, 3])).shape == (2, 3)
+
+
+def test_json_records_numpy_shape_semantics_like_mxnet():
+    import json
+    with mx.np_shape(True):
+        text = mx.sym.var("a").tojson()
+    assert json.loads(text)["attrs"] == {"is_np_shape": ["int", 1], "mxnet_version": ["int", 10901]}
+    assert mx.sym.load_json(text).list_arguments() == ["a"]
+    assert json.loads(mx.sym.var("a").tojson())["attrs"] == {"mxnet_version": ["int", 10901]}

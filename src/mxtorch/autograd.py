@@ -188,7 +188,7 @@ def _heads_and_grads(caller, heads, head_grads):
         else:
             value = head_grad._tensor if isinstance(head_grad, NDArray) else torch.as_tensor(np.asarray(head_grad))
             if tuple(value.shape) != tuple(tensor.shape):
-                raise MXNetError(f"{caller}: head gradient {index} has shape {tuple(value.shape)}, its head "
+                raise MXNetError(f"{caller}: head gradient (out_grad) {index} has shape {tuple(value.shape)}, its head "
                                  f"{tuple(tensor.shape)}")
             value = value.detach().to(device=tensor.device, dtype=tensor.dtype)
         tensors.append(tensor)

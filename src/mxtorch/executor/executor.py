@@ -125,11 +125,9 @@ class Executor:
         grads = self._as_list(args_grad, arg_names, "args_grad", required=False)
         for index, name in enumerate(arg_names):
             if self._grad_req[name] != "null" and grads[index] is None:
-                if args_grad is None:
-                    self._grad_req[name] = "null"
-                else:
-                    raise MXNetError(f"bind: argument {name!r} has grad_req "
-                                     f"{self._grad_req[name]!r} but no gradient array in args_grad")
+                # as in MXNet, an argument without a gradient array (args_grad None, or a dict or
+                # list without it) gets no gradient
+                self._grad_req[name] = "null"
             if self._grad_req[name] == "null":
                 grads[index] = None if args_grad is None or grads[index] is None else grads[index]
         self.grad_arrays = grads
@@ -316,12 +314,10 @@ class Executor:
             for array, tensor in zip(self.outputs, self._inference.run()):
                 array.use_storage(tensor)
             self._recorded = None
-            self._inference_ran = True
             return self.outputs
         # an inference forward records only when backward asks for its gradients (MXNet computes
         # gradients after forward(is_train=False) too); see backward
         need_grad = (is_train or record_inference) and bool(self._gradient_indices)
-        self._inference_ran = not is_train
         values = [None] * self._num_slots
         leaves = []
         for slot_index, kind, index in self._variable_slots:
@@ -329,7 +325,7 @@ class Executor:
                 values[slot_index] = self.aux_arrays[index]._tensor
                 continue
             tensor = self.arg_arrays[index]._tensor
-            if need_grad and index in self._gradient_indices:
+            if need_grad and index in self._gradient_indices and (tensor.is_floating_point() or tensor.is_complex()):
                 tensor = tensor.detach().requires_grad_(True)
                 leaves.append((index, tensor))
             values[slot_index] = tensor
@@ -405,8 +401,9 @@ class Executor:
         inference-mode computation, as in MXNet.  Raises MXNetError when no forward ran since the
         last backward.
         """
-        if self._recorded is None and getattr(self, "_inference_ran", False) and self._gradient_indices:
-            # gradients of an inference-mode forward: run it again, recorded, in inference mode
+        if self._recorded is None and self._gradient_indices:
+            # after forward(is_train=False), or before any forward, MXNet still differentiates the
+            # bound graph: run it (again) recorded, in inference mode
             self._record_inference = True
             try:
                 self.forward(is_train=False)
@@ -458,6 +455,12 @@ class Executor:
             self._report_backward(monitored, watched_grads)
         head_storage = {h.untyped_storage().data_ptr() for h in head_grads}
         with torch.no_grad():
+            # integer arguments carry no gradient: 'write' gives them zeros, as MXNet does
+            differentiated = {index for index, _ in leaves}
+            for index in self._gradient_indices - differentiated:
+                target = self.grad_arrays[index]
+                if target is not None and self._grad_req[self._arg_names[index]] == "write":
+                    target._tensor.zero_()
             for (index, _), grad in zip(leaves, grads):
                 target = self.grad_arrays[index]
                 if target is None:

@@ -612,6 +612,8 @@ def _shape_tuple(shape):
     """A shape as a tuple of non-negative ints; MXNetError for anything else."""
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
+    if isinstance(shape, np.ndarray) and shape.ndim == 1 and shape.dtype.kind in "iu":
+        shape = tuple(shape.tolist())   # MXNet accepted a 1-D integer numpy array as a shape
     if not isinstance(shape, (tuple, list)) or \
             not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in shape):
         raise MXNetError(f"shape must be a tuple of non-negative integers, got {shape!r}")

@@ -99,20 +99,23 @@ class FullyConnected(Operator):
                 rows = data[-1]
                 out = merge_shape(out, tuple(data[:-1]) + (self.num_hidden,), f"{where} output")
             weight = merge_shape(weight, (self.num_hidden, rows), f"{where} argument 'weight'")
-        else:
-            weight = merge_shape(weight, (self.num_hidden, 0), f"{where} argument 'weight'")
+        # (as in MXNet, nothing is inferred for the weight while the data shape is unknown)
         # backward inference: the batch size from the output, the row size from the weight
+        weight_rows = weight[1] if weight is not None and len(weight) == 2 else 0
         if out is not None and self.flatten:
-            if data is None and weight[1]:
-                data = (out[0], weight[1])
+            if data is None and weight_rows:
+                data = (out[0], weight_rows)
             elif data is not None and len(data) >= 1:
                 if data[0] == 0:
                     data = (out[0],) + tuple(data[1:])
-                if len(data) == 2 and data[1] == 0 and weight[1]:
-                    data = (data[0], weight[1])
+                if len(data) == 2 and data[1] == 0 and weight_rows:
+                    data = (data[0], weight_rows)
         shapes = [data, weight]
         if not self.no_bias:
-            shapes.append(merge_shape(in_shapes[2], (self.num_hidden,), f"{where} argument 'bias'"))
+            bias = in_shapes[2]
+            if data is not None:
+                bias = merge_shape(bias, (self.num_hidden,), f"{where} argument 'bias'")
+            shapes.append(bias)
         return shapes, [out], []
 
     def forward(self, is_train, inputs, aux):

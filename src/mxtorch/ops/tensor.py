@@ -551,11 +551,13 @@ class Slice(_Unary):
         return ranges
 
     def output_shape(self, data):
-        if not known(data):
+        if data is None or not data:
             return None
+        # an axis of unknown size (0) stays unknown, the others are sliced (MXNet's partial rule)
+        stand_in = tuple(d if d else 1 for d in data)
         shape = list(data)
-        for axis, (b, e, s) in enumerate(self._ranges(data)):
-            shape[axis] = len(range(b, e, s))
+        for axis, (b, e, s) in enumerate(self._ranges(stand_in)):
+            shape[axis] = len(range(b, e, s)) if data[axis] else 0
         return tuple(shape)
 
     def forward(self, is_train, inputs, aux):

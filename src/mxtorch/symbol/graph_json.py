@@ -229,13 +229,22 @@ def _write_graph(records, arg_nodes, row_pointer, head_entries):
         f'  "arg_nodes": {_int_array([str(i) for i in arg_nodes], 2)}, ',
         f'  "node_row_ptr": {_int_array([str(i) for i in row_pointer], 2)}, ',
         f'  "heads": {_entries(head_entries, 2)}, ',
-        f'  "attrs": {{"mxnet_version": ["int", {MXNET_VERSION}]}}',
+        _graph_attrs_text(),
         "}",
     ]
     return "\n".join(lines)
 
 
 # -- reading -----------------------------------------------------------------------------------------
+def _graph_attrs_text():
+    """The graph ``attrs`` block; under NumPy shape semantics MXNet also wrote ``is_np_shape``."""
+    from ..util import is_np_shape
+    if is_np_shape():
+        return ('  "attrs": {\n    "is_np_shape": ["int", 1], \n'
+                f'    "mxnet_version": ["int", {MXNET_VERSION}]\n  }}')
+    return f'  "attrs": {{"mxnet_version": ["int", {MXNET_VERSION}]}}'
+
+
 def from_json(text):
     """A Symbol from MXNet graph JSON (any MXNet 1.x or older layout; see the module
     docstring).  Raises MXNetError naming the node and what is wrong for any malformed

@@ -42,7 +42,7 @@ def _variable_shape(node, known):
     if text:
         shape = parse_tuple(text, "__shape__")
         if shape and all(d is not None for d in shape):
-            return tuple(shape)
+            return tuple(0 if d < 0 else d for d in shape)   # -1: unknown (NumPy shape semantics)
     return None
 
 
