@@ -4,7 +4,7 @@ import warnings
 import pytest
 
 import mxtorch as mx
-from mxtorch import kvstore
+from mxtorch.kvstore import kvstore
 
 
 def test_gradient_compression_warns_once(monkeypatch):

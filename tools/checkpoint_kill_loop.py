@@ -28,7 +28,7 @@ import mxtorch as mx  # noqa: E402
 
 def generation_files(generation):
     """(symbol, arg_params, states) of ``generation``."""
-    with mx.AttrScope(generation=str(generation)):
+    with mx.AttrScope(__generation__=str(generation)):
         symbol = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=8, name="fc")
     params = {"fc_weight": mx.nd.full((8, 64), float(generation)), "fc_bias": mx.nd.full((8,), float(generation))}
     states = pickle.dumps({"generation": generation, "pad": b"s" * 20000})

@@ -285,14 +285,14 @@ class _ColourOp(_ImageOp):
 
     def forward(self, is_train, inputs, aux):
         data, image = self._rgb(inputs)
-        return [_restore(self, self.apply(image), data)]
+        return [_restore(self, self.transform(image), data)]
 
 
 class _RandomFactorOp(_ColourOp):
     min_factor = Attr(Float, required=True)
     max_factor = Attr(Float, required=True)
 
-    def apply(self, image):
+    def transform(self, image):
         return self.adjust(image, _uniform(self.min_factor, self.max_factor))
 
 
@@ -330,7 +330,7 @@ class RandomColorJitter(_ColourOp):
     saturation = Attr(Float, required=True)
     hue = Attr(Float, required=True)
 
-    def apply(self, image):
+    def transform(self, image):
         steps = [(self.brightness, _brightness), (self.contrast, _contrast), (self.saturation, _saturation)]
         for index in torch.randperm(3).tolist():
             amount, function = steps[index]
@@ -358,7 +358,7 @@ class AdjustLighting(_ColourOp):
         if len(self.alpha) != 3:
             raise self.error(f"alpha must have 3 values (R, G, B), got {self.alpha}")
 
-    def apply(self, image):
+    def transform(self, image):
         return _lighting(image, self.alpha)
 
 
@@ -368,6 +368,6 @@ class RandomLighting(_ColourOp):
 
     alpha_std = Attr(Float, default=0.05)
 
-    def apply(self, image):
+    def transform(self, image):
         return _lighting(image, (torch.randn(3, dtype=torch.float64) * self.alpha_std).tolist())
 
