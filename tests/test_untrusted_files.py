@@ -113,3 +113,55 @@ def test_bounded_fuzz_run_finds_only_mxneterrors(capsys):
         fields = dict(item.split("=", 1) for item in line.split(": ", 1)[1].split() if "=" in item)
         assert fields["cases"] == "40" and fields["unexpected"] == "0", line
         assert int(fields["mxneterror"]) > 0, line          # the mutations do break files
+
+
+def _png_claiming(width, height):
+    """A PNG whose header claims ``width`` x ``height`` RGB pixels and holds almost no data."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 100))
+            + chunk(b"IEND", b""))
+
+
+def test_image_header_claiming_huge_dimensions_is_refused_not_allocated():
+    # 20000 x 20000 pixels is over mxtorch's bound on decoded pixels (util.MAX_IMAGE_PIXELS,
+    # passed to OpenCV as OPENCV_IO_MAX_IMAGE_PIXELS): OpenCV refuses it before allocating,
+    # and imdecode / unpack_img report the bytes as undecodable
+    import pytest
+    import mxtorch as mx
+    pytest.importorskip("cv2")
+    assert 20000 * 20000 > mx.util.MAX_IMAGE_PIXELS
+    png = _png_claiming(20000, 20000)
+    with pytest.raises(mx.base.MXNetError, match="not an image OpenCV can decode"):
+        mx.image.imdecode(png)
+    record = mx.recordio.pack(mx.recordio.IRHeader(0, 1.0, 7, 0), png)
+    with pytest.raises(mx.base.MXNetError, match="record id 7"):
+        mx.recordio.unpack_img(record)
+
+
+def test_opencv_is_imported_with_mxtorchs_pixel_bound():
+    # in a fresh process without the variable, OpenCV as mxtorch imports it refuses the 4e8-pixel
+    # header by its size check (OpenCV's own default bound, 2**30 pixels, would let it through)
+    import os
+    import subprocess
+    import sys
+    import pytest
+    pytest.importorskip("cv2")
+    program = f"""
+import numpy as np
+from mxtorch.util import import_opencv
+cv2 = import_opencv("test")
+png = np.frombuffer({_png_claiming(20000, 20000)!r}, dtype=np.uint8)
+try:
+    cv2.imdecode(png, cv2.IMREAD_COLOR)
+    print("no size check")
+except cv2.error as error:
+    print("refused", "MAX_IMAGE_PIXELS" in str(error))
+"""
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_IO_MAX_IMAGE_PIXELS"}
+    out = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["refused", "True"], out.stderr

@@ -36,6 +36,7 @@ import torch
 from . import ndarray as _ndarray_package
 from . import recordio
 from .base import MXNetError
+from .util import decode_image, import_opencv
 from .io.io import DataBatch, DataDesc, DataIter
 from .ndarray.ndarray import NDArray, array as _nd_array, zeros as _nd_zeros, empty as _nd_empty
 
@@ -69,11 +70,7 @@ class _InvalidTypeError(MXNetError, TypeError):
 
 
 def _cv2(function):
-    try:
-        import cv2
-    except ImportError:
-        raise MXNetError(f"image.{function} needs OpenCV; install the 'opencv-python-headless' package") from None
-    return cv2
+    return import_opencv(f"image.{function}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -140,7 +137,7 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
     if flag not in (0, 1):
         raise _InvalidArgumentError(f"image.imdecode: flag must be 1 (colour) or 0 (grayscale), got {flag!r}")
     cv2 = _cv2("imdecode")
-    image = cv2.imdecode(encoded, cv2.IMREAD_COLOR if flag else cv2.IMREAD_GRAYSCALE) if encoded.size else None
+    image = decode_image(cv2, encoded, cv2.IMREAD_COLOR if flag else cv2.IMREAD_GRAYSCALE)
     if image is None:
         raise MXNetError(f"image.imdecode: decoding failed: the {encoded.size} bytes are not an image "
                          f"OpenCV can decode")

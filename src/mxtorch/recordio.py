@@ -35,6 +35,7 @@ from multiprocessing import current_process
 import numpy as np
 
 from .base import MXNetError
+from .util import decode_image, import_opencv
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img", "unpack_img"]
 
@@ -58,12 +59,7 @@ class _MissingKeyError(MXNetError, KeyError):
 
 def _cv2(function):
     """The OpenCV module; MXNetError naming ``function`` when opencv is not installed."""
-    try:
-        import cv2
-    except ImportError:
-        raise MXNetError(f"{function} needs OpenCV to encode and decode images; install the "
-                         f"'opencv-python-headless' package") from None
-    return cv2
+    return import_opencv(function)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -488,7 +484,7 @@ def unpack_img(s, iscolor=-1):
     """
     header, payload = unpack(s)
     cv2 = _cv2("recordio.unpack_img")
-    image = cv2.imdecode(np.frombuffer(payload, dtype=np.uint8), iscolor)
+    image = decode_image(cv2, np.frombuffer(payload, dtype=np.uint8), iscolor)
     if image is None:
         raise MXNetError(f"recordio.unpack_img: the payload of record id {header.id} ({len(payload)} bytes) "
                          f"is not an image OpenCV can decode")

@@ -363,3 +363,36 @@ def set_module(module):
             function.__module__ = module
         return function
     return decorate
+
+
+# The most pixels OpenCV may decode from one image (its OPENCV_IO_MAX_IMAGE_PIXELS; OpenCV's own
+# default is 2**30).  An image header from an untrusted record claiming more is refused instead of
+# allocating gigabytes; a user's own setting of the variable wins.
+MAX_IMAGE_PIXELS = 2 ** 27
+
+
+def import_opencv(purpose):
+    """The ``cv2`` module, imported with mxtorch's bound on decoded image size (the environment
+    variable ``OPENCV_IO_MAX_IMAGE_PIXELS``, default ``MAX_IMAGE_PIXELS`` when unset, read by
+    OpenCV when it first decodes).  ``purpose`` names the caller in the MXNetError raised when
+    OpenCV is not installed."""
+    os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_IMAGE_PIXELS))
+    try:
+        import cv2
+    except ImportError:
+        raise MXNetError(f"{purpose} needs OpenCV to encode and decode images; install the "
+                         f"'opencv-python-headless' package (the 'image' extra)") from None
+    return cv2
+
+
+def decode_image(cv2, encoded, flag):
+    """``cv2.imdecode(encoded, flag)`` for bytes from any source: None when OpenCV cannot decode
+    them, including images whose header claims more than ``OPENCV_IO_MAX_IMAGE_PIXELS`` pixels
+    (OpenCV raises for those; the callers report None with the record it came from)."""
+    if encoded.size == 0:
+        return None
+    try:
+        return cv2.imdecode(encoded, flag)
+    except cv2.error:
+        return None
+

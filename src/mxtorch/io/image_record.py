@@ -43,6 +43,7 @@ import os
 import numpy as np
 
 from ..base import MXNetError, parse_bool, parse_tuple
+from ..util import decode_image, import_opencv
 from ..recordio import _RecordReader, _record_offsets, _IR_SIZE, _IR_STRUCT, unpack
 from .io import MXDataIter
 from .native import _REQUIRED, _parse_arguments, _positive_int, _nonnegative_int
@@ -251,11 +252,7 @@ _DETECTION_SCHEMA = dict(_COMMON_SCHEMA, **{
 
 
 def _cv2(iterator):
-    try:
-        import cv2
-    except ImportError:
-        raise MXNetError(f"{iterator} needs OpenCV to decode images; install the 'opencv-python-headless' "
-                         f"package") from None
+    cv2 = import_opencv(iterator)
     cv2.setNumThreads(1)  # the iterator parallelises over images itself
     return cv2
 
@@ -582,7 +579,7 @@ class _RecordImageSource:
             raise MXNetError(f"{self.name}: record at byte offset {offset} of {self.path!r}: {error}") from None
         channels = self.data_shape[0]
         flag = {1: self.cv2.IMREAD_GRAYSCALE, 3: self.cv2.IMREAD_COLOR, 4: self.cv2.IMREAD_UNCHANGED}[channels]
-        image = self.cv2.imdecode(np.frombuffer(payload, dtype=np.uint8), flag) if payload else None
+        image = decode_image(self.cv2, np.frombuffer(payload, dtype=np.uint8), flag)
         if image is None:
             raise MXNetError(f"{self.name}: the record at byte offset {offset} of {self.path!r} (id {header.id}) "
                              f"does not hold an image OpenCV can decode ({len(payload)} bytes)")
