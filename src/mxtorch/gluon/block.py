@@ -35,6 +35,7 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
+from .utils import HookHandle
 from ..base import mx_real_t  # noqa: F401  (MXNet's module namespace)
 from ..symbol import load_json  # noqa: F401
 from ..util import is_np_array, np_array, np_shape  # noqa: F401
@@ -162,35 +163,6 @@ def _common_prefix(names):
             index += 1
         prefix = prefix[:index]
     return prefix
-
-
-class HookHandle:
-    """Returned by ``register_forward_hook`` / ``register_forward_pre_hook``; ``detach()``
-    (or leaving a ``with`` block) removes the hook."""
-
-    _next_id = 0
-
-    def __init__(self):
-        self._hooks_dict_ref = None
-        self._id = HookHandle._next_id
-        HookHandle._next_id += 1
-
-    def attach(self, hooks_dict, hook):
-        if self._hooks_dict_ref is not None:
-            raise MXNetError("The same handle cannot be attached twice.")
-        hooks_dict[self._id] = hook
-        self._hooks_dict_ref = hooks_dict
-
-    def detach(self):
-        hooks = self._hooks_dict_ref
-        if hooks is not None and self._id in hooks:
-            del hooks[self._id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.detach()
 
 
 class Block:

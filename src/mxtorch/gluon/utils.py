@@ -224,7 +224,8 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
 class HookHandle:
     """A handle returned by ``Block.register_forward_hook`` / ``register_forward_pre_hook``:
     ``detach()`` (or leaving a ``with`` block) removes the hook.  Hooks live in an ordered
-    dict keyed by the handle's id; the handle keeps only a weak reference to that dict."""
+    dict keyed by the hook's id (as in MXNet, registering one hook twice keeps one entry);
+    the handle keeps only a weak reference to that dict."""
 
     def __init__(self):
         self._hooks_dict_ref = None
