@@ -20,3 +20,8 @@ _register.install_fluent_methods(NDArray, _register.invoke_method, "mx.nd")
 
 op = _register.OperatorNamespace("mx.nd.op")
 _internal = _register.OperatorNamespace("mx.nd._internal")
+
+
+# MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)
+_register.registry.expose_namespaces(__name__, {name: globals()[name] for name in
+                                       list(_register.registry.NAMESPACE_PREFIXES) + ["op", "_internal"]})

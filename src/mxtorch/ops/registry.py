@@ -471,6 +471,16 @@ NAMESPACE_PREFIXES = {"linalg": ("_linalg_",), "contrib": ("_contrib_",), "rando
                       "image": ("_image_",), "sparse": ("_sparse_",)}
 
 
+def expose_namespaces(package, names):
+    """Make the generated operator namespaces of ``package`` (``mxtorch.ndarray``,
+    ``mxtorch.symbol``) importable under MXNet's submodule names (``mxnet.ndarray.contrib``,
+    ``mxnet.symbol.op``, ...): each object in ``names`` (a dict name -> namespace) is entered in
+    ``sys.modules`` as ``package.name`` unless a real module of that name exists."""
+    import sys
+    for name, namespace in names.items():
+        sys.modules.setdefault(f"{package}.{name}", namespace)
+
+
 def namespace_operators(namespace):
     """``{short_name: operator_name}`` for a front-end namespace (linalg, contrib, random, ...).
 

@@ -86,3 +86,8 @@ class _Internal:
 
 _internal = _Internal()
 op = _Internal()
+
+
+# MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)
+_registry.expose_namespaces(__name__, {name: globals()[name] for name in
+                                       list(_registry.NAMESPACE_PREFIXES) + ["op", "_internal"]})

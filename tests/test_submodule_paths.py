@@ -1,0 +1,25 @@
+"""MXNet's submodule paths of the generated front ends import (``mxnet.ndarray.contrib``,
+``mxnet.symbol.op``, ...), as legacy code writes them, and give the same operators."""
+import importlib
+
+import numpy as np
+
+import mxtorch as mx
+
+
+def test_generated_namespaces_import_as_submodules():
+    for package, names in (("mxtorch.ndarray", ["contrib", "linalg", "random", "image", "op", "_internal"]),
+                           ("mxtorch.symbol", ["contrib", "linalg", "random", "image", "sparse", "op", "_internal"])):
+        for name in names:
+            module = importlib.import_module(f"{package}.{name}")
+            assert module is getattr(importlib.import_module(package), name), (package, name)
+    from mxtorch.ndarray.op import broadcast_add
+    from mxtorch.ndarray.linalg import gemm2
+    a = mx.nd.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(broadcast_add(a, a).asnumpy(), [[2, 4], [6, 8]])
+    np.testing.assert_allclose(gemm2(a, a).asnumpy(), [[7, 10], [15, 22]])
+    from mxtorch.symbol.op import FullyConnected
+    assert FullyConnected(mx.sym.var("x"), num_hidden=3, name="fc").list_arguments() == ["x", "fc_weight", "fc_bias"]
+    # a real module of that name wins over the namespace
+    import mxtorch.ndarray.sparse as sparse
+    assert sparse.__name__ == "mxtorch.ndarray.sparse" and hasattr(sparse, "CSRNDArray")
