@@ -23,3 +23,14 @@ def test_generated_namespaces_import_as_submodules():
     # a real module of that name wins over the namespace
     import mxtorch.ndarray.sparse as sparse
     assert sparse.__name__ == "mxtorch.ndarray.sparse" and hasattr(sparse, "CSRNDArray")
+
+
+def test_optimizer_module_path_of_mxnet():
+    from mxtorch.optimizer import optimizer as old_path
+    assert old_path.SGD is mx.optimizer.SGD and old_path.Adam is mx.optimizer.Adam
+    weight, grad = mx.nd.array([1.0, 2.0]), mx.nd.array([0.5, 0.5])
+    old_path.sgd_update(weight, grad, lr=0.1, wd=0.0, out=weight)
+    np.testing.assert_allclose(weight.asnumpy(), [0.95, 1.95], rtol=1e-6)
+    import pytest
+    with pytest.raises(AttributeError):
+        old_path.no_such_optimizer

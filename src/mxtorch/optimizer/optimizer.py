@@ -467,3 +467,19 @@ class Updater:
 def get_updater(optimizer):
     """An :class:`Updater` for ``optimizer`` (MXNet's ``get_updater``)."""
     return Updater(optimizer)
+
+
+def __getattr__(name):
+    """MXNet defined every optimizer in ``mxnet.optimizer.optimizer`` (and imported the update
+    operators there from ``mx.nd``); mxtorch keeps one optimizer per file in this package, so the
+    old module path resolves names through the package, then through ``mx.nd``."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from .. import ndarray
+    from .. import optimizer as package
+    for source in (package, ndarray):
+        try:
+            return getattr(source, name)
+        except AttributeError:
+            continue
+    raise AttributeError(f"module 'mxtorch.optimizer.optimizer' has no attribute {name!r}")
