@@ -133,3 +133,37 @@ def test_fit_resumed_with_begin_epoch_is_bit_identical(tmp_path):
     assert any(not np.array_equal(first[name], uninterrupted[name]) for name in first)   # epochs 3-4 moved them
     for name, value in uninterrupted.items():
         np.testing.assert_array_equal(resumed[name], value, err_msg=name)
+
+
+def _bucketing_module(value):
+    def sym_gen(key):
+        data = mx.sym.var("data")
+        net = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
+        return mx.sym.LinearRegressionOutput(net, name="out"), ("data",), ("out_label",)
+    module = mx.mod.BucketingModule(sym_gen, default_bucket_key=3)
+    module.bind(data_shapes=[("data", (2, 3))], label_shapes=[("out_label", (2, 2))])
+    module.init_params(arg_params={"fc_weight": mx.nd.full((2, 3), value), "fc_bias": mx.nd.full((2,), value)})
+    return module
+
+
+def test_a_bucketing_save_killed_between_renames_is_completed_by_the_next_load(tmp_path, monkeypatch):
+    prefix = str(tmp_path / "bk")
+    _bucketing_module(1.0).save_checkpoint(prefix, 1)
+    renames = []
+    real_replace = os.replace
+
+    def replace_then_die(source, target):
+        if ".journal." not in source:
+            if renames:
+                raise Killed()
+            renames.append(target)
+        real_replace(source, target)
+
+    monkeypatch.setattr(util.os, "replace", replace_then_die)
+    with pytest.raises(Killed):
+        _bucketing_module(2.0).save_checkpoint(prefix, 1)
+    monkeypatch.undo()
+    assert os.path.exists(model.checkpoint_journal(prefix))
+    loaded = mx.mod.BucketingModule.load(prefix, 1, data_names=("data",), label_names=("out_label",))
+    assert not os.path.exists(model.checkpoint_journal(prefix))
+    assert float(loaded._arg_params["fc_bias"].asnumpy()[0]) == 2.0   # the killed save, completed

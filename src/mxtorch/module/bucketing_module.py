@@ -278,9 +278,12 @@ class BucketingModule(CurrentModuleDelegate):
         """Write ``prefix-<key>-symbol.json`` per bucket, ``prefix-%04d.params`` and
         ``prefix.buckets`` (the bucket keys as an int32 array, MXNet's layout)."""
         from .. import ndarray as nd
-        from ..model import params_dict
+        from ..model import _writes_checkpoints, checkpoint_journal, params_dict
         from ..ndarray.serialization import to_bytes
-        from ..util import atomic_write_group
+        from ..util import atomic_write_group, recover_group
+        if not _writes_checkpoints():
+            logging.info("Not saving checkpoint %s-%04d on a distributed rank other than 0", prefix, epoch)
+            return
         if not self._buckets:
             raise MXNetError("save_checkpoint: an empty BucketingModule cannot be saved")
         keys = list(self._buckets)
@@ -290,7 +293,10 @@ class BucketingModule(CurrentModuleDelegate):
                  for key, module in self._buckets.items()]
         items.append(("%s-%04d.params" % (prefix, epoch), to_bytes(params_dict(*self.get_params()))))
         items.append((f"{prefix}.buckets", to_bytes([nd.array(keys, dtype="int32")])))
-        atomic_write_group(items)
+        # the same journaled group write as model.save_checkpoint: a killed save is completed
+        # by the next save or load of the prefix, never left as a mix of two saves
+        recover_group(checkpoint_journal(prefix), [fname for fname, _ in items])
+        atomic_write_group(items, journal=checkpoint_journal(prefix))
         logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
 
     @staticmethod
@@ -300,7 +306,9 @@ class BucketingModule(CurrentModuleDelegate):
         keyword arguments, default ``('data',)`` / ``('softmax_label',)``)."""
         from .. import ndarray as nd
         from .. import symbol as sym
-        from ..model import load_params
+        from ..model import checkpoint_journal, load_params
+        from ..util import recover_group
+        recover_group(checkpoint_journal(prefix), [f"{prefix}.buckets", "%s-%04d.params" % (prefix, epoch)])
         keys = [int(k) for k in nd.load(f"{prefix}.buckets")[0].asnumpy().tolist()]
         if default_bucket_key is None:
             if not keys:
