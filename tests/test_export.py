@@ -263,3 +263,17 @@ def test_convert_uses_shapes_recorded_in_symbol(tmp_path):
     with torch.no_grad():
         got = module(torch.ones(2, 4)).numpy()
     np.testing.assert_allclose(got, [[1.6, 4.2, 6.8]] * 2, rtol=1e-6)
+
+
+def test_converted_files_follow_the_umask_and_need_an_existing_folder(tmp_path):
+    import stat
+    from mxtorch.util import temporary_beside
+    previous = os.umask(0o022)
+    try:
+        temporary = temporary_beside(str(tmp_path / "model.onnx"))
+        assert stat.S_IMODE(os.stat(temporary).st_mode) == 0o644
+        os.remove(temporary)
+    finally:
+        os.umask(previous)
+    with pytest.raises(mx.base.MXNetError, match="does not exist"):
+        temporary_beside(str(tmp_path / "missing" / "model.onnx"))

@@ -31,12 +31,32 @@ def _write_target(fname):
     return os.path.realpath(os.fspath(fname))
 
 
-def _stage(path, payload):
-    """Write ``payload`` (bytes or an iterable of bytes) to a new temporary file beside
-    ``path``; returns its name.  The mode follows the umask, as for a file made by open()."""
+def _open_temporary(path):
+    """Create a new temporary file beside ``path`` (same folder, so a rename replaces ``path``
+    atomically); returns (descriptor, name).  The mode follows the umask, as for open()."""
     folder, base = os.path.split(path)
     temporary = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    return descriptor, temporary
+
+
+def temporary_beside(path):
+    """An empty temporary file beside ``path`` for a library that writes by file name (torch.save,
+    torch.onnx.export); rename it onto ``path`` when complete.  Raises MXNetError naming the folder
+    when it does not exist (folders are not created, as for checkpoints)."""
+    path = _write_target(path)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise MXNetError(f"cannot write {path!r}: the folder {folder!r} does not exist")
+    descriptor, temporary = _open_temporary(path)
+    os.close(descriptor)
+    return temporary
+
+
+def _stage(path, payload):
+    """Write ``payload`` (bytes or an iterable of bytes) to a new temporary file beside
+    ``path``; returns its name.  The mode follows the umask, as for a file made by open()."""
+    descriptor, temporary = _open_temporary(path)
     try:
         with os.fdopen(descriptor, "wb") as stream:
             for chunk in ([payload] if isinstance(payload, (bytes, bytearray, memoryview)) else payload):

@@ -85,11 +85,8 @@ def to_torchscript(symbol, arg_params, aux_params, data_shapes):
 
 
 def _atomic_path(path):
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
-    os.close(handle)
-    return temporary
+    from ..util import temporary_beside
+    return temporary_beside(path)
 
 
 def _onnx_export(module, inputs, path, input_names, output_names, opset_version):
