@@ -34,3 +34,14 @@ def test_optimizer_module_path_of_mxnet():
     import pytest
     with pytest.raises(AttributeError):
         old_path.no_such_optimizer
+
+
+def test_submodule_paths_under_install_as_mxnet():
+    # the namespaces count as mxtorch modules: installing again after importing them is fine
+    import subprocess
+    import sys
+    program = ("import mxtorch; mxtorch.install_as_mxnet()\n"
+               "from mxnet.ndarray.contrib import box_nms\nimport mxnet.symbol.op as op\n"
+               "assert mxtorch.install_as_mxnet() is mxtorch\nprint(op.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["mxtorch.symbol.op"], out.stderr

@@ -477,8 +477,13 @@ def expose_namespaces(package, names):
     ``mxnet.symbol.op``, ...): each object in ``names`` (a dict name -> namespace) is entered in
     ``sys.modules`` as ``package.name`` unless a real module of that name exists."""
     import sys
+    import types
     for name, namespace in names.items():
-        sys.modules.setdefault(f"{package}.{name}", namespace)
+        if f"{package}.{name}" in sys.modules:
+            continue
+        if not isinstance(namespace, types.ModuleType):
+            namespace.__name__ = f"{package}.{name}"   # what an imported module reports
+        sys.modules[f"{package}.{name}"] = namespace
 
 
 def namespace_operators(namespace):
