@@ -159,3 +159,15 @@ def test_retry_and_assert_exception():
     tu.assert_exception(int, ValueError, "not a number")
     with pytest.raises(AssertionError):
         tu.assert_exception(int, ValueError, "12")
+
+
+def test_compare_optimizer_accepts_equal_steps_and_rejects_different_ones():
+    import pytest
+    from mxtorch.test_utils import compare_optimizer
+    mx.random.seed(3)
+    compare_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9), mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
+                      (4, 3), "float32", ntensors=2)
+    with pytest.raises(AssertionError):
+        compare_optimizer(mx.optimizer.SGD(learning_rate=0.1), mx.optimizer.SGD(learning_rate=0.2), (4, 3), "float32")
+    import mxtorch.test_utils as test_utils
+    assert "compare_optimizer" in test_utils.__all__    # MXNet's star-export includes it

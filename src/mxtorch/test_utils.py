@@ -796,6 +796,35 @@ from . import test_data as _test_data  # noqa: E402
 
 
 
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default", rtol=1e-4, atol=1e-5,
+                      compare_states=True, ntensors=1):
+    """Check that optimizers ``opt1`` and ``opt2`` make the same step (MXNet's test helper).
+
+    Draws ``ntensors`` random weights and gradients of ``shape`` / ``dtype`` (storage types
+    ``w_stype`` / ``g_stype``), gives both optimizers identical copies, creates their states with
+    ``create_state_multi_precision``, applies one ``update_multi_precision`` each and asserts that
+    the states (when ``compare_states``) and the updated weights agree within ``rtol`` / ``atol``
+    (AssertionError otherwise).
+    """
+    weights2 = [rand_ndarray(shape, w_stype, density=1, dtype=dtype) for _ in range(ntensors)]
+    grads2 = [rand_ndarray(shape, g_stype, dtype=dtype) for _ in range(ntensors)]
+    weights1 = [w.copyto(default_context()) for w in weights2]
+    grads1 = [g.copyto(default_context()) for g in grads2]
+    states1 = [opt1.create_state_multi_precision(i, w) for i, w in enumerate(weights1)]
+    states2 = [opt2.create_state_multi_precision(i, w) for i, w in enumerate(weights2)]
+    if compare_states:
+        for state1, state2 in zip(states1, states2):
+            compare_ndarray_tuple(state1, state2)
+    for i in range(ntensors):
+        opt1.update_multi_precision(i, weights1[i], grads1[i], states1[i])
+        opt2.update_multi_precision(i, weights2[i], grads2[i], states2[i])
+    if compare_states:
+        for state1, state2 in zip(states1, states2):
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+    for weight1, weight2 in zip(weights1, weights2):
+        assert_almost_equal(weight1, weight2, rtol=rtol, atol=atol)
+
+
 # -- run-environment probes ----------------------------------------------------------------------------
 def is_cd_run():
     """True when the environment variable ``CD_JOB`` is ``"1"`` (MXNet's continuous-delivery runs)."""
