@@ -168,6 +168,20 @@ def _gradient_leaves(tensors):
     return list(leaves.values())
 
 
+def head_gradient(tensor, given, mismatch):
+    """The head gradient for ``tensor``: ones when ``given`` is None, else ``given`` (an NDArray or
+    anything ``numpy.asarray`` takes) as a detached tensor on ``tensor``'s device and dtype.
+    Raises MXNetError with the message ``mismatch(shape)`` when the shapes differ.  Shared by
+    ``mx.autograd.backward`` / ``grad`` and ``Executor.backward``."""
+    from .ndarray.ndarray import NDArray
+    if given is None:
+        return torch.ones_like(tensor)
+    value = given._tensor if isinstance(given, NDArray) else torch.as_tensor(np.asarray(given))
+    if tuple(value.shape) != tuple(tensor.shape):
+        raise MXNetError(mismatch(tuple(value.shape)))
+    return value.detach().to(device=tensor.device, dtype=tensor.dtype)
+
+
 def _heads_and_grads(caller, heads, head_grads):
     from .ndarray.ndarray import NDArray
     from .ops.registry import gradient_carrier
@@ -183,14 +197,8 @@ def _heads_and_grads(caller, heads, head_grads):
         if not isinstance(head, NDArray):
             raise MXNetError(f"{caller}: head {index} must be an NDArray, got {type(head).__name__}")
         tensor = gradient_carrier(head._tensor)   # integer heads: the float tensor autograd reaches
-        if head_grad is None:
-            value = torch.ones_like(tensor)
-        else:
-            value = head_grad._tensor if isinstance(head_grad, NDArray) else torch.as_tensor(np.asarray(head_grad))
-            if tuple(value.shape) != tuple(tensor.shape):
-                raise MXNetError(f"{caller}: head gradient (out_grad) {index} has shape {tuple(value.shape)}, its head "
-                                 f"{tuple(tensor.shape)}")
-            value = value.detach().to(device=tensor.device, dtype=tensor.dtype)
+        value = head_gradient(tensor, head_grad, lambda shape: f"{caller}: head gradient (out_grad) {index} has "
+                                                               f"shape {shape}, its head {tuple(tensor.shape)}")
         tensors.append(tensor)
         grads.append(value)
     return tensors, grads

@@ -17,6 +17,7 @@ import torch
 from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
+from ..autograd import head_gradient
 from ..ops.registry import gradient_carrier
 from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan
@@ -428,15 +429,9 @@ class Executor:
             tensor = gradient_carrier(tensor)
             if not tensor.requires_grad:
                 continue
-            grad = None if out_grads is None else out_grads[position]
-            if grad is None:
-                grad = torch.ones_like(tensor)
-            else:
-                grad = grad._tensor if isinstance(grad, NDArray) else torch.as_tensor(np.asarray(grad))
-                if tuple(grad.shape) != tuple(tensor.shape):
-                    raise MXNetError(f"backward: head gradient {position} has shape {tuple(grad.shape)}, "
-                                     f"output {self._symbol.list_outputs()[position]!r} has {tuple(tensor.shape)}")
-                grad = grad.to(device=tensor.device, dtype=tensor.dtype)
+            grad = head_gradient(tensor, None if out_grads is None else out_grads[position],
+                                 lambda shape: f"backward: head gradient {position} has shape {shape}, output "
+                                               f"{self._symbol.list_outputs()[position]!r} has {tuple(tensor.shape)}")
             heads.append(tensor)
             head_grads.append(grad)
         monitored = getattr(self, "_monitored_inputs", None) if self._monitor_callback is not None else None
