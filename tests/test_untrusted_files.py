@@ -165,3 +165,28 @@ except cv2.error as error:
     env = {k: v for k, v in os.environ.items() if k != "OPENCV_IO_MAX_IMAGE_PIXELS"}
     out = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["refused", "True"], out.stderr
+
+
+def test_png_chunk_length_past_the_end_is_refused_before_decoding():
+    # one flipped length byte makes an IDAT chunk claim ~4 GiB; OpenCV's PNG reader allocates the
+    # claimed length before noticing the stream is short (seconds and gigabytes), so mxtorch
+    # checks every chunk against the bytes there are and reports the image as undecodable
+    import resource
+    import struct
+    import pytest
+    import mxtorch as mx
+    pytest.importorskip("cv2")
+    good = _png_claiming(4, 3)
+    assert mx.image.imdecode(good).shape == (3, 4, 3)
+    idat = good.index(b"IDAT") - 4
+    bad = good[:idat] + struct.pack(">I", 2**32 - 139) + good[idat + 4:]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(mx.base.MXNetError, match="not an image OpenCV can decode"):
+        mx.image.imdecode(bad)
+    record = mx.recordio.pack(mx.recordio.IRHeader(0, 1.0, 3, 0), bad)
+    with pytest.raises(mx.base.MXNetError, match="record id 3"):
+        mx.recordio.unpack_img(record)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mib < 512, f"decoding a 200-byte PNG raised peak memory by {grown_mib:.0f} MiB"
+    # bytes after IEND are ignored, as decoders do
+    assert mx.image.imdecode(good + b"\x00" * 7 + struct.pack(">I", 2**31)).shape == (3, 4, 3)

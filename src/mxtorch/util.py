@@ -405,11 +405,36 @@ def import_opencv(purpose):
     return cv2
 
 
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_chunks_fit(encoded):
+    """False for a PNG stream with a chunk whose length field points past the end of the bytes.
+
+    OpenCV's PNG reader allocates the length a chunk header claims (up to 4 GiB) before noticing
+    the stream is shorter, so a single flipped length byte in an untrusted record costs seconds
+    and gigabytes; such a stream cannot decode anyway.  Chunks are walked up to IEND (trailing
+    bytes after it are ignored, as decoders do); anything that is not a PNG passes."""
+    data = memoryview(encoded).cast("B")
+    if bytes(data[:8]) != _PNG_SIGNATURE:
+        return True
+    position, end = 8, len(data)
+    while position + 8 <= end:
+        length = int.from_bytes(data[position:position + 4], "big")
+        kind = bytes(data[position + 4:position + 8])
+        position += 12 + length          # length, type, data, CRC
+        if position > end:
+            return False
+        if kind == b"IEND":
+            return True
+    return True
+
+
 def decode_image(cv2, encoded, flag):
     """``cv2.imdecode(encoded, flag)`` for bytes from any source: None when OpenCV cannot decode
     them, including images whose header claims more than ``OPENCV_IO_MAX_IMAGE_PIXELS`` pixels
     (OpenCV raises for those; the callers report None with the record it came from)."""
-    if encoded.size == 0:
+    if encoded.size == 0 or not _png_chunks_fit(encoded):
         return None
     try:
         return cv2.imdecode(encoded, flag)
