@@ -102,3 +102,24 @@ def test_module_checkpoint_period():
 
 def test_save_checkpoint_is_model_save_checkpoint():
     assert mx.callback.save_checkpoint is mx.model.save_checkpoint
+
+
+def test_checkpoint_callbacks_warn_at_once_about_a_missing_folder(tmp_path):
+    # MXNet learns that the prefix's folder is missing when the first save fails, after an epoch;
+    # mxtorch warns when the callback is made, and stays quiet for a folder that exists
+    import warnings
+    import pytest
+    import mxtorch as mx
+    missing = tmp_path / "not-yet" / "model"
+    for make in (lambda p: mx.callback.do_checkpoint(p), lambda p: mx.callback.module_checkpoint(None, p),
+                 lambda p: mx.callback.ModelCheckpoint(p)):
+        with pytest.warns(UserWarning, match="not-yet.*does not exist"):
+            make(str(missing))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            make(str(tmp_path / "model"))
+            make("model")        # the current folder
+    callback = mx.callback.do_checkpoint(str(tmp_path / "model"))
+    symbol = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    callback(0, symbol, {"fc_weight": mx.nd.ones((2, 3)), "fc_bias": mx.nd.zeros((2,))}, {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model-0001.params", "model-symbol.json"]

@@ -50,6 +50,21 @@ def _every(period):
     return int(max(1, period))
 
 
+def _warn_missing_folder(caller, prefix):
+    """Warn when the folder of a checkpoint ``prefix`` does not exist yet.
+
+    MXNet finds out only when the first save fails, after an epoch of training; a checkpoint
+    callback is usually made just before ``fit``, so mxtorch says so at once.  (A folder made
+    after the callback, before the first save, is fine: this is a warning, not an error.)"""
+    import os
+    import warnings
+    folder = os.path.dirname(os.fspath(prefix))
+    if folder and not os.path.isdir(folder):
+        warnings.warn(f"{caller}: the folder {folder!r} of checkpoint prefix {os.fspath(prefix)!r} does not "
+                      f"exist; saving the first checkpoint will fail unless it is created before then",
+                      stacklevel=3)
+
+
 def do_checkpoint(prefix, period=1):
     """Epoch-end callback that saves the model every ``period`` epochs.
 
@@ -67,6 +82,7 @@ def do_checkpoint(prefix, period=1):
         ``fit(epoch_end_callback=...)``.
     """
     period = _every(period)
+    _warn_missing_folder("do_checkpoint", prefix)
 
     def _callback(epoch, symbol, arg_params, aux_params):
         if (epoch + 1) % period == 0:
@@ -89,6 +105,7 @@ def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
         ``callback(epoch, symbol=None, arg_params=None, aux_params=None)``.
     """
     period = _every(period)
+    _warn_missing_folder("module_checkpoint", prefix)
 
     def _callback(epoch, symbol=None, arg_params=None, aux_params=None):
         if (epoch + 1) % period == 0:
@@ -369,6 +386,7 @@ class ModelCheckpoint(_Monitored):
         super().__init__(monitor, mode)
         if save_top_k is not None and int(save_top_k) < 1:
             raise MXNetError(f"ModelCheckpoint: save_top_k must be >= 1 or None, got {save_top_k!r}")
+        _warn_missing_folder("ModelCheckpoint", prefix)
         self.prefix = prefix
         self.save_top_k = 1 if save_best_only and save_top_k is None else save_top_k
         self.period = _every(period)
