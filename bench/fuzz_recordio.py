@@ -13,7 +13,8 @@ overwritten, a record's length field set to point past the end of the file or to
 - ``image``: ``mx.image.imdecode`` of mutated JPEG / PNG bytes.
 
 Each case must succeed or raise MXNetError (a skipped record is counted where the reader
-skips); any other exception is counted as unexpected and printed.  The slowest case and
+skips); any other exception, or a case past --timeout seconds, is counted as unexpected and
+printed (bench/fuzzing.py runs the loop and the byte mutations).  The slowest case and
 the peak resident memory are reported, since no input may hang or allocate a claimed size.
 
     PYTHONPATH=src python bench/fuzz_recordio.py --iterations 10000 --seed 0 [--kinds rec,idx,lst,image]
@@ -24,67 +25,56 @@ import argparse
 import os
 import pathlib
 import random
-import resource
 import struct
 import sys
 import tempfile
-import time
-import traceback
-import warnings
 
 import numpy as np
 
 import mxtorch as mx
 from mxtorch.base import MXNetError
+from fuzzing import mutate_bytes, run_cases
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "recordio"
 REC_SEEDS = ["images_jpg95.rec", "images_png.rec", "multilabel.rec", "multipart.rec", "det.rec",
              "raw_records.rec"]
 MAGIC = struct.pack("<I", 0xCED7230A)
-EDGE_BYTES = [0x00, 0x01, 0x7F, 0x80, 0xFF]
-EDGE_WORDS = [0, 1, 2**29 - 1, 2**31 - 1, 2**31, 2**32 - 1]
 
 
-def mutate(data, rng, text=False):
-    data = bytearray(data)
-    for _ in range(rng.randint(1, 4)):
-        kinds = ["flip", "byte", "truncate", "insert", "delete", "word32", "magic", "length"]
-        if text:
-            kinds += ["digits", "tab", "newline"]
-        kind = rng.choice(kinds)
+def _record_headers(data):
+    return [i for i in range(0, len(data) - 7, 4) if data[i:i + 4] == MAGIC]
+
+
+def _overwrite_magic(data, rng):
+    headers = _record_headers(data)
+    if headers:
+        at = rng.choice(headers)
+        data[at:at + 4] = rng.randbytes(4)
+
+
+def _bad_length(data, rng):
+    """A record's length field pointing past the end, or claiming ~512 MB (continuation flag kept)."""
+    headers = _record_headers(data)
+    if headers:
+        at = rng.choice(headers)
+        flag = struct.unpack("<I", data[at + 4:at + 8])[0] >> 29
+        length = rng.choice([len(data) - at, len(data) + rng.randint(1, 64), 2**29 - 1, 2**29 - 4,
+                             rng.randrange(2**29)])
+        data[at + 4:at + 8] = struct.pack("<I", (flag << 29) | (length & (2**29 - 1)))
+
+
+def _insert(text):
+    def insert(data, rng):
+        choice = rng.choice(text) if isinstance(text, list) else text
         position = rng.randrange(len(data)) if data else 0
-        if kind == "flip" and data:
-            data[position] ^= 1 << rng.randrange(8)
-        elif kind == "byte" and data:
-            data[position] = rng.choice(EDGE_BYTES + [rng.randrange(256)])
-        elif kind == "truncate":
-            del data[position:]
-        elif kind == "insert":
-            data[position:position] = rng.randbytes(rng.randint(1, 16))
-        elif kind == "delete":
-            del data[position:position + rng.randint(1, 16)]
-        elif kind == "word32" and len(data) >= 4:
-            position = min(position, len(data) - 4) & ~3
-            data[position:position + 4] = (rng.choice(EDGE_WORDS + [rng.getrandbits(32)]) % 2**32).to_bytes(4, "little")
-        elif kind in ("magic", "length"):
-            headers = [i for i in range(0, len(data) - 7, 4) if data[i:i + 4] == MAGIC]
-            if headers:
-                at = rng.choice(headers)
-                if kind == "magic":
-                    data[at:at + 4] = rng.randbytes(4)
-                else:   # point past the end, or claim ~512 MB, keeping the continuation flag
-                    flag = struct.unpack("<I", data[at + 4:at + 8])[0] >> 29
-                    length = rng.choice([len(data) - at, len(data) + rng.randint(1, 64), 2**29 - 1,
-                                         2**29 - 4, rng.randrange(2**29)])
-                    data[at + 4:at + 8] = struct.pack("<I", (flag << 29) | (length & (2**29 - 1)))
-        elif kind == "digits":
-            data[position:position] = rng.choice([b"-1", b"99999999999999999999", b"1e309", b"nan", b"0x10"])
-        elif kind == "tab":
-            data[position:position] = b"\t"
-        elif kind == "newline":
-            data[position:position] = b"\n"
-    return bytes(data)
+        data[position:position] = choice
+    return insert
+
+
+RECORD_MUTATIONS = {"magic": _overwrite_magic, "length": _bad_length}
+TEXT_MUTATIONS = dict(RECORD_MUTATIONS, digits=_insert([b"-1", b"99999999999999999999", b"1e309", b"nan", b"0x10"]),
+                      tab=_insert(b"\t"), newline=_insert(b"\n"))
 
 
 def read_rec(path, counts):
@@ -150,9 +140,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", "-n", type=int, default=10000, help="mutated inputs per kind (default 10000)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds allowed per input")
     parser.add_argument("--kinds", type=str, default="rec,idx,lst,image")
     args = parser.parse_args(argv)
-    warnings.simplefilter("ignore")
     rng = random.Random(args.seed)
     rec_seeds = [(DATA / name).read_bytes() for name in REC_SEEDS]
     idx_seeds = [(DATA / (name[:-4] + ".idx"), DATA / name) for name in REC_SEEDS if (DATA / (name[:-4] + ".idx")).exists()]
@@ -167,53 +157,41 @@ def main(argv=None):
         list_seed = image_folder(folder)
         target = os.path.join(folder, "case")
         for kind in args.kinds.split(","):
-            counts = {"cases": 0, "ok": 0, "mxneterror": 0, "unexpected": 0, "records_rejected": 0,
-                      "images_rejected": 0}
-            slowest = (0.0, None)
-            unexpected = {}
-            for case in range(args.iterations):
-                started = time.perf_counter()
-                try:
-                    if kind == "rec":
-                        with open(target + ".rec", "wb") as handle:
-                            handle.write(mutate(rng.choice(rec_seeds), rng))
-                        read_rec(target + ".rec", counts)
-                        if case % 25 == 0:
-                            iterate_records(target + ".rec", counts)
-                    elif kind == "idx":
-                        index_path, rec_path = rng.choice(idx_seeds)
-                        with open(target + ".idx", "wb") as handle:
-                            handle.write(mutate(index_path.read_bytes(), rng, text=True))
-                        read_idx(target + ".idx", str(rec_path), counts)
-                    elif kind == "lst":
-                        with open(target + ".lst", "wb") as handle:
-                            handle.write(mutate(list_seed, rng, text=True))
-                        iterate_list(target + ".lst", folder, counts)
-                    elif kind == "image":
-                        decode_image(mutate(rng.choice(image_seeds), rng), counts)
-                    else:
-                        parser.error(f"unknown kind {kind!r}")
-                    counts["ok"] += 1
-                except MXNetError:
-                    counts["mxneterror"] += 1
-                except Exception as error:   # noqa: BLE001 (what the fuzzer is looking for)
-                    counts["unexpected"] += 1
-                    frame = traceback.extract_tb(error.__traceback__)[-1]
-                    where = f"{type(error).__name__} at {os.path.basename(frame.filename)}:{frame.lineno}"
-                    unexpected[where] = unexpected.get(where, 0) + 1
-                    if counts["unexpected"] <= 5:
-                        print(f"{kind} case {case}: unexpected exception", file=sys.stderr)
-                        traceback.print_exc()
-                counts["cases"] += 1
-                elapsed = time.perf_counter() - started
-                if elapsed > slowest[0]:
-                    slowest = (elapsed, case)
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"{kind}: " + " ".join(f"{name}={value}" for name, value in counts.items())
-                  + f" slowest={slowest[0] * 1000:.1f}ms(case {slowest[1]}) peak_rss={peak:.0f}MB", flush=True)
-            for where, number in sorted(unexpected.items()):
-                print(f"  unexpected: {number} x {where}", flush=True)
-            status |= counts["unexpected"] > 0
+            counts = {"records_rejected": 0, "images_rejected": 0}
+
+            def write(suffix, data):
+                with open(target + suffix, "wb") as handle:
+                    handle.write(data)
+                return target + suffix
+
+            def check(case):
+                number, data = case
+                if kind == "rec":
+                    read_rec(write(".rec", data), counts)
+                    if number % 25 == 0:
+                        iterate_records(target + ".rec", counts)
+                elif kind == "idx":
+                    index_path, rec_path = data
+                    read_idx(write(".idx", mutate_bytes(index_path.read_bytes(), rng, TEXT_MUTATIONS)),
+                             str(rec_path), counts)
+                elif kind == "lst":
+                    iterate_list(write(".lst", data), folder, counts)
+                else:
+                    decode_image(data, counts)
+                return "ok"
+
+            if kind == "rec":
+                cases = (mutate_bytes(rng.choice(rec_seeds), rng, RECORD_MUTATIONS) for _ in range(args.iterations))
+            elif kind == "idx":
+                cases = (rng.choice(idx_seeds) for _ in range(args.iterations))
+            elif kind == "lst":
+                cases = (mutate_bytes(list_seed, rng, TEXT_MUTATIONS) for _ in range(args.iterations))
+            elif kind == "image":
+                cases = (mutate_bytes(rng.choice(image_seeds), rng) for _ in range(args.iterations))
+            else:
+                parser.error(f"unknown kind {kind!r}")
+            status |= bool(run_cases(kind, enumerate(cases), check, timeout=args.timeout))
+            print("  " + " ".join(f"{name}={value}" for name, value in counts.items()), flush=True)
     return int(status)
 
 

@@ -6,7 +6,8 @@ keys, node indices out of range, self references and forward references (cycles)
 malformed num_args / num_outputs, malformed attribute strings, operators swapped for other
 registered operators, old-format spellings, duplicated or reordered nodes.  The text stays
 valid JSON.  Each input must either load or raise MXNetError; anything else (another
-exception type, an input running past --timeout seconds) is counted and printed.  A graph
+exception type, an input running past --timeout seconds) is counted and printed
+(bench/fuzzing.py runs the loop).  A graph
 that loads must also survive ``tojson()`` and load again to the same text.
 
     PYTHONPATH=src python bench/fuzz_symbol_json.py --iterations 10000 --seed 0
@@ -18,13 +19,7 @@ import collections
 import pathlib
 import random
 import re
-import signal
 import sys
-import time
-import traceback
-import warnings
-
-from tqdm import tqdm
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -32,14 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import mxtorch as mx  # noqa: E402
 from mxtorch.base import MXNetError  # noqa: E402
 from symbol_json_mutations import RandomChooser, mutated_text, operator_schemas, seed_graphs  # noqa: E402
-
-
-class InputTimeout(Exception):
-    """Raised by the alarm handler when one input runs too long."""
-
-
-def _alarm(signum, frame):
-    raise InputTimeout()
+from fuzzing import run_cases  # noqa: E402
 
 
 # graph_json turns an operator's own non-MXNetError exception into an MXNetError with one of
@@ -79,42 +67,13 @@ def main():
     seeds = seed_graphs()
     names = sorted(seeds)
     operators = operator_schemas()
-    counts = collections.Counter()
     operator_bugs = collections.Counter()
-    unexpected = []
-    slowest = (0.0, None)
-    signal.signal(signal.SIGALRM, _alarm)
-    warnings.simplefilter("ignore")
-    for iteration in tqdm(range(args.iterations), desc="symbol JSON inputs", mininterval=2.0):
-        name = names[iteration % len(names)]
-        text = mutated_text(seeds[name], chooser, operators)
-        start = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, args.timeout)
-        try:
-            counts[check_one(text, operator_bugs)] += 1
-        except InputTimeout:
-            counts["timeout"] += 1
-            unexpected.append((iteration, name, "timeout", text))
-        except BaseException as error:  # noqa: BLE001 - the point is to catch everything
-            if isinstance(error, KeyboardInterrupt):
-                raise
-            counts[type(error).__name__] += 1
-            unexpected.append((iteration, name, traceback.format_exc(), text))
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        elapsed = time.perf_counter() - start
-        if elapsed > slowest[0]:
-            slowest = (elapsed, (iteration, name, text[:300]))
-
     print(f"inputs: {args.iterations} (seed {args.seed})")
-    for outcome, count in sorted(counts.items()):
-        print(f"  {outcome}: {count}")
+    cases = (mutated_text(seeds[names[i % len(names)]], chooser, operators) for i in range(args.iterations))
+    unexpected = run_cases("sym.load_json", cases, lambda text: check_one(text, operator_bugs),
+                           timeout=args.timeout, show=args.show)
     for message, count in operator_bugs.most_common(20):
         print(f"  operator bug x{count}: {message}")
-    print(f"slowest input: {slowest[0] * 1000:.1f} ms (iteration {slowest[1][0]}, from {slowest[1][1]})")
-    for iteration, name, trace, text in unexpected[:args.show]:
-        print(f"--- unexpected at iteration {iteration} (from {name}):\n{trace}\ninput: {text[:2000]}\n")
-    print(f"unexpected: {len(unexpected)}")
     return 1 if unexpected else 0
 
 
