@@ -1,4 +1,5 @@
-"""Elementwise arithmetic: binary (same shape and broadcasting), scalar and unary operators.
+"""Elementwise arithmetic: binary (same shape and broadcasting), scalar and unary operators,
+plus ``clip`` and the three-input ``where``.
 
 Each operator is declared once through a small factory so that every MXNet
 name and alias (``elemwise_add`` / ``_plus`` / ``_Plus``, ``_plus_scalar`` /
@@ -11,7 +12,9 @@ import math
 
 import torch
 
-from .registry import Attr, Operator, register, Float, Bool, Int, merge_shape
+from ..base import MXNetError
+from .registry import Attr, Operator, register, Float, Bool, Int, known, merge_shape
+from .helpers import shape_text
 
 __all__ = ["broadcast_shapes"]
 
@@ -297,3 +300,71 @@ class AddN(Operator):
         for value in inputs[1:]:
             total = total + value
         return [total]
+
+
+@register("clip", fluent=True)
+class Clip(Operator):
+    """``data`` limited to ``[a_min, a_max]``; the gradient passes where
+    ``a_min <= data <= a_max`` (bounds included) and is zero elsewhere."""
+
+    a_min = Attr(Float, required=True)
+    a_max = Attr(Float, required=True)
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if not data.is_floating_point():
+            return [data.clamp(int(self.a_min), int(self.a_max))]
+        return [data.clamp(self.a_min, self.a_max)]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        data = inputs[0]
+        inside = (data >= self.a_min) & (data <= self.a_max)
+        return [out_grads[0] * inside.to(out_grads[0].dtype)]
+
+
+@register("where")
+class Where(Operator):
+    """``x`` where ``condition`` is non-zero, else ``y``.  ``condition`` has the shape of ``x``
+    or is 1-D with ``x.shape[0]`` entries (then it selects whole rows).  ``condition``
+    gets a zero gradient."""
+
+    def arguments(self):
+        return ["condition", "x", "y"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        condition, x, y = in_shapes
+        where = f"Operator {self.name}"
+        try:
+            value = merge_shape(x, y, "")
+            value = merge_shape(value, out_shapes[0], "")
+        except MXNetError:
+            raise self.error(f"arguments 'x' {shape_text(x)} and 'y' {shape_text(y)} must have the same "
+                             f"shape") from None
+        condition_known = known(condition)
+        if condition is not None and value is not None:
+            if len(condition) == 1 and len(value) > 1:
+                if condition[0] and value[0] and condition[0] != value[0]:
+                    raise self.error(f"a 1-D argument 'condition' {tuple(condition)} must have x.shape[0]="
+                                     f"{value[0]} entries ('x' {tuple(value)})")
+                # a 1-D condition is only checked, never inferred from 'x' (MXNet's rule)
+            else:
+                try:
+                    condition = merge_shape(condition, value, where)
+                except MXNetError:
+                    raise self.error(f"argument 'condition' {tuple(condition)} must have the shape of 'x' "
+                                     f"{tuple(value)} or be 1-D with x.shape[0] entries") from None
+        # MXNet infers the output only once 'condition' is fully known
+        out = value if condition_known else out_shapes[0]
+        return [condition, value, value], [out], []
+
+    def infer_type(self, in_types):
+        condition, x, y = in_types
+        dtype = x if x is not None else y
+        return [condition if condition is not None else dtype, dtype, dtype], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        condition, x, y = inputs
+        mask = condition != 0
+        if mask.dim() == 1 and x.dim() > 1:
+            mask = mask.reshape((-1,) + (1,) * (x.dim() - 1))
+        return [torch.where(mask, x, y)]

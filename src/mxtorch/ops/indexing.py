@@ -1,5 +1,6 @@
 """Indexing operators: take, pick, batch_take, gather_nd, scatter_nd, one_hot, and the
-sorting family (topk, sort, argsort, argmax, argmin, argmax_channel).
+sorting family (topk, sort, argsort, argmax, argmin, argmax_channel), plus
+ravel_multi_index / unravel_index.
 
 Indices arrive as floats (MXNet's convention for index inputs) or integers; a
 fractional index is truncated toward zero.  Index inputs get zero gradients.
@@ -14,7 +15,7 @@ import torch
 from ..base import MXNetError
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, Choice, optional, known,
                        merge_shape, product)
-from .tensor import normalize_axis, torch_dtype, numpy_dtype
+from .helpers import normalize_axis, torch_dtype, numpy_dtype
 
 __all__ = []
 
@@ -456,3 +457,52 @@ class FillElement0Index(Operator):
         lhs, mhs, rhs = inputs
         columns = _as_index(rhs).reshape(-1, 1).clamp(0, lhs.shape[1] - 1)
         return [lhs.scatter(1, columns, mhs.reshape(-1, 1).to(lhs.dtype))]
+
+
+@register("_ravel_multi_index", "ravel_multi_index")
+class RavelMultiIndex(Operator):
+    """Flat indices into an array of ``shape`` from ``data`` ``(len(shape), ...)`` holding one
+    coordinate per row (row-major), in ``data``'s dtype."""
+
+    shape = Attr(Shape, required=True)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        out = out_shapes[0]
+        if data is not None:
+            if data[0] and data[0] != len(self.shape):
+                raise self.error(f"argument 'data' {tuple(data)} must have {len(self.shape)} rows (one per "
+                                 f"axis of shape {tuple(self.shape)})")
+            out = merge_shape(out, tuple(data[1:]) or (1,), f"Operator {self.name} output")
+        return [data], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        coordinates = data.detach().to(torch.int64)
+        strides = np.cumprod((1,) + tuple(self.shape[::-1]))[:-1][::-1]
+        flat = sum(coordinates[i] * int(stride) for i, stride in enumerate(strides))
+        return [flat.to(data.dtype).reshape(tuple(data.shape[1:]) or (1,))]
+
+
+@register("_unravel_index", "unravel_index")
+class UnravelIndex(Operator):
+    """Coordinates (one row per axis of ``shape``) of the flat indices in ``data``, in
+    ``data``'s dtype: output ``(len(shape),) + data.shape``."""
+
+    shape = Attr(Shape, required=True)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        out = out_shapes[0]
+        if data is not None:
+            out = merge_shape(out, (len(self.shape),) + tuple(data), f"Operator {self.name} output")
+        return [data], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        flat = data.detach().to(torch.int64)
+        rows = []
+        for size in reversed(self.shape):
+            rows.append(flat.remainder(size))
+            flat = torch.div(flat, size, rounding_mode="floor")
+        return [torch.stack(rows[::-1]).to(data.dtype)]

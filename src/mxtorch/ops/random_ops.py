@@ -15,6 +15,7 @@ Parameterisations follow MXNet: gamma(``alpha`` shape, ``beta`` scale), exponent
 probability: failures before the k-th success), generalized_negative_binomial(``mu``
 mean, ``alpha`` dispersion: variance ``mu + alpha * mu^2``).  Samples carry no
 gradient except ``_sample_multinomial``'s log-probabilities (``get_prob=True``).
+``_shuffle`` permutes the first axis.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import numpy as np
 import torch
 
 from .registry import Attr, Operator, register, Int, Float, Bool, Shape, Choice, known, merge_shape
-from .tensor import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
+from .helpers import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
 
 __all__ = []
 
@@ -259,3 +260,13 @@ class SampleMultinomial(Operator):
             log_probability = torch.log(rows.gather(1, index))
             result.append(log_probability.reshape(out_shape))
         return result
+
+
+@register("_shuffle", "shuffle")
+class Shuffle(Operator):
+    """A copy of ``data`` with its first axis randomly permuted (torch's global generator)."""
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        order = torch.randperm(data.shape[0], device=data.device)
+        return [data[order]]
