@@ -2,6 +2,7 @@
 from .registry import Operator, Attr, register, get_operator, list_operators  # noqa: F401
 # registration side effects: each module declares its operators
 from . import nn, elementwise, loss, shape, creation, slicing, cast  # noqa: F401
+from . import attention, quantization  # noqa: F401
 from . import normalization, convolution, recurrent, vision, custom  # noqa: F401
 from . import indexing, reduction, linalg, sequence, random_ops  # noqa: F401
 from . import roi, boxes, detection, image  # noqa: F401

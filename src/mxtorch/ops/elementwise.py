@@ -368,3 +368,108 @@ class Where(Operator):
         if mask.dim() == 1 and x.dim() > 1:
             mask = mask.reshape((-1,) + (1,) * (x.dim() - 1))
         return [torch.where(mask, x, y)]
+
+
+# -- contrib elementwise functions -----------------------------------------------------------------
+@register("_contrib_quadratic")
+class Quadratic(Operator):
+    """``a * data**2 + b * data + c`` elementwise (any shape, the dtype of ``data``); gradient
+    ``2 * a * data + b`` (MXNet's ``contrib.quadratic``, attributes default 0)."""
+
+    a = Attr(Float, default=0.0)
+    b = Attr(Float, default=0.0)
+    c = Attr(Float, default=0.0)
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        return [(self.a * data + self.b) * data + self.c]
+
+
+@register("_contrib_div_sqrt_dim")
+class DivSqrtDim(Operator):
+    """``data / sqrt(data.shape[-1])`` (MXNet's ``contrib.div_sqrt_dim``, the scaling of
+    dot-product attention); any shape of at least one dimension, the dtype of ``data``."""
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if data.dim() == 0:
+            raise self.error("data must have at least one dimension, got a 0-d array")
+        return [data / math.sqrt(data.shape[-1])]
+
+
+class _StraightThrough(Operator):
+    """Forward ``function(data)``, backward the head gradient unchanged (straight-through estimator)."""
+    function = None
+
+    def forward(self, is_train, inputs, aux):
+        return [type(self).function(inputs[0])]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [out_grads[0]]
+
+
+@register("_contrib_round_ste")
+class RoundSTE(_StraightThrough):
+    """``round(data)`` (halves away from zero) whose gradient is the head gradient unchanged
+    (MXNet's ``contrib.round_ste``)."""
+    function = staticmethod(_round_half_away)
+
+
+@register("_contrib_sign_ste")
+class SignSTE(_StraightThrough):
+    """``sign(data)`` whose gradient is the head gradient unchanged (MXNet's ``contrib.sign_ste``)."""
+    function = staticmethod(torch.sign)
+
+
+@register("_contrib_gradientmultiplier")
+class GradientMultiplier(Operator):
+    """``data`` unchanged; its gradient is the head gradient times ``scalar`` (MXNet's
+    ``contrib.gradientmultiplier``, used for gradient reversal with a negative scalar)."""
+
+    scalar = Attr(Float, default=1.0)
+    is_int = Attr(Bool, default=True)
+
+    def forward(self, is_train, inputs, aux):
+        return [inputs[0].clone()]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [out_grads[0] * self.scalar]
+
+
+@register("_contrib_allclose")
+class AllClose(Operator):
+    """1 (uint8, shape ``()``) when every pair of ``a`` and ``b`` (one shape) satisfies
+    ``a == b or |a - b| <= atol + rtol * |b|``, else 0.  A NaN pair counts as close when
+    ``equal_nan`` (default) and both are NaN; a NaN against a number never does
+    (MXNet's ``contrib.allclose``).  No gradient."""
+
+    rtol = Attr(Float, default=1e-5)
+    atol = Attr(Float, default=1e-8)
+    equal_nan = Attr(Bool, default=True)
+
+    def arguments(self):
+        return ["a", "b"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        a, b = in_shapes
+        try:
+            common = merge_shape(a, b, "")
+        except MXNetError:
+            raise self.error(f"arrays 'a' {shape_text(a)} and 'b' {shape_text(b)} must have the same shape") from None
+        return [common, common], [()], []
+
+    def infer_type(self, in_types):
+        import numpy as np
+        dtype = next((t for t in in_types if t is not None), None)
+        return [dtype, dtype], [np.dtype(np.uint8)], []
+
+    def forward(self, is_train, inputs, aux):
+        a, b = (t.detach() for t in inputs)
+        compute = torch.float64 if a.dtype == torch.float64 else torch.float32
+        a, b = a.to(compute), b.to(compute)
+        a_nan, b_nan = torch.isnan(a), torch.isnan(b)
+        close = (a == b) | ((a - b).abs() <= self.atol + self.rtol * b.abs())
+        either = a_nan | b_nan
+        nan_ok = (a_nan & b_nan) if self.equal_nan else torch.zeros_like(a_nan)
+        close = torch.where(either, nan_ok, close)
+        return [close.all().to(torch.uint8)]

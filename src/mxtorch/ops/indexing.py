@@ -506,3 +506,72 @@ class UnravelIndex(Operator):
             rows.append(flat.remainder(size))
             flat = torch.div(flat, size, rounding_mode="floor")
         return [torch.stack(rows[::-1]).to(data.dtype)]
+
+
+@register("_contrib_index_copy")
+class IndexCopy(Operator):
+    """A copy of ``old_tensor`` whose rows ``index_vector[i]`` (along the first axis) are
+    replaced by ``new_tensor[i]`` (MXNet's ``contrib.index_copy``).  ``new_tensor`` has shape
+    ``(len(index_vector),) + old_tensor.shape[1:]``; the output has ``old_tensor``'s shape and
+    dtype.  Gradients: ``old_tensor`` gets the head gradient with the replaced rows zeroed,
+    ``new_tensor`` the head gradient's rows at ``index_vector``, the index none."""
+
+    def arguments(self):
+        return ["old_tensor", "index_vector", "new_tensor"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        old, index, new = in_shapes
+        old = merge_shape(old, out_shapes[0], f"Operator {self.name} output")
+        if index is not None and len(index) != 1:
+            raise self.error(f"index_vector must be 1-D, got shape {tuple(index)}")
+        if old is not None and index is not None:
+            new = merge_shape(new, (index[0],) + tuple(old[1:]), f"Operator {self.name} new_tensor")
+        return [old, index, new], [old], []
+
+    def infer_type(self, in_types):
+        old, index, new = in_types
+        dtype = old if old is not None else new
+        return [dtype, index if index is not None else np.dtype(np.float32), dtype], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        old, index, new = inputs
+        positions = _as_index(index)
+        if positions.numel() and bool(((positions < 0) | (positions >= old.shape[0])).any()):
+            raise self.error(f"index_vector holds positions outside [0, {old.shape[0] - 1}]")
+        return [old.index_copy(0, positions, new.to(old.dtype))]
+
+
+@register("_contrib_boolean_mask")
+class BooleanMask(Operator):
+    """The rows of ``data`` (along ``axis`` 0, the only axis MXNet supports) where the 1-D
+    ``index`` is non-zero, in order (MXNet's ``contrib.boolean_mask``).  The output's first
+    dimension depends on the values, so symbolic shape inference leaves it unknown; no rows
+    selected gives shape ``(0,) + data.shape[1:]``.  The gradient scatters the head gradient
+    back to the selected rows (zero elsewhere); ``index`` gets none."""
+
+    axis = Attr(Int, default=0)
+
+    def validate(self):
+        if self.axis != 0:
+            raise self.error(f"only axis=0 is supported (as in MXNet), got axis={self.axis}")
+
+    def arguments(self):
+        return ["data", "index"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data, index = in_shapes
+        if index is not None and len(index) != 1:
+            raise self.error(f"index must be 1-D, got shape {tuple(index)}")
+        if data is not None and index is not None and index[0] and data[0] and index[0] != data[0]:
+            raise self.error(f"index has {index[0]} entries but data {tuple(data)} has {data[0]} rows")
+        return [data, index], [out_shapes[0]], []
+
+    def infer_type(self, in_types):
+        data, index = in_types
+        return [data, index if index is not None else data], [data], []
+
+    def forward(self, is_train, inputs, aux):
+        data, index = inputs
+        self.infer_shape([tuple(data.shape), tuple(index.shape)], [None])
+        keep = torch.nonzero(index.detach() != 0).reshape(-1)
+        return [data.index_select(0, keep.to(data.device))]

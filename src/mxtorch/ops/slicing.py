@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import torch
 
-from .registry import Attr, Bool, Int, known, merge_shape, Operator, optional, OptionalShape, register, Shape
+from ..base import MXNetError
+from .registry import Attr, Bool, Float, Int, known, merge_shape, Operator, optional, OptionalShape, register, Shape
 from .helpers import _Unary, normalize_axis
 
 __all__ = []
@@ -90,12 +91,8 @@ def _slice_indices(op, size, begin, end, step):
     return slice(begin, end, step).indices(size)
 
 
-@register("slice", "crop", fluent=True)
-class Slice(_Unary):
-    """``data[begin[0]:end[0]:step[0], begin[1]:...]``: ``None`` entries take the defaults
-    (the whole axis, in the direction of ``step``); negative values count from the end;
-    axes beyond ``len(begin)`` are kept whole.  A negative ``step`` walks backwards.
-    """
+class _SliceRegion:
+    """The region ``begin`` / ``end`` / ``step`` of :class:`Slice` (shared with the slice assignments)."""
 
     begin = Attr(OptionalShape, required=True)
     end = Attr(OptionalShape, required=True)
@@ -125,6 +122,14 @@ class Slice(_Unary):
         for axis, (b, e, s) in enumerate(self._ranges(stand_in)):
             shape[axis] = len(range(b, e, s)) if data[axis] else 0
         return tuple(shape)
+
+
+@register("slice", "crop", fluent=True)
+class Slice(_SliceRegion, _Unary):
+    """``data[begin[0]:end[0]:step[0], begin[1]:...]``: ``None`` entries take the defaults
+    (the whole axis, in the direction of ``step``); negative values count from the end;
+    axes beyond ``len(begin)`` are kept whole.  A negative ``step`` walks backwards.
+    """
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
@@ -269,3 +274,66 @@ class SplitV2(Operator):
             part = data.narrow(axis, begin, end - begin)
             results.append(part.squeeze(axis) if self.squeeze_axis else part)
         return results
+
+
+class _SliceAssignBase(_SliceRegion, Operator):
+    """The region of ``lhs`` selected as :class:`Slice` selects it (``begin`` / ``end`` / ``step``)."""
+
+    def _region(self, shape, device):
+        """Broadcastable index tensors (numpy's ``ix_``) of the selected region of ``shape``."""
+        ranges = self._ranges(tuple(shape))
+        ranges += [(0, size, 1) for size in shape[len(ranges):]]
+        ndim = len(shape)
+        return tuple(torch.arange(b, e, s, device=device).reshape((-1,) + (1,) * (ndim - axis - 1))
+                     for axis, (b, e, s) in enumerate(ranges))
+
+    def _region_shape(self, shape):
+        return self.output_shape(shape)
+
+
+@register("_slice_assign", "_crop_assign")
+class SliceAssign(_SliceAssignBase):
+    """A copy of ``lhs`` whose region ``lhs[begin:end:step]`` is replaced by ``rhs`` (of the
+    region's shape); MXNet's ``_slice_assign`` (alias ``_crop_assign``), what ``x[a:b] = y``
+    runs.  Gradients: ``lhs`` the head gradient with the region zeroed, ``rhs`` the head
+    gradient's region."""
+
+    def arguments(self):
+        return ["lhs", "rhs"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        lhs, rhs = in_shapes
+        lhs = merge_shape(lhs, out_shapes[0], f"Operator {self.name} output")
+        if known(lhs):
+            region = self._region_shape(lhs)
+            try:
+                rhs = merge_shape(rhs, region, "")
+            except MXNetError:
+                raise self.error(f"rhs {tuple(rhs)} must have the shape {region} of the region "
+                                 f"begin={tuple(self.begin)} end={tuple(self.end)} of lhs {tuple(lhs)}") from None
+        return [lhs, rhs], [lhs], []
+
+    def forward(self, is_train, inputs, aux):
+        lhs, rhs = inputs
+        out = lhs.clone()
+        out[self._region(lhs.shape, lhs.device)] = rhs.to(lhs.dtype)
+        return [out]
+
+
+@register("_slice_assign_scalar", "_crop_assign_scalar")
+class SliceAssignScalar(_SliceAssignBase):
+    """A copy of ``data`` whose region ``data[begin:end:step]`` holds ``scalar`` (default 0);
+    MXNet's ``_slice_assign_scalar`` (alias ``_crop_assign_scalar``).  The gradient is the head
+    gradient with the region zeroed."""
+
+    scalar = Attr(Float, default=0.0)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} output")
+        return [data], [data], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        out = data.clone()
+        out[self._region(data.shape, data.device)] = self.scalar
+        return [out]
