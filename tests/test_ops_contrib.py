@@ -103,3 +103,27 @@ def test_bad_input_errors_name_operator_and_argument():
 def test_boolean_mask_selects_no_rows():
     out = mx.nd.contrib.boolean_mask(mx.nd.ones((3, 4)), mx.nd.zeros((3,)))
     assert out.shape == (0, 4)
+
+
+def test_float_class_functions():
+    data = mx.nd.array([1.0, np.inf, -np.inf, np.nan], dtype="float16")
+    for name, function in (("isinf", np.isinf), ("isfinite", np.isfinite), ("isnan", np.isnan)):
+        result = getattr(mx.nd.contrib, name)(data)
+        assert result.dtype == np.float16
+        np.testing.assert_array_equal(result.asnumpy(), function(data.asnumpy()).astype(np.float16))
+
+
+def test_random_dtype_given_as_numpy_type():
+    assert mx.nd.random.normal(shape=(2,), dtype=np.float16).dtype == np.float16
+    assert mx.nd.random.randint(0, 5, shape=(2,), dtype=np.int64).dtype == np.int64
+    with pytest.raises(MXNetError, match="_random_normal.*'dtype'.*float16"):
+        mx.nd.random.normal(shape=(2,), dtype=np.int32)
+
+
+def test_sym_randn_shape_keyword_and_symbol_parameters():
+    assert mx.sym.random.randn(shape=(2, 3)).infer_shape()[1] == [(2, 3)]
+    with pytest.warns(UserWarning, match="'data' has no effect"):
+        inferred = (mx.sym.random.randn(data=mx.sym.ones((2, 3))) + mx.sym.var("x")).infer_shape(x=(4, 5))
+    assert inferred[1] == [(4, 5)]
+    per_element = mx.sym.random.randn(shape=(3,), loc=mx.sym.var("loc"), scale=mx.sym.var("scale"))
+    assert per_element.infer_shape(loc=(2, 2), scale=(2, 2))[1] == [(2, 2, 3)]

@@ -473,3 +473,20 @@ class AllClose(Operator):
         nan_ok = (a_nan & b_nan) if self.equal_nan else torch.zeros_like(a_nan)
         close = torch.where(either, nan_ok, close)
         return [close.all().to(torch.uint8)]
+
+
+class _FloatClass(Operator):
+    """1 where ``data`` is in a floating-point class, else 0, in ``data``'s dtype (MXNet's
+    ``contrib.isinf`` / ``isfinite`` / ``isnan``, Python functions there); no gradient."""
+    function = None
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0].detach()
+        return [type(self).function(data).to(data.dtype)]
+
+
+for _name, _function in (("isinf", torch.isinf), ("isfinite", torch.isfinite), ("isnan", torch.isnan)):
+    register(f"_contrib_{_name}")(type(_name, (_FloatClass,), {
+        "function": staticmethod(_function),
+        "__doc__": f"``contrib.{_name}(data)``: 1 where ``torch.{_name}`` holds, else 0, in the dtype of ``data`` "
+                   f"(any shape); no gradient."}))

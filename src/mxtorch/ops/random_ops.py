@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .registry import Attr, Operator, register, Int, Float, Bool, Shape, Choice, known, merge_shape
+from .registry import Attr, Operator, register, Int, Float, Bool, Shape, DtypeChoice, optional, known, merge_shape
 from .helpers import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
 
 __all__ = []
@@ -85,12 +85,11 @@ _SAMPLE_ARGUMENTS = {
     "exponential": ("lam",), "poisson": ("lam",), "negative_binomial": ("k", "p"),
     "generalized_negative_binomial": ("mu", "alpha"),
 }
-_FLOAT_DTYPES = Choice("None", "float16", "float32", "float64")
+_FLOAT_DTYPES = optional(DtypeChoice("float16", "float32", "float64"))
 
 
 def _float_dtype(value, name):
-    text = _FLOAT_DTYPES(value if value is not None else "None", name)
-    return None if text == "None" else text
+    return _FLOAT_DTYPES(value, name)
 
 
 class _RandomCreator(Operator):
@@ -205,7 +204,7 @@ class RandomRandint(_RandomCreator):
 
     low = Attr(Int, required=True)
     high = Attr(Int, required=True)
-    dtype = Attr(lambda v, n: (None if str(v) == "None" else Choice("int32", "int64")(v, n)), default=None)
+    dtype = Attr(optional(DtypeChoice("int32", "int64")), default=None)
 
     def validate(self):
         if self.high <= self.low:
@@ -228,7 +227,7 @@ class SampleMultinomial(Operator):
 
     shape = Attr(Shape, default=())
     get_prob = Attr(Bool, default=False)
-    dtype = Attr(Choice("float16", "float32", "float64", "int32", "uint8"), default="int32")
+    dtype = Attr(DtypeChoice("float16", "float32", "float64", "int32", "uint8"), default="int32")
 
     def outputs(self):
         return ["output0", "output1"] if self.get_prob else ["output"]
