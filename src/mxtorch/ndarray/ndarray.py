@@ -19,6 +19,7 @@ from .. import base as _dtypes
 from ..base import MXNetError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
+from . import indexing as _indexing
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat",
            "concatenate", "waitall", "to_torch_dtype", "to_numpy_dtype", "from_torch", "moveaxis",
@@ -463,46 +464,40 @@ class NDArray:
         self._fresh_grad = False
 
     @staticmethod
-    def _index(key):
-        if isinstance(key, NDArray):
-            return key._tensor.long()
-        if isinstance(key, tuple):
-            return tuple(k._tensor.long() if isinstance(k, NDArray) else k for k in key)
-        if isinstance(key, np.ndarray):
-            return torch.from_numpy(key).long()
-        return key
+    def _basic_indexing_slice_is_contiguous(slices, shape):
+        """Whether ``x[slices]`` (one slice per axis of ``shape``) is one contiguous block, so
+        that basic indexing returns a view (MXNet's rule; see ``indexing.slice_is_contiguous``)."""
+        return _indexing.slice_is_contiguous(slices, shape)
 
     def __getitem__(self, key):
+        """``x[key]``: numpy's basic and advanced indexing (see ``mxtorch.ndarray.indexing``).
+        A basic key gives a view sharing this array's memory; a result of no axes has shape
+        ``(1,)``, as MXNet 1.x returns it.  Raises IndexError for an out-of-range integer and
+        MXNetError for an unsupported key."""
         with _grad_mode():
-            result = self._tensor[self._index(key)]
+            result = _indexing.getitem(self._tensor, key, _unwrap)
         if result.dim() == 0:
             result = result.reshape(1)
         return NDArray(result, self._ctx)
 
     def __setitem__(self, key, value):
+        """``x[key] = value`` in place: ``value`` is a number, a (nested) list, a numpy array or
+        scalar, or an NDArray, broadcast onto the indexed region (leading unit axes of ``value``
+        dropped) and cast to this array's dtype.  As in MXNet, assigning an array that autograd
+        records (or into one) inside ``mx.autograd.record()`` raises MXNetError."""
         self._check_writable("__setitem__")
+        if _autograd.is_recording() and (self._tensor.requires_grad or (
+                isinstance(value, NDArray) and value._tensor.requires_grad)):
+            raise MXNetError("__setitem__: Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                             "recording with autograd (the value or the array is part of the recorded graph)")
         value = _unwrap(value)
+        if isinstance(value, (list, tuple)):
+            value = np.asarray(value)
+        if isinstance(value, np.generic):
+            value = value.item()
         if isinstance(value, np.ndarray):
             value = torch.from_numpy(np.ascontiguousarray(value))
-        with torch.no_grad():
-            if isinstance(value, torch.Tensor):
-                value = value.to(device=self._tensor.device, dtype=self._tensor.dtype)
-            target = self._tensor[self._index(key)] if not (isinstance(key, slice) and key == slice(None)) \
-                else self._tensor
-            if isinstance(value, torch.Tensor) and target.shape != value.shape:
-                try:
-                    torch.broadcast_shapes(value.shape, target.shape)
-                except RuntimeError:
-                    raise MXNetError(f"__setitem__: cannot assign a value of shape {tuple(value.shape)} "
-                                     f"to a slice of shape {tuple(target.shape)}") from None
-            if isinstance(key, slice) and key == slice(None):
-                if isinstance(value, torch.Tensor):
-                    self._tensor.copy_(value.expand_as(self._tensor) if value.shape != self._tensor.shape
-                                       else value)
-                else:
-                    self._tensor.fill_(value)
-            else:
-                self._tensor[self._index(key)] = value
+        _indexing.setitem(self._tensor, key, value, _unwrap)
 
     # -- arithmetic --------------------------------------------------------------------
     def _check_writable(self, function):
@@ -727,7 +722,28 @@ def concatenate(arrays, axis=0, always_copy=True):
 
 
 def moveaxis(tensor, source, destination):
-    return NDArray(torch.movedim(tensor._tensor, source, destination), tensor.context)
+    """``tensor`` with the axes ``source`` (an int or a sequence of ints) moved to the positions
+    ``destination`` (as many), the other axes keeping their order (numpy's ``moveaxis``).
+    Negative axes count from the end.  Raises ValueError, as MXNet does, for an axis out of
+    range, a repeated axis or sequences of different lengths."""
+    ndim = tensor.ndim
+
+    def axes(value, name):
+        values = [value] if isinstance(value, (numbers.Integral, np.integer)) else list(value)
+        result = []
+        for axis in values:
+            if not -ndim <= int(axis) < ndim:
+                raise ValueError(f"moveaxis: {name} axis {axis} is out of bounds for an array of {ndim} dimensions")
+            result.append(int(axis) % ndim)
+        if len(set(result)) != len(result):
+            raise ValueError(f"moveaxis: repeated axis in {name} {values}")
+        return result
+
+    source, destination = axes(source, "source"), axes(destination, "destination")
+    if len(source) != len(destination):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} must have the same number "
+                         f"of elements")
+    return NDArray(torch.movedim(tensor._tensor, tuple(source), tuple(destination)), tensor.context)
 
 
 def onehot_encode(indices, out):

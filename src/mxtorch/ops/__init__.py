@@ -1,8 +1,9 @@
 """The operator registry and every operator declaration (see DESIGN.md, "One operator, declared once")."""
 from .registry import Operator, Attr, register, get_operator, list_operators  # noqa: F401
 # registration side effects: each module declares its operators
-from . import nn, elementwise, loss, tensor  # noqa: F401
+from . import nn, elementwise, loss, shape, creation, slicing, cast  # noqa: F401
+from . import attention, quantization  # noqa: F401
 from . import normalization, convolution, recurrent, vision, custom  # noqa: F401
 from . import indexing, reduction, linalg, sequence, random_ops  # noqa: F401
-from . import detection, image  # noqa: F401
+from . import roi, boxes, detection, image  # noqa: F401
 from . import optimizer_updates, misc  # noqa: F401

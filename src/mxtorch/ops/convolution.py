@@ -1,10 +1,14 @@
-"""Transposed convolution: ``Deconvolution`` (1-D, 2-D and 3-D)."""
+"""Convolution variants beside ``Convolution`` (ops/nn.py): transposed convolution
+``Deconvolution`` (1-D, 2-D and 3-D) and contrib ``DeformableConvolution``."""
 from __future__ import annotations
 
+import torch
 import torch.nn.functional as F
 
+from ..base import MXNetError
+from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where
+from .nn import _conv_output_size, _expand_conv_geometry, _spatial
 from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
-from .nn import _spatial
 
 __all__ = ["deconvolution_geometry"]
 
@@ -132,3 +136,131 @@ class Deconvolution(Operator):
         pad, adj, _ = deconvolution_geometry(self, tuple(data.shape[2:]))
         function = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[len(self.kernel) - 1]
         return [function(data, weight, bias, self.stride_, pad, adj, self.num_group, self.dilate_)]
+
+
+# -- deformable convolution ------------------------------------------------------------------------
+@register("_contrib_DeformableConvolution")
+class DeformableConvolution(Operator):
+    """2-D deformable convolution (Deformable ConvNets v1).
+
+    data ``(batch, C, H, W)``; offset ``(batch, 2 * num_deformable_group * kh * kw, out_h,
+    out_w)`` holds for every deformable group and kernel tap ``(i, j)`` (channels
+    ``2 * (i * kw + j)`` and ``+ 1``) the (y, x) displacement of the sampling point
+    ``(oh * stride - pad + i * dilate + dy, ow * stride - pad + j * dilate + dx)``; weight
+    ``(num_filter, C / num_group, kh, kw)``; bias ``(num_filter,)`` unless ``no_bias``.
+    Sampling follows MXNet's kernels: a point outside ``[0, H) x [0, W)`` reads 0, a point
+    inside is bilinearly interpolated, and beyond the last row / column (``[H - 1, H)``) it
+    reads that row / column.  Output ``(batch, num_filter, out_h, out_w)`` with
+    ``out = floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.
+
+    Gradients flow to data, offset, weight and bias.  Only 2-D kernels exist (as in MXNet);
+    the offset shape is inferred from data when not given.
+    """
+
+    kernel = Attr(Shape, required=True)
+    stride = Attr(Shape, default=())
+    dilate = Attr(Shape, default=())
+    pad = Attr(Shape, default=())
+    num_filter = Attr(Int, required=True)
+    num_group = Attr(Int, default=1)
+    num_deformable_group = Attr(Int, default=1)
+    workspace = Attr(Int, default=1024)
+    no_bias = Attr(Bool, default=False)
+    layout = Attr(optional(Choice("NCDHW", "NCHW", "NCW")), default=None)
+
+    def validate(self):
+        if len(self.kernel) != 2:
+            raise self.error(f"only 2-D kernels are supported (as in MXNet), got kernel {self.kernel}")
+        if min(self.kernel) < 1:
+            raise self.error(f"kernel sizes must be positive, got {self.kernel}")
+        if self.layout not in (None, "NCHW"):
+            raise self.error(f"layout must be NCHW for a 2-D kernel, got {self.layout}")
+        _expand_conv_geometry(self)
+        if self.num_filter < 1 or self.num_group < 1 or self.num_deformable_group < 1:
+            raise self.error(f"num_filter, num_group and num_deformable_group must be positive, got "
+                             f"{self.num_filter}, {self.num_group} and {self.num_deformable_group}")
+        if self.num_filter % self.num_group:
+            raise self.error(f"num_filter={self.num_filter} must be divisible by num_group={self.num_group}")
+
+    def arguments(self):
+        return ["data", "offset", "weight"] + ([] if self.no_bias else ["bias"])
+
+    def infer_shape(self, in_shapes, out_shapes):
+        where = _where(self)
+        data, offset, weight = in_shapes[0], in_shapes[1], in_shapes[2]
+        out = out_shapes[0]
+        taps = self.kernel[0] * self.kernel[1]
+        _check_ndim(self, "data", data, 4, "(batch, channel, height, width)")
+        _check_ndim(self, "offset", offset, 4, "(batch, 2 * num_deformable_group * kh * kw, out_h, out_w)")
+        if data is not None:
+            channels = data[1]
+            if channels and channels % self.num_group:
+                raise self.error(f"input channels {channels} of data {tuple(data)} are not divisible by "
+                                 f"num_group={self.num_group}")
+            if channels and channels % self.num_deformable_group:
+                raise self.error(f"input channels {channels} of data {tuple(data)} are not divisible by "
+                                 f"num_deformable_group={self.num_deformable_group}")
+            weight = merge_shape(weight, (self.num_filter, channels // self.num_group if channels else 0)
+                                 + tuple(self.kernel), f"{where} argument 'weight'")
+            spatial = _conv_output_size(self, data[2:])
+            expected = (data[0], 2 * self.num_deformable_group * taps) + spatial
+            try:
+                offset = merge_shape(offset, expected, where)
+            except MXNetError:
+                raise self.error(f"offset must have shape {expected} = (batch, 2 * num_deformable_group * kh * kw, "
+                                 f"out_h, out_w) for data {tuple(data)}, got {tuple(offset)}") from None
+            out = merge_shape(out, (data[0], self.num_filter) + spatial, f"{where} output")
+        else:
+            weight = merge_shape(weight, (self.num_filter, 0) + tuple(self.kernel), f"{where} argument 'weight'")
+        shapes = [data, offset, weight]
+        if not self.no_bias:
+            shapes.append(merge_shape(in_shapes[3], (self.num_filter,), f"{where} argument 'bias'"))
+        return shapes, [out], []
+
+    def forward(self, is_train, inputs, aux):
+        _check_inputs(self, inputs)
+        data, offset, weight = inputs[0], inputs[1], inputs[2]
+        bias = None if self.no_bias else inputs[3]
+        batch, channels, height, width = data.shape
+        out_h, out_w = _conv_output_size(self, (height, width))
+        kernel_h, kernel_w = self.kernel
+        taps = kernel_h * kernel_w
+        groups = self.num_deformable_group
+        dtype = _compute_dtype(data)
+        device = data.device
+        # sampling points (N, G, taps, L) with L = out_h * out_w
+        offset = offset.to(dtype).reshape(batch, groups, taps, 2, out_h * out_w)
+        tap_y = torch.arange(kernel_h, device=device, dtype=dtype).repeat_interleave(kernel_w) * self.dilate_[0]
+        tap_x = torch.arange(kernel_w, device=device, dtype=dtype).repeat(kernel_h) * self.dilate_[1]
+        grid_y = (torch.arange(out_h, device=device, dtype=dtype) * self.stride_[0] - self.pad_[0])
+        grid_x = (torch.arange(out_w, device=device, dtype=dtype) * self.stride_[1] - self.pad_[1])
+        base_y = (tap_y[:, None, None] + grid_y[None, :, None]).expand(taps, out_h, out_w).reshape(taps, -1)
+        base_x = (tap_x[:, None, None] + grid_x[None, None, :]).expand(taps, out_h, out_w).reshape(taps, -1)
+        ys = base_y + offset[:, :, :, 0]
+        xs = base_x + offset[:, :, :, 1]
+        inside = (ys >= 0) & (ys < height) & (xs >= 0) & (xs < width)
+        ys = torch.minimum(ys, torch.tensor(height - 1, dtype=dtype, device=device))
+        xs = torch.minimum(xs, torch.tensor(width - 1, dtype=dtype, device=device))
+        y_low = torch.floor(ys).clamp(0, height - 1)
+        x_low = torch.floor(xs).clamp(0, width - 1)
+        frac_y, frac_x = ys - y_low, xs - x_low
+        y_low, x_low = y_low.long(), x_low.long()
+        y_high = (y_low + 1).clamp(max=height - 1)
+        x_high = (x_low + 1).clamp(max=width - 1)
+        inside = inside.to(dtype)
+        per_group = channels // groups
+        image = data.to(dtype).reshape(batch, groups, per_group, height * width)
+        columns = 0
+        for rows, weight_y in ((y_low, 1 - frac_y), (y_high, frac_y)):
+            for cols, weight_x in ((x_low, 1 - frac_x), (x_high, frac_x)):
+                position = (rows * width + cols).reshape(batch, groups, 1, taps * out_h * out_w)
+                values = torch.gather(image, 3, position.expand(batch, groups, per_group, position.shape[-1]))
+                factor = (weight_y * weight_x * inside).reshape(batch, groups, 1, -1)
+                columns = columns + values * factor
+        # (N, C * taps, L): channel-major, tap-minor, as the weight (F, C / g, kh, kw) flattens
+        columns = columns.reshape(batch, self.num_group, channels // self.num_group * taps, out_h * out_w)
+        kernels = weight.to(dtype).reshape(self.num_group, self.num_filter // self.num_group, -1)
+        output = torch.matmul(kernels[None], columns).reshape(batch, self.num_filter, out_h, out_w)
+        if bias is not None:
+            output = output + bias.to(dtype).reshape(1, -1, 1, 1)
+        return [output.to(data.dtype)]

@@ -1,4 +1,5 @@
-"""Elementwise arithmetic: binary (same shape and broadcasting), scalar and unary operators.
+"""Elementwise arithmetic: binary (same shape and broadcasting), scalar and unary operators,
+plus ``clip`` and the three-input ``where``.
 
 Each operator is declared once through a small factory so that every MXNet
 name and alias (``elemwise_add`` / ``_plus`` / ``_Plus``, ``_plus_scalar`` /
@@ -11,7 +12,9 @@ import math
 
 import torch
 
-from .registry import Attr, Operator, register, Float, Bool, Int, merge_shape
+from ..base import MXNetError
+from .registry import Attr, Operator, register, Float, Bool, Int, known, merge_shape
+from .helpers import shape_text
 
 __all__ = ["broadcast_shapes"]
 
@@ -297,3 +300,193 @@ class AddN(Operator):
         for value in inputs[1:]:
             total = total + value
         return [total]
+
+
+@register("clip", fluent=True)
+class Clip(Operator):
+    """``data`` limited to ``[a_min, a_max]``; the gradient passes where
+    ``a_min <= data <= a_max`` (bounds included) and is zero elsewhere."""
+
+    a_min = Attr(Float, required=True)
+    a_max = Attr(Float, required=True)
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if not data.is_floating_point():
+            return [data.clamp(int(self.a_min), int(self.a_max))]
+        return [data.clamp(self.a_min, self.a_max)]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        data = inputs[0]
+        inside = (data >= self.a_min) & (data <= self.a_max)
+        return [out_grads[0] * inside.to(out_grads[0].dtype)]
+
+
+@register("where")
+class Where(Operator):
+    """``x`` where ``condition`` is non-zero, else ``y``.  ``condition`` has the shape of ``x``
+    or is 1-D with ``x.shape[0]`` entries (then it selects whole rows).  ``condition``
+    gets a zero gradient."""
+
+    def arguments(self):
+        return ["condition", "x", "y"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        condition, x, y = in_shapes
+        where = f"Operator {self.name}"
+        try:
+            value = merge_shape(x, y, "")
+            value = merge_shape(value, out_shapes[0], "")
+        except MXNetError:
+            raise self.error(f"arguments 'x' {shape_text(x)} and 'y' {shape_text(y)} must have the same "
+                             f"shape") from None
+        condition_known = known(condition)
+        if condition is not None and value is not None:
+            if len(condition) == 1 and len(value) > 1:
+                if condition[0] and value[0] and condition[0] != value[0]:
+                    raise self.error(f"a 1-D argument 'condition' {tuple(condition)} must have x.shape[0]="
+                                     f"{value[0]} entries ('x' {tuple(value)})")
+                # a 1-D condition is only checked, never inferred from 'x' (MXNet's rule)
+            else:
+                try:
+                    condition = merge_shape(condition, value, where)
+                except MXNetError:
+                    raise self.error(f"argument 'condition' {tuple(condition)} must have the shape of 'x' "
+                                     f"{tuple(value)} or be 1-D with x.shape[0] entries") from None
+        # MXNet infers the output only once 'condition' is fully known
+        out = value if condition_known else out_shapes[0]
+        return [condition, value, value], [out], []
+
+    def infer_type(self, in_types):
+        condition, x, y = in_types
+        dtype = x if x is not None else y
+        return [condition if condition is not None else dtype, dtype, dtype], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        condition, x, y = inputs
+        mask = condition != 0
+        if mask.dim() == 1 and x.dim() > 1:
+            mask = mask.reshape((-1,) + (1,) * (x.dim() - 1))
+        return [torch.where(mask, x, y)]
+
+
+# -- contrib elementwise functions -----------------------------------------------------------------
+@register("_contrib_quadratic")
+class Quadratic(Operator):
+    """``a * data**2 + b * data + c`` elementwise (any shape, the dtype of ``data``); gradient
+    ``2 * a * data + b`` (MXNet's ``contrib.quadratic``, attributes default 0)."""
+
+    a = Attr(Float, default=0.0)
+    b = Attr(Float, default=0.0)
+    c = Attr(Float, default=0.0)
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        return [(self.a * data + self.b) * data + self.c]
+
+
+@register("_contrib_div_sqrt_dim")
+class DivSqrtDim(Operator):
+    """``data / sqrt(data.shape[-1])`` (MXNet's ``contrib.div_sqrt_dim``, the scaling of
+    dot-product attention); any shape of at least one dimension, the dtype of ``data``."""
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if data.dim() == 0:
+            raise self.error("data must have at least one dimension, got a 0-d array")
+        return [data / math.sqrt(data.shape[-1])]
+
+
+class _StraightThrough(Operator):
+    """Forward ``function(data)``, backward the head gradient unchanged (straight-through estimator)."""
+    function = None
+
+    def forward(self, is_train, inputs, aux):
+        return [type(self).function(inputs[0])]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [out_grads[0]]
+
+
+@register("_contrib_round_ste")
+class RoundSTE(_StraightThrough):
+    """``round(data)`` (halves away from zero) whose gradient is the head gradient unchanged
+    (MXNet's ``contrib.round_ste``)."""
+    function = staticmethod(_round_half_away)
+
+
+@register("_contrib_sign_ste")
+class SignSTE(_StraightThrough):
+    """``sign(data)`` whose gradient is the head gradient unchanged (MXNet's ``contrib.sign_ste``)."""
+    function = staticmethod(torch.sign)
+
+
+@register("_contrib_gradientmultiplier")
+class GradientMultiplier(Operator):
+    """``data`` unchanged; its gradient is the head gradient times ``scalar`` (MXNet's
+    ``contrib.gradientmultiplier``, used for gradient reversal with a negative scalar)."""
+
+    scalar = Attr(Float, default=1.0)
+    is_int = Attr(Bool, default=True)
+
+    def forward(self, is_train, inputs, aux):
+        return [inputs[0].clone()]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [out_grads[0] * self.scalar]
+
+
+@register("_contrib_allclose")
+class AllClose(Operator):
+    """1 (uint8, shape ``()``) when every pair of ``a`` and ``b`` (one shape) satisfies
+    ``a == b or |a - b| <= atol + rtol * |b|``, else 0.  A NaN pair counts as close when
+    ``equal_nan`` (default) and both are NaN; a NaN against a number never does
+    (MXNet's ``contrib.allclose``).  No gradient."""
+
+    rtol = Attr(Float, default=1e-5)
+    atol = Attr(Float, default=1e-8)
+    equal_nan = Attr(Bool, default=True)
+
+    def arguments(self):
+        return ["a", "b"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        a, b = in_shapes
+        try:
+            common = merge_shape(a, b, "")
+        except MXNetError:
+            raise self.error(f"arrays 'a' {shape_text(a)} and 'b' {shape_text(b)} must have the same shape") from None
+        return [common, common], [()], []
+
+    def infer_type(self, in_types):
+        import numpy as np
+        dtype = next((t for t in in_types if t is not None), None)
+        return [dtype, dtype], [np.dtype(np.uint8)], []
+
+    def forward(self, is_train, inputs, aux):
+        a, b = (t.detach() for t in inputs)
+        compute = torch.float64 if a.dtype == torch.float64 else torch.float32
+        a, b = a.to(compute), b.to(compute)
+        a_nan, b_nan = torch.isnan(a), torch.isnan(b)
+        close = (a == b) | ((a - b).abs() <= self.atol + self.rtol * b.abs())
+        either = a_nan | b_nan
+        nan_ok = (a_nan & b_nan) if self.equal_nan else torch.zeros_like(a_nan)
+        close = torch.where(either, nan_ok, close)
+        return [close.all().to(torch.uint8)]
+
+
+class _FloatClass(Operator):
+    """1 where ``data`` is in a floating-point class, else 0, in ``data``'s dtype (MXNet's
+    ``contrib.isinf`` / ``isfinite`` / ``isnan``, Python functions there); no gradient."""
+    function = None
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0].detach()
+        return [type(self).function(data).to(data.dtype)]
+
+
+for _name, _function in (("isinf", torch.isinf), ("isfinite", torch.isfinite), ("isnan", torch.isnan)):
+    register(f"_contrib_{_name}")(type(_name, (_FloatClass,), {
+        "function": staticmethod(_function),
+        "__doc__": f"``contrib.{_name}(data)``: 1 where ``torch.{_name}`` holds, else 0, in the dtype of ``data`` "
+                   f"(any shape); no gradient."}))

@@ -1,5 +1,6 @@
 """Indexing operators: take, pick, batch_take, gather_nd, scatter_nd, one_hot, and the
-sorting family (topk, sort, argsort, argmax, argmin, argmax_channel).
+sorting family (topk, sort, argsort, argmax, argmin, argmax_channel), plus
+ravel_multi_index / unravel_index.
 
 Indices arrive as floats (MXNet's convention for index inputs) or integers; a
 fractional index is truncated toward zero.  Index inputs get zero gradients.
@@ -14,7 +15,7 @@ import torch
 from ..base import MXNetError
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, Choice, optional, known,
                        merge_shape, product)
-from .tensor import normalize_axis, torch_dtype, numpy_dtype
+from .helpers import normalize_axis, torch_dtype, numpy_dtype
 
 __all__ = []
 
@@ -456,3 +457,121 @@ class FillElement0Index(Operator):
         lhs, mhs, rhs = inputs
         columns = _as_index(rhs).reshape(-1, 1).clamp(0, lhs.shape[1] - 1)
         return [lhs.scatter(1, columns, mhs.reshape(-1, 1).to(lhs.dtype))]
+
+
+@register("_ravel_multi_index", "ravel_multi_index")
+class RavelMultiIndex(Operator):
+    """Flat indices into an array of ``shape`` from ``data`` ``(len(shape), ...)`` holding one
+    coordinate per row (row-major), in ``data``'s dtype."""
+
+    shape = Attr(Shape, required=True)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        out = out_shapes[0]
+        if data is not None:
+            if data[0] and data[0] != len(self.shape):
+                raise self.error(f"argument 'data' {tuple(data)} must have {len(self.shape)} rows (one per "
+                                 f"axis of shape {tuple(self.shape)})")
+            out = merge_shape(out, tuple(data[1:]) or (1,), f"Operator {self.name} output")
+        return [data], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        coordinates = data.detach().to(torch.int64)
+        strides = np.cumprod((1,) + tuple(self.shape[::-1]))[:-1][::-1]
+        flat = sum(coordinates[i] * int(stride) for i, stride in enumerate(strides))
+        return [flat.to(data.dtype).reshape(tuple(data.shape[1:]) or (1,))]
+
+
+@register("_unravel_index", "unravel_index")
+class UnravelIndex(Operator):
+    """Coordinates (one row per axis of ``shape``) of the flat indices in ``data``, in
+    ``data``'s dtype: output ``(len(shape),) + data.shape``."""
+
+    shape = Attr(Shape, required=True)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        out = out_shapes[0]
+        if data is not None:
+            out = merge_shape(out, (len(self.shape),) + tuple(data), f"Operator {self.name} output")
+        return [data], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        flat = data.detach().to(torch.int64)
+        rows = []
+        for size in reversed(self.shape):
+            rows.append(flat.remainder(size))
+            flat = torch.div(flat, size, rounding_mode="floor")
+        return [torch.stack(rows[::-1]).to(data.dtype)]
+
+
+@register("_contrib_index_copy")
+class IndexCopy(Operator):
+    """A copy of ``old_tensor`` whose rows ``index_vector[i]`` (along the first axis) are
+    replaced by ``new_tensor[i]`` (MXNet's ``contrib.index_copy``).  ``new_tensor`` has shape
+    ``(len(index_vector),) + old_tensor.shape[1:]``; the output has ``old_tensor``'s shape and
+    dtype.  Gradients: ``old_tensor`` gets the head gradient with the replaced rows zeroed,
+    ``new_tensor`` the head gradient's rows at ``index_vector``, the index none."""
+
+    def arguments(self):
+        return ["old_tensor", "index_vector", "new_tensor"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        old, index, new = in_shapes
+        old = merge_shape(old, out_shapes[0], f"Operator {self.name} output")
+        if index is not None and len(index) != 1:
+            raise self.error(f"index_vector must be 1-D, got shape {tuple(index)}")
+        if old is not None and index is not None:
+            new = merge_shape(new, (index[0],) + tuple(old[1:]), f"Operator {self.name} new_tensor")
+        return [old, index, new], [old], []
+
+    def infer_type(self, in_types):
+        old, index, new = in_types
+        dtype = old if old is not None else new
+        return [dtype, index if index is not None else np.dtype(np.float32), dtype], [dtype], []
+
+    def forward(self, is_train, inputs, aux):
+        old, index, new = inputs
+        positions = _as_index(index)
+        if positions.numel() and bool(((positions < 0) | (positions >= old.shape[0])).any()):
+            raise self.error(f"index_vector holds positions outside [0, {old.shape[0] - 1}]")
+        return [old.index_copy(0, positions, new.to(old.dtype))]
+
+
+@register("_contrib_boolean_mask")
+class BooleanMask(Operator):
+    """The rows of ``data`` (along ``axis`` 0, the only axis MXNet supports) where the 1-D
+    ``index`` is non-zero, in order (MXNet's ``contrib.boolean_mask``).  The output's first
+    dimension depends on the values, so symbolic shape inference leaves it unknown; no rows
+    selected gives shape ``(0,) + data.shape[1:]``.  The gradient scatters the head gradient
+    back to the selected rows (zero elsewhere); ``index`` gets none."""
+
+    axis = Attr(Int, default=0)
+
+    def validate(self):
+        if self.axis != 0:
+            raise self.error(f"only axis=0 is supported (as in MXNet), got axis={self.axis}")
+
+    def arguments(self):
+        return ["data", "index"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data, index = in_shapes
+        if index is not None and len(index) != 1:
+            raise self.error(f"index must be 1-D, got shape {tuple(index)}")
+        if data is not None and index is not None and index[0] and data[0] and index[0] != data[0]:
+            raise self.error(f"index has {index[0]} entries but data {tuple(data)} has {data[0]} rows")
+        return [data, index], [out_shapes[0]], []
+
+    def infer_type(self, in_types):
+        data, index = in_types
+        return [data, index if index is not None else data], [data], []
+
+    def forward(self, is_train, inputs, aux):
+        data, index = inputs
+        self.infer_shape([tuple(data.shape), tuple(index.shape)], [None])
+        keep = torch.nonzero(index.detach() != 0).reshape(-1)
+        return [data.index_select(0, keep.to(data.device))]

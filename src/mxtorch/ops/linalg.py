@@ -14,7 +14,7 @@ import torch
 
 from ..base import MXNetError
 from .registry import Attr, Operator, register, Int, Float, Bool, Choice, optional, merge_shape, product
-from .tensor import normalize_axis, shape_text
+from .helpers import normalize_axis, shape_text
 
 __all__ = []
 

@@ -15,14 +15,15 @@ Parameterisations follow MXNet: gamma(``alpha`` shape, ``beta`` scale), exponent
 probability: failures before the k-th success), generalized_negative_binomial(``mu``
 mean, ``alpha`` dispersion: variance ``mu + alpha * mu^2``).  Samples carry no
 gradient except ``_sample_multinomial``'s log-probabilities (``get_prob=True``).
+``_shuffle`` permutes the first axis.
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from .registry import Attr, Operator, register, Int, Float, Bool, Shape, Choice, known, merge_shape
-from .tensor import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
+from .registry import Attr, Operator, register, Int, Float, Bool, Shape, DtypeChoice, optional, known, merge_shape
+from .helpers import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
 
 __all__ = []
 
@@ -84,12 +85,11 @@ _SAMPLE_ARGUMENTS = {
     "exponential": ("lam",), "poisson": ("lam",), "negative_binomial": ("k", "p"),
     "generalized_negative_binomial": ("mu", "alpha"),
 }
-_FLOAT_DTYPES = Choice("None", "float16", "float32", "float64")
+_FLOAT_DTYPES = optional(DtypeChoice("float16", "float32", "float64"))
 
 
 def _float_dtype(value, name):
-    text = _FLOAT_DTYPES(value if value is not None else "None", name)
-    return None if text == "None" else text
+    return _FLOAT_DTYPES(value, name)
 
 
 class _RandomCreator(Operator):
@@ -204,7 +204,7 @@ class RandomRandint(_RandomCreator):
 
     low = Attr(Int, required=True)
     high = Attr(Int, required=True)
-    dtype = Attr(lambda v, n: (None if str(v) == "None" else Choice("int32", "int64")(v, n)), default=None)
+    dtype = Attr(optional(DtypeChoice("int32", "int64")), default=None)
 
     def validate(self):
         if self.high <= self.low:
@@ -227,7 +227,7 @@ class SampleMultinomial(Operator):
 
     shape = Attr(Shape, default=())
     get_prob = Attr(Bool, default=False)
-    dtype = Attr(Choice("float16", "float32", "float64", "int32", "uint8"), default="int32")
+    dtype = Attr(DtypeChoice("float16", "float32", "float64", "int32", "uint8"), default="int32")
 
     def outputs(self):
         return ["output0", "output1"] if self.get_prob else ["output"]
@@ -259,3 +259,13 @@ class SampleMultinomial(Operator):
             log_probability = torch.log(rows.gather(1, index))
             result.append(log_probability.reshape(out_shape))
         return result
+
+
+@register("_shuffle", "shuffle")
+class Shuffle(Operator):
+    """A copy of ``data`` with its first axis randomly permuted (torch's global generator)."""
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        order = torch.randperm(data.shape[0], device=data.device)
+        return [data[order]]

@@ -1,5 +1,5 @@
-"""Reductions (sum, mean, prod, max, min, nansum, nanprod, norm) and the softmax family
-(softmax, log_softmax, softmin).
+"""Reductions (sum, mean, prod, max, min, nansum, nanprod, norm) the softmax family
+(softmax, log_softmax, softmin) and ``moments`` (mean and variance).
 
 Reductions take ``axis`` (None or ``()``: every axis; an int or a tuple, negative
 values count from the end), ``keepdims`` and ``exclude`` (reduce every axis *not*
@@ -15,7 +15,7 @@ import torch
 
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, optional, merge_shape,
                        product)
-from .tensor import torch_dtype, numpy_dtype, normalize_axis
+from .helpers import torch_dtype, numpy_dtype, normalize_axis, infer_outputs_from_data
 
 __all__ = ["reduce_axes"]
 
@@ -402,3 +402,38 @@ class Histogram(Operator):
 def _parse_pair(value, name):
     from ..base import parse_tuple
     return parse_tuple(value, name, float)
+
+
+@register("moments")
+class Moments(Operator):
+    """Mean and (biased) variance of ``data`` over ``axes`` (required in practice: MXNet
+    rejects an empty list); outputs ``output0`` (mean) and ``output1`` (variance)."""
+
+    axes = Attr(optional(Shape), default=None)
+    keepdims = Attr(Bool, default=False)
+
+    def outputs(self):
+        return ["output0", "output1"]
+
+    def _axes(self, ndim):
+        if not self.axes:
+            raise self.error("argument 'axes' must list the axes to reduce (MXNet rejects empty axes)")
+        return tuple(sorted(normalize_axis(self, a, ndim, "axes") for a in self.axes))
+
+    def _out(self, data):
+        axes = self._axes(len(data))
+        if self.keepdims:
+            return tuple(1 if i in axes else d for i, d in enumerate(data))
+        kept = tuple(d for i, d in enumerate(data) if i not in axes)
+        return kept if kept else (1,)
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return infer_outputs_from_data(self, in_shapes, out_shapes, self._out)
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        axes = self._axes(data.dim())
+        mean = data.mean(dim=axes, keepdim=True)
+        variance = ((data - mean) ** 2).mean(dim=axes, keepdim=True)
+        shape = self._out(tuple(data.shape))
+        return [mean.reshape(shape), variance.reshape(shape)]

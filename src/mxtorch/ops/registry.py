@@ -21,7 +21,8 @@ import torch
 from ..base import MXNetError, parse_bool, parse_tuple, format_value, dtype_name
 
 __all__ = ["Attr", "Operator", "register", "get_operator", "list_operators", "REQUIRED",
-           "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "optional", "Choice",
+           "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "DtypeChoice", "optional",
+           "Choice",
            "known", "merge_shape", "OperatorSchemaError", "fluent_operators"]
 
 
@@ -91,6 +92,20 @@ def Dtype(value, name):
     if value is None or (isinstance(value, str) and value.strip() == "None"):
         return None
     return dtype_name(value)
+
+
+def DtypeChoice(*choices):
+    """A parser for a dtype restricted to ``choices`` (MXNet names), given in any spelling
+    :func:`Dtype` accepts (``'float16'``, ``numpy.float16``, ``numpy.dtype('float16')``); ``None`` /
+    ``"None"`` parse to None.  MXNet's Python front end turned NumPy types into these names."""
+    def parse(value, name):
+        text = Dtype(value, name)
+        if text not in choices:
+            raise MXNetError(f"expected one of {list(choices)}, got {text!r}")
+        return text
+    parse.__name__ = "DtypeChoice"
+    parse.choices = choices
+    return parse
 
 
 def optional(parser):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from .registry import Attr, Operator, register, Int, Float, Bool, merge_shape
-from .tensor import shape_text
+from .helpers import shape_text
 
 __all__ = []
 
