@@ -18,10 +18,11 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..executor import Executor
 from ..executor.executor import normalize_grad_req, variable_contexts
 from ..ndarray.ndarray import NDArray, to_torch_dtype
+from ..ops.registry import known
 from .batch import (DeviceBatch, as_ndarray, batch_size_of, loss_label_inputs, read_batch, split_batch,
                     split_labels)
 
@@ -288,21 +289,20 @@ class DataParallelExecutorGroup:
         self.bind_exec(data_shapes, label_shapes, reshape=True)
 
     def _infer(self, index, data_shapes, label_shapes):
+        """One GraphInference (symbol/inference.py) of the graph for these input shapes and
+        dtypes; the executor reuses it for its plan.  MXNetError when a shape is missing."""
+        from ..symbol.inference import infer_graph
         input_shapes = {x.name: tuple(x.shape) for x in data_shapes + label_shapes}
-        input_types = {x.name: x.dtype for x in data_shapes + label_shapes}
+        input_types = {x.name: numpy_dtype(x.dtype) for x in data_shapes + label_shapes if x.dtype is not None}
         try:
-            arg_shapes, _, aux_shapes = self.symbol.infer_shape(**input_shapes)
+            inferred = infer_graph(self.symbol, input_shapes, input_types)
         except MXNetError as error:
             raise MXNetError(f"bind on {self.contexts[index]} with input shapes {input_shapes}: {error}") from None
-        if arg_shapes is None:
-            partial = self.symbol.infer_shape_partial(**input_shapes)[0]
-            unknown = [n for n, s in zip(self.arg_names, partial) if not s or 0 in s]
+        unknown = [n for n, s in zip(self.arg_names + self.aux_names, inferred.arg_shapes + inferred.aux_shapes)
+                   if not known(s)]
+        if unknown:
             raise MXNetError(f"bind: cannot infer the shapes of {unknown} from input shapes {input_shapes}")
-        arg_types, _, aux_types = self.symbol.infer_type_partial(**{k: v for k, v in input_types.items()
-                                                                   if v is not None})
-        arg_types = [t or np.float32 for t in arg_types]
-        aux_types = [t or np.float32 for t in aux_types]
-        return arg_shapes, arg_types, aux_shapes, aux_types
+        return inferred
 
     def _allocate(self, shape, dtype, context):
         tensor = torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device)
@@ -312,7 +312,10 @@ class DataParallelExecutorGroup:
     def _bind_ith_exec(self, index, data_shapes, label_shapes, shared_group):
         context = self.contexts[index]
         shared_exec = None if shared_group is None else shared_group.execs[index]
-        arg_shapes, arg_types, aux_shapes, aux_types = self._infer(index, data_shapes, label_shapes)
+        inferred = self._infer(index, data_shapes, label_shapes)
+        arg_shapes, aux_shapes = inferred.arg_shapes, inferred.aux_shapes
+        arg_types = [t or np.float32 for t in inferred.arg_types]
+        aux_types = [t or np.float32 for t in inferred.aux_types]
         shared_args = shared_exec.arg_dict if shared_exec is not None else {}
         shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
         shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
@@ -345,14 +348,17 @@ class DataParallelExecutorGroup:
                 aux.append(shared_aux[name])
             else:
                 aux.append(self._allocate(shape, dtype, placement.get(name, context)))
-        return Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=group2ctx)
+        return Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=group2ctx,
+                        inferred=inferred)
 
     def _reshape_exec(self, index, data_shapes, label_shapes):
         """An executor for new input shapes that shares every parameter, gradient and aux
         array of the first binding of context ``index``."""
         base = self._default_execs[index]
         context = self.contexts[index]
-        arg_shapes, arg_types, aux_shapes, aux_types = self._infer(index, data_shapes, label_shapes)
+        inferred = self._infer(index, data_shapes, label_shapes)
+        arg_shapes, aux_shapes = inferred.arg_shapes, inferred.aux_shapes
+        arg_types = [t or np.float32 for t in inferred.arg_types]
         args, grads = [], []
         for position, (name, shape, dtype) in enumerate(zip(self.arg_names, arg_shapes, arg_types)):
             shape = tuple(shape)
@@ -374,7 +380,8 @@ class DataParallelExecutorGroup:
                 raise MXNetError(f"reshape: auxiliary state {name!r} would change shape from {old.shape} "
                                  f"to {tuple(shape)}")
             aux.append(old)
-        executor = Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs[index])
+        executor = Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs[index],
+                            inferred=inferred)
         if base._monitor_callback is not None:
             executor.set_monitor_callback(base._monitor_callback, base._monitor_all)
         return executor
