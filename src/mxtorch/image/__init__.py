@@ -23,8 +23,11 @@ the image size (0 to 1).
 """
 from __future__ import annotations
 
+from numbers import Number  # noqa: F401  (names of MXNet's module)
+
 from .. import ndarray as _ndarray_package
-from ..base import MXNetError
+from ..base import MXNetError, numeric_types  # noqa: F401
+from ..util import is_np_array  # noqa: F401
 from ..ndarray.ndarray import NDArray
 from . import augmenters, detection, functions, iterators
 from .functions import *  # noqa: F401,F403
