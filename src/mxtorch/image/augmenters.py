@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, array as _nd_array
 from .functions import (_IMAGENET_MEAN, _IMAGENET_STD, _PCA_EIGENVALUES, _PCA_EIGENVECTORS, _LUMA_WEIGHTS,
                         _InvalidArgumentError, imresize, _get_interp_method, resize_short, random_crop, center_crop,

@@ -16,7 +16,7 @@ from ..util import is_np_array  # noqa: F401
 from ..io.io import DataDesc
 from ..ndarray.ndarray import NDArray
 from .functions import (_LOGGER, _IMAGENET_MEAN, _IMAGENET_STD, _PCA_EIGENVALUES, _PCA_EIGENVECTORS,
-                        _InvalidArgumentError, _InvalidTypeError, _cv2, imdecode, copyMakeBorder, fixed_crop)
+                        _InvalidArgumentError, _InvalidTypeError, _cv2, copyMakeBorder, fixed_crop)
 from .augmenters import RandomOrderAug  # noqa: F401  (a name of MXNet's module)
 from .augmenters import (_KwargsDumps, Augmenter, ResizeAug, ForceResizeAug, HueJitterAug, ColorJitterAug,
                          LightingAug, ColorNormalizeAug, RandomGrayAug, CastAug)

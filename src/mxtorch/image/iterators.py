@@ -14,7 +14,7 @@ from ..ndarray.ndarray import NDArray, array as _nd_array, zeros as _nd_zeros, e
 from .functions import _LOGGER, _InvalidArgumentError, imdecode
 from .augmenters import CreateAugmenter
 
-__all__ = ['ImageIter']
+__all__ = ["ImageIter"]
 
 
 # ------------------------------------------------------------------------------------------------
