@@ -1,5 +1,5 @@
 """The fake metric, fake clock and batch loop shared by ``tests/test_callback.py`` and the
-generator of its reference, ``tests/data/callback/make_reference.py`` (run with the real
+generator of its reference, ``tools/gen_callback_reference.py`` (run with the real
 MXNet), so that both drive the callbacks identically.
 
 Plain Python: neither mxtorch nor MXNet is imported here.

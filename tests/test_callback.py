@@ -1,6 +1,6 @@
 """mx.callback against the log lines MXNet 1.9.1 wrote (tests/data/callback/reference.json).
 
-The reference was recorded by tests/data/callback/make_reference.py with the
+The reference was recorded by tools/gen_callback_reference.py with the
 real MXNet under the same fake clock and fake metric used here.
 """
 import json

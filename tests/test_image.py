@@ -1,6 +1,6 @@
 """mx.image against MXNet 1.9.1: decoding, resizing, crops, augmenters, ImageIter, ImageDetIter, imrotate.
 
-tests/data/recordio/image.npz was written by MXNet 1.9.1 (tests/data/recordio/make_reference.py)
+tests/data/recordio/image.npz was written by MXNet 1.9.1 (tools/gen_recordio_reference.py)
 with ``random.seed`` / ``numpy.random.seed`` before each random call, so the crops, flips and
 jitters drawn here with the same seeds are MXNet's.  Bicubic resizing (interp 2) differs by at
 most 1 grey level between MXNet's bundled OpenCV and current OpenCV; everything else is exact

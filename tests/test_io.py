@@ -1,5 +1,5 @@
 """mx.io iterators against MXNet 1.9.1: the shared fixtures (tests/data/io/index.json) and
-extra reference runs recorded with MXNet 1.9.1 (tests/data/io/mxref_extra.json, see make_mxref_extra.py)."""
+extra reference runs recorded with MXNet 1.9.1 (tests/data/io/mxref_extra.json, see tools/gen_io_reference.py)."""
 import json
 import os
 import pickle

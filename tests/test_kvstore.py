@@ -250,6 +250,65 @@ def test_gradient_compression_only_for_device_stores():
     mx.kv.create("device").set_gradient_compression({"type": "2bit", "threshold": 0.5})
     with pytest.raises(MXNetError, match="'type'"):
         mx.kv.create("device").set_gradient_compression({"threshold": 0.5})
+    with pytest.raises(MXNetError, match="unknown type for gradient compression '1bit'"):   # as MXNet 1.9.1
+        mx.kv.create("device").set_gradient_compression({"type": "1bit"})
+    with pytest.raises(MXNetError, match="threshold must be greater than 0"):
+        mx.kv.create("device").set_gradient_compression({"type": "2bit", "threshold": 0})
+
+
+def two_bit_reference(pushes, threshold):
+    """MXNet's 2-bit rule written out in numpy: per source, residual += gradient; send +t where
+    residual >= t, -t where residual <= -t, else 0; the residual keeps what was not sent."""
+    residuals = np.zeros_like(pushes[0], dtype=np.float32)
+    t = np.float32(threshold)
+    sums = []
+    for step in pushes:
+        residuals = residuals + step
+        sent = np.where(residuals >= t, t, np.where(residuals <= -t, -t, np.float32(0)))
+        residuals = residuals - sent
+        sums.append(sent.sum(axis=0))
+    return np.array(sums)
+
+
+def test_two_bit_compression_gives_mxnets_values():
+    # MXNet 1.9.1's 'device' store (tools/gen_kvstore_states.py): two devices, four pushes
+    with np.load(os.path.join(DATA, "compression_2bit.npz")) as reference:
+        grads, pulled, threshold = reference["grads"], reference["pulled"], float(reference["threshold"])
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression({"type": "2bit", "threshold": threshold})
+    assert kv._compression_params == {"type": "2bit", "threshold": threshold}
+    kv.init(7, mx.nd.zeros(grads.shape[2:]))
+    got = []
+    for step in grads:
+        kv.push(7, [mx.nd.array(g, ctx=mx.cpu(i)) for i, g in enumerate(step)])
+        out = mx.nd.zeros(grads.shape[2:])
+        kv.pull(7, out=out)
+        got.append(out.asnumpy())
+    np.testing.assert_array_equal(np.array(got), pulled)
+    np.testing.assert_array_equal(pulled, two_bit_reference(grads, threshold))
+    # the error feedback matters: a small constant gradient is sent once it has accumulated
+    # (0.375 steps against a threshold of 1: residuals 0.375, 0.75, 1.125 -> sent, 0.5, 0.875, 1.25 -> sent)
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression({"type": "2bit", "threshold": 1.0})
+    kv.init(8, mx.nd.zeros((2,)))
+    sent = []
+    for _ in range(6):
+        kv.push(8, [mx.nd.array([0.375, -0.375])])
+        out = mx.nd.zeros((2,))
+        kv.pull(8, out=out)
+        sent.append(out.asnumpy().tolist())
+    assert sent == [[0, 0], [0, 0], [1, -1], [0, 0], [0, 0], [1, -1]]
+
+
+def test_two_bit_compression_feeds_the_optimizer():
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression({"type": "2bit", "threshold": 1.0})
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.5, rescale_grad=1.0))
+    kv.init(0, mx.nd.ones((3,)))
+    kv.push(0, [mx.nd.array([1.5, 0.4, -2.0])])
+    out = mx.nd.zeros((3,))
+    kv.pull(0, out=out)
+    np.testing.assert_allclose(out.asnumpy(), [1 - 0.5 * 1.0, 1.0, 1 + 0.5 * 1.0])
 
 
 def test_registered_store_class_is_created_by_name():

@@ -118,7 +118,25 @@ def worker_direct(rank, output):
     updating.push("weight", mx.nd.full(DIRECT_SHAPE, rank + 1.0))
     updating.pull("weight", out=out)
     results["updated_after_reload"] = out.asnumpy()
+
+    compressed = mx.kv.create("dist_sync")
+    compressed.set_gradient_compression({"type": "2bit", "threshold": 1.0})
+    compressed.init(9, mx.nd.zeros((4,)))
+    pulled = []
+    for gradients in compressed_pushes(rank):
+        compressed.push(9, [mx.nd.array(g) for g in gradients])
+        value = mx.nd.zeros((4,))
+        compressed.pull(9, out=value)
+        pulled.append(value.asnumpy())
+    results["compressed"] = np.array(pulled)
     np.savez(os.path.join(output, f"direct{rank}.npz"), **results)
+
+
+def compressed_pushes(rank):
+    """Worker ``rank``'s pushes to the 2-bit compressed store: three steps of two devices' values
+    (multiples of 1/8, exact in float32)."""
+    rng = np.random.RandomState(5 + rank)
+    return rng.randint(-12, 13, (3, 2, 4)).astype(np.float32) / 8
 
 
 # -- test side ----------------------------------------------------------------------------------------------
@@ -211,6 +229,18 @@ def test_push_pull_pushpull_sum_across_workers(tmp_path, environment):
             np.testing.assert_array_equal(got["pushpull_keys"], [3.0] * 6 + [11.0] * 4)
             np.testing.assert_allclose(got["updated"], np.full(DIRECT_SHAPE, weights[1]), rtol=1e-6)
             np.testing.assert_allclose(got["updated_after_reload"], np.full(DIRECT_SHAPE, weights[2]), rtol=1e-6)
+            # 2-bit compression in a dist store: each worker compresses its devices' sum with its own
+            # residual (threshold 1), the workers' dequantized values are summed
+            expected = 0
+            for worker in range(WORKERS):
+                residual, sent = np.zeros(4, np.float32), []
+                for step in compressed_pushes(worker):
+                    residual = residual + step.sum(axis=0)
+                    value = np.where(residual >= 1, 1.0, np.where(residual <= -1, -1.0, 0.0)).astype(np.float32)
+                    residual -= value
+                    sent.append(value)
+                expected = expected + np.array(sent)
+            np.testing.assert_array_equal(got["compressed"], expected)
 
 
 @pytest.fixture

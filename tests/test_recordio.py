@@ -2,7 +2,7 @@
 
 Reference files in tests/data/recordio: the RecordIO / ImageRecordIter cases of the shared io
 fixtures (index.json, *.rec, *.idx, *.npz), plus files written by MXNet 1.9.1 with
-make_reference.py there: multipart.* (records holding the magic number, which MXNet's writer
+tools/gen_recordio_reference.py: multipart.* (records holding the magic number, which MXNet's writer
 splits), det.* / multilabel.* (array labels), iterators.json / iterators.npz (iterator batches)
 and mean_img.nd.
 """

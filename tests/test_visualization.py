@@ -9,6 +9,8 @@ import pytest
 import mxtorch as mx
 from mxtorch.base import MXNetError
 
+import viz_networks
+
 DATA = os.path.join(os.path.dirname(__file__), "data", "viz")
 
 
@@ -17,48 +19,9 @@ def expected(name):
         return handle.read()
 
 
-def mlp():
-    data = mx.sym.Variable("data")
-    net = mx.sym.FullyConnected(data=data, name="fc1", num_hidden=128)
-    net = mx.sym.Activation(data=net, name="relu1", act_type="relu")
-    net = mx.sym.FullyConnected(data=net, name="fc2", num_hidden=64)
-    net = mx.sym.Activation(data=net, name="relu2", act_type="relu")
-    net = mx.sym.FullyConnected(data=net, name="fc3", num_hidden=10)
-    return mx.sym.SoftmaxOutput(data=net, name="softmax")
-
-
-def convnet():
-    data = mx.sym.Variable("data")
-    c1 = mx.sym.Convolution(data=data, name="conv1", kernel=(3, 3), num_filter=8, pad=(1, 1))
-    b1 = mx.sym.BatchNorm(data=c1, name="bn1")
-    a1 = mx.sym.Activation(data=b1, name="relu1", act_type="relu")
-    p1 = mx.sym.Pooling(data=a1, name="pool1", kernel=(2, 2), stride=(2, 2), pool_type="max")
-    c2 = mx.sym.Convolution(data=p1, name="conv2", kernel=(3, 3), num_filter=4, pad=(1, 1), no_bias=True)
-    c3 = mx.sym.Convolution(data=p1, name="conv3", kernel=(1, 1), num_filter=4, num_group=2)
-    cat = mx.sym.Concat(c2, c3, name="concat", dim=1)
-    leaky = mx.sym.LeakyReLU(data=cat, name="leaky", act_type="leaky")
-    pooled = mx.sym.Pooling(data=leaky, name="gpool", global_pool=True, pool_type="avg", kernel=(1, 1))
-    flat = mx.sym.Flatten(data=pooled, name="flatten")
-    fc = mx.sym.FullyConnected(data=flat, name="fc", num_hidden=10, no_bias=True)
-    return mx.sym.SoftmaxOutput(data=fc, name="softmax")
-
-
-def embed():
-    data = mx.sym.Variable("data")
-    embedded = mx.sym.Embedding(data=data, name="embed", input_dim=100, output_dim=16)
-    halves = mx.sym.SliceChannel(data=embedded, num_outputs=2, axis=1, name="split")
-    added = mx.sym.elemwise_add(halves[0], halves[1], name="add")
-    flat = mx.sym.Reshape(data=added, shape=(0, -1), name="reshape")
-    return mx.sym.LinearRegressionOutput(data=flat, name="out")
-
-
-SUMMARIES = [
-    ("summary_mlp_shape.txt", mlp, dict(shape={"data": (32, 100)})),
-    ("summary_mlp_noshape.txt", mlp, dict()),
-    ("summary_mlp_narrow.txt", mlp, dict(shape={"data": (32, 100)}, line_length=80, positions=[30, 50, 60, 80])),
-    ("summary_convnet_shape.txt", convnet, dict(shape={"data": (2, 3, 16, 16)})),
-    ("summary_embed_shape.txt", embed, dict(shape={"data": (4, 6)})),
-]
+NETWORKS = viz_networks.networks(mx)
+mlp, convnet, embed = NETWORKS["mlp"], NETWORKS["convnet"], NETWORKS["embed"]
+SUMMARIES = viz_networks.summaries(NETWORKS)
 
 
 @pytest.mark.parametrize("fname,network,kwargs", SUMMARIES, ids=[s[0] for s in SUMMARIES])
@@ -88,14 +51,7 @@ def test_print_summary_rejects_bad_input():
         mx.viz.print_summary(two_inputs, shape={"a": (2, 3)})      # b's first axis is unknown
 
 
-PLOTS = [
-    ("plot_mlp_plain.gv", mlp, dict()),
-    ("plot_mlp_shape_dtype.gv", mlp, dict(shape={"data": (32, 100)}, dtype={"data": np.float32}, title="mlp",
-                                          save_format="png")),
-    ("plot_convnet_shape.gv", convnet, dict(shape={"data": (2, 3, 16, 16)}, hide_weights=False,
-                                            node_attrs={"shape": "oval", "fixedsize": "false"})),
-    ("plot_embed_shape.gv", embed, dict(shape={"data": (4, 6)})),
-]
+PLOTS = viz_networks.plots(NETWORKS, np)
 
 
 @pytest.mark.parametrize("fname,network,kwargs", PLOTS, ids=[p[0] for p in PLOTS])

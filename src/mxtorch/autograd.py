@@ -141,7 +141,7 @@ def _make_variable(array, gradient, req):
     array._grad_req = req
     array._fresh_grad = False
     if req != "null" and array._tensor.is_floating_point():
-        array._tensor = array._tensor.detach().requires_grad_(True)
+        array.use_storage(array._tensor, requires_grad=True)
         array._tensor._mx_grad_owner = array
 
 

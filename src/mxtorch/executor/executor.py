@@ -110,7 +110,7 @@ class Executor:
     """
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
-                 group2ctx=None):
+                 group2ctx=None, inferred=None):
         if not isinstance(symbol, Symbol):
             raise MXNetError(f"Executor: expected a Symbol, got {type(symbol).__name__}")
         self._symbol = symbol
@@ -139,7 +139,7 @@ class Executor:
         self._monitor_callback = None
         self._monitor_all = False
         self._placement = node_contexts(symbol, self._ctx, group2ctx) if group2ctx else None
-        self._build_plan()
+        self._build_plan(inferred)
         self._device = self._ctx.torch_device
         # indices of the arguments that get gradients (fixed at bind time, read every forward)
         self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
@@ -175,24 +175,25 @@ class Executor:
     @classmethod
     def simple_bind(cls, symbol, ctx, grad_req="write", type_dict=None, group2ctx=None, shared_arg_names=None,
                     shared_exec=None, shared_buffer=None, shapes=None):
+        from ..symbol.inference import infer_graph
         shapes = dict(shapes or {})
         arg_names = symbol.list_arguments()
         aux_names = symbol.list_auxiliary_states()
+        types = {k: numpy_dtype(v) for k, v in (type_dict or {}).items()}
         try:
-            arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
+            known = symbol._given((), shapes, "infer_shape")
+            inferred = infer_graph(symbol, known, {k: v for k, v in types.items() if k in set(arg_names + aux_names)})
         except MXNetError as error:
             raise MXNetError(f"simple_bind: {error}") from None
+        arg_shapes, aux_shapes = [s or () for s in inferred.arg_shapes], [s or () for s in inferred.aux_shapes]
         incomplete = [n for n, s in zip(arg_names + aux_names, arg_shapes + aux_shapes)
                       if not s or not all(d > 0 for d in s)]
         incomplete = [n for n in incomplete if not _is_zero_size_given(n, shapes)]
         if incomplete:
             raise MXNetError(f"simple_bind: cannot infer the shapes of {incomplete} from the given input shapes "
                              f"{shapes}; give them as keyword arguments")
-        types = {k: numpy_dtype(v) for k, v in (type_dict or {}).items()}
-        arg_types, _, aux_types = symbol.infer_type_partial(**{k: v for k, v in types.items()
-                                                              if k in set(arg_names + aux_names)})
-        arg_types = [t or np.float32 for t in arg_types]
-        aux_types = [t or np.float32 for t in aux_types]
+        arg_types = [t or np.float32 for t in inferred.arg_types]
+        aux_types = [t or np.float32 for t in inferred.aux_types]
         if ctx is None:
             ctx = current_context()
         if not isinstance(ctx, Context):
@@ -228,16 +229,28 @@ class Executor:
             args.append(array)
             grads.append(grad)
         aux = [reuse(shared_aux, name, shape, dtype) for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
-        return cls(symbol, ctx, args, grads, requests, aux, group2ctx=group2ctx)
+        return cls(symbol, ctx, args, grads, requests, aux, group2ctx=group2ctx, inferred=inferred)
 
-    def _build_plan(self):
+    def _build_plan(self, inferred=None):
+        """The steps of the graph.  ``inferred``: the binder's GraphInference
+        (symbol/inference.py), used when the bound arrays have its shapes and dtypes, so a bind
+        infers the graph once; otherwise shapes and dtypes are inferred from the arrays."""
         from ..symbol.inference import graph_shapes, graph_types
         symbol = self._symbol
-        given = {name: array.shape for name, array in zip(self._arg_names, self.arg_arrays)}
-        given.update({name: array.shape for name, array in zip(self._aux_names, self.aux_arrays)})
-        nodes, shapes = graph_shapes(symbol, given)
-        _, types = graph_types(symbol, {name: np.dtype(array.dtype) for name, array in
-                                        zip(self._arg_names + self._aux_names, self.arg_arrays + self.aux_arrays)})
+        arrays = self.arg_arrays + self.aux_arrays
+        if inferred is not None and inferred.matches([a.shape for a in self.arg_arrays],
+                                                     [a.shape for a in self.aux_arrays]):
+            nodes, shapes = inferred.nodes, inferred.shapes
+        else:
+            given = {name: array.shape for name, array in zip(self._arg_names, self.arg_arrays)}
+            given.update({name: array.shape for name, array in zip(self._aux_names, self.aux_arrays)})
+            nodes, shapes, inferred = *graph_shapes(symbol, given), None
+        dtypes = [np.dtype(array.dtype) for array in arrays]
+        if inferred is not None and all(t is not None and np.dtype(t) == d for t, d in
+                                        zip(inferred.arg_types + inferred.aux_types, dtypes)):
+            types = inferred.types
+        else:
+            _, types = graph_types(symbol, dict(zip(self._arg_names + self._aux_names, dtypes)))
         aux_ids = _aux_variable_ids(nodes)
         slot = {}
         self._variable_slots = []   # (slot, 'arg'|'aux', index)

@@ -42,11 +42,13 @@ import os
 
 import numpy as np
 
-from ..base import MXNetError, parse_bool, parse_tuple
+from ..base import MXNetError, parse_tuple
 from ..util import decode_image, import_opencv
 from ..recordio import _RecordReader, _record_offsets, _IR_SIZE, _IR_STRUCT, unpack
 from .io import MXDataIter
-from .native import _REQUIRED, _parse_arguments, _positive_int, _nonnegative_int
+from ..schema import (Attr, Bool, DtypeOf, Float, FloatTuple, Int, IntTuple, OneOf, Path, Text, collect, nonempty,
+                      optional)
+from .native import NonNegativeInt, PositiveInt, parse_iterator_arguments
 
 __all__ = ["ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter", "ImageDetRecordIter",
            "ImageRecordIter_v1", "ImageRecordUInt8Iter_v1"]
@@ -55,200 +57,139 @@ _LOGGER = logging.getLogger(__name__)
 
 
 # ------------------------------------------------------------------------------------------------
-# Argument converters
+# Arguments, declared with the schema operators use (mxtorch.schema)
 # ------------------------------------------------------------------------------------------------
-def _text(value, name):
-    return "" if value is None else os.fspath(value) if isinstance(value, os.PathLike) else str(value)
-
-
-def _int(value, name):
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise MXNetError(f"argument {name!r}: expected an integer, got {value!r}") from None
-    if not number.is_integer():
-        raise MXNetError(f"argument {name!r}: expected an integer, got {value!r}")
-    return int(number)
-
-
-def _float(value, name):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise MXNetError(f"argument {name!r}: expected a number, got {value!r}") from None
-
-
-def _optional_float(value, name):
-    if value is None or str(value).strip() in ("None", ""):
-        return None
-    return _float(value, name)
-
-
-def _optional_int(value, name):
-    if value is None or str(value).strip() in ("None", ""):
-        return None
-    return _int(value, name)
-
-
-def _bool(value, name):
-    return parse_bool(value, name)
-
-
-def _float_tuple(value, name):
-    values = parse_tuple(value, name, element=float)
-    if not values:
-        raise MXNetError(f"argument {name!r}: expected one or more numbers, got {value!r}")
-    return tuple(float(v) for v in values)
-
-
-def _int_tuple(value, name):
-    return tuple(int(v) for v in parse_tuple(value, name))
-
-
-def _data_shape(value, name):
+def _image_shape(value, name):
+    """(channels, height, width) of positive sizes, with 1, 3 or 4 channels."""
     shape = parse_tuple(value, name)
     if len(shape) != 3 or any(dim is None or dim < 1 for dim in shape):
-        raise MXNetError(f"argument {name!r}: expected (channels, height, width) of positive sizes, got {value!r}")
+        raise MXNetError(f"expected (channels, height, width) of positive sizes, got {value!r}")
     if shape[0] not in (1, 3, 4):
-        raise MXNetError(f"argument {name!r}: images have 1, 3 or 4 channels, got {shape[0]} in {value!r}")
+        raise MXNetError(f"images have 1, 3 or 4 channels, got {shape[0]} in {value!r}")
     return tuple(int(dim) for dim in shape)
 
 
-def _dtype(value, name):
-    if value is None or str(value) in ("None", ""):
-        return None
-    try:
-        dtype = np.dtype(value)
-    except TypeError:
-        raise MXNetError(f"argument {name!r}: unknown dtype {value!r}") from None
-    if dtype not in (np.dtype(np.float32), np.dtype(np.uint8), np.dtype(np.int8)):
-        raise MXNetError(f"argument {name!r}: image record iterators produce float32, uint8 or int8, got {dtype.name}")
-    return dtype
+class _RecordArguments:
+    """The parameters every image record iterator has (MXNet's names and defaults)."""
+    path_imglist = Attr(Path, default="")
+    path_imgrec = Attr(Path, default="")
+    aug_seq = Attr(Text, default="aug_default")
+    label_width = Attr(PositiveInt, default=1)
+    data_shape = Attr(_image_shape, required=True)
+    preprocess_threads = Attr(PositiveInt, default=4)
+    verbose = Attr(Bool, default=True)
+    num_parts = Attr(PositiveInt, default=1)
+    part_index = Attr(NonNegativeInt, default=0)
+    shuffle_chunk_size = Attr(NonNegativeInt, default=0)
+    shuffle_chunk_seed = Attr(Int, default=0)
+    shuffle = Attr(Bool, default=False)
+    seed = Attr(Int, default=0)
+    batch_size = Attr(PositiveInt, required=True)
+    round_batch = Attr(Bool, default=True)
+    dtype = Attr(DtypeOf("float32", "uint8", "int8"), default=None)
+    resize = Attr(Int, default=-1)
+    inter_method = Attr(OneOf(Int, (0, 1, 2, 3, 4, 9, 10)), default=1)
 
 
-def _inter_method(value, name):
-    method = _int(value, name)
-    if method not in (0, 1, 2, 3, 4, 9, 10):
-        raise MXNetError(f"argument {name!r}: interpolation method must be 0-4, 9 or 10, got {value!r}")
-    return method
+class _AugmentArguments(_RecordArguments):
+    """ImageRecordIter's reading and augmentation parameters (also the raw-pixel iterators')."""
+    path_imgidx = Attr(Path, default="")
+    device_id = Attr(Int, default=0)
+    seed_aug = Attr(optional(Int, empty=True), default=None)
+    rand_crop = Attr(Bool, default=False)
+    random_resized_crop = Attr(Bool, default=False)
+    max_rotate_angle = Attr(Int, default=0)
+    max_aspect_ratio = Attr(Float, default=0.0)
+    min_aspect_ratio = Attr(optional(Float, empty=True), default=None)
+    max_shear_ratio = Attr(Float, default=0.0)
+    max_crop_size = Attr(Int, default=-1)
+    min_crop_size = Attr(Int, default=-1)
+    max_random_scale = Attr(Float, default=1.0)
+    min_random_scale = Attr(Float, default=1.0)
+    max_random_area = Attr(Float, default=1.0)
+    min_random_area = Attr(Float, default=1.0)
+    max_img_size = Attr(Float, default=1e10)
+    min_img_size = Attr(Float, default=0.0)
+    brightness = Attr(Float, default=0.0)
+    contrast = Attr(Float, default=0.0)
+    saturation = Attr(Float, default=0.0)
+    pca_noise = Attr(Float, default=0.0)
+    random_h = Attr(Int, default=0)
+    random_s = Attr(Int, default=0)
+    random_l = Attr(Int, default=0)
+    rotate = Attr(Int, default=-1)
+    fill_value = Attr(Int, default=255)
+    pad = Attr(NonNegativeInt, default=0)
 
 
-# shared by every image record iterator: (converter, default)
-_COMMON_SCHEMA = {
-    "path_imglist": (_text, ""),
-    "path_imgrec": (_text, ""),
-    "aug_seq": (_text, "aug_default"),
-    "label_width": (_positive_int, 1),
-    "data_shape": (_data_shape, _REQUIRED),
-    "preprocess_threads": (_positive_int, 4),
-    "verbose": (_bool, True),
-    "num_parts": (_positive_int, 1),
-    "part_index": (_nonnegative_int, 0),
-    "shuffle_chunk_size": (_nonnegative_int, 0),
-    "shuffle_chunk_seed": (_int, 0),
-    "shuffle": (_bool, False),
-    "seed": (_int, 0),
-    "batch_size": (_positive_int, _REQUIRED),
-    "round_batch": (_bool, True),
-    "dtype": (_dtype, None),
-    "resize": (_int, -1),
-    "inter_method": (_inter_method, 1),
-}
+class ImageRecordArguments(_AugmentArguments):
+    """ImageRecordIter's parameters: augmentation plus normalisation."""
+    mirror = Attr(Bool, default=False)
+    rand_mirror = Attr(Bool, default=False)
+    mean_img = Attr(Path, default="")
+    mean_r = Attr(Float, default=0.0)
+    mean_g = Attr(Float, default=0.0)
+    mean_b = Attr(Float, default=0.0)
+    mean_a = Attr(Float, default=0.0)
+    std_r = Attr(Float, default=1.0)
+    std_g = Attr(Float, default=1.0)
+    std_b = Attr(Float, default=1.0)
+    std_a = Attr(Float, default=1.0)
+    scale = Attr(Float, default=1.0)
+    max_random_contrast = Attr(Float, default=0.0)
+    max_random_illumination = Attr(Float, default=0.0)
 
-_IMAGE_SCHEMA = dict(_COMMON_SCHEMA, **{
-    "path_imgidx": (_text, ""),
-    "device_id": (_int, 0),
-    "seed_aug": (_optional_int, None),
-    "rand_crop": (_bool, False),
-    "random_resized_crop": (_bool, False),
-    "max_rotate_angle": (_int, 0),
-    "max_aspect_ratio": (_float, 0.0),
-    "min_aspect_ratio": (_optional_float, None),
-    "max_shear_ratio": (_float, 0.0),
-    "max_crop_size": (_int, -1),
-    "min_crop_size": (_int, -1),
-    "max_random_scale": (_float, 1.0),
-    "min_random_scale": (_float, 1.0),
-    "max_random_area": (_float, 1.0),
-    "min_random_area": (_float, 1.0),
-    "max_img_size": (_float, 1e10),
-    "min_img_size": (_float, 0.0),
-    "brightness": (_float, 0.0),
-    "contrast": (_float, 0.0),
-    "saturation": (_float, 0.0),
-    "pca_noise": (_float, 0.0),
-    "random_h": (_int, 0),
-    "random_s": (_int, 0),
-    "random_l": (_int, 0),
-    "rotate": (_int, -1),
-    "fill_value": (_int, 255),
-    "pad": (_nonnegative_int, 0),
-    "mirror": (_bool, False),
-    "rand_mirror": (_bool, False),
-    "mean_img": (_text, ""),
-    "mean_r": (_float, 0.0),
-    "mean_g": (_float, 0.0),
-    "mean_b": (_float, 0.0),
-    "mean_a": (_float, 0.0),
-    "std_r": (_float, 1.0),
-    "std_g": (_float, 1.0),
-    "std_b": (_float, 1.0),
-    "std_a": (_float, 1.0),
-    "scale": (_float, 1.0),
-    "max_random_contrast": (_float, 0.0),
-    "max_random_illumination": (_float, 0.0),
-})
 
-_NORMALISATION_ARGUMENTS = ("mirror", "rand_mirror", "mean_img", "mean_r", "mean_g", "mean_b", "mean_a", "std_r",
-                            "std_g", "std_b", "std_a", "scale", "max_random_contrast", "max_random_illumination")
-_RAW_SCHEMA = {name: spec for name, spec in _IMAGE_SCHEMA.items() if name not in _NORMALISATION_ARGUMENTS}
+class RawImageRecordArguments(_AugmentArguments):
+    """ImageRecordUInt8Iter / ImageRecordInt8Iter: no normalisation parameters."""
 
-_DETECTION_SCHEMA = dict(_COMMON_SCHEMA, **{
-    "path_imgrec": (_text, "./data/imgrec.rec"),
-    "path_imgidx": (_text, ""),
-    "aug_seq": (_text, "det_aug_default"),
-    "label_width": (_int, -1),
-    "label_pad_width": (_nonnegative_int, 0),
-    "label_pad_value": (_float, -1.0),
-    "rand_crop_prob": (_float, 0.0),
-    "min_crop_scales": (_float_tuple, (0.0,)),
-    "max_crop_scales": (_float_tuple, (1.0,)),
-    "min_crop_aspect_ratios": (_float_tuple, (1.0,)),
-    "max_crop_aspect_ratios": (_float_tuple, (1.0,)),
-    "min_crop_overlaps": (_float_tuple, (0.0,)),
-    "max_crop_overlaps": (_float_tuple, (1.0,)),
-    "min_crop_sample_coverages": (_float_tuple, (0.0,)),
-    "max_crop_sample_coverages": (_float_tuple, (1.0,)),
-    "min_crop_object_coverages": (_float_tuple, (0.0,)),
-    "max_crop_object_coverages": (_float_tuple, (1.0,)),
-    "num_crop_sampler": (_positive_int, 1),
-    "crop_emit_mode": (_text, "center"),
-    "emit_overlap_thresh": (_float, 0.3),
-    "max_crop_trials": (_int_tuple, (25,)),
-    "rand_pad_prob": (_float, 0.0),
-    "max_pad_scale": (_float, 1.0),
-    "max_random_hue": (_int, 0),
-    "random_hue_prob": (_float, 0.0),
-    "max_random_saturation": (_int, 0),
-    "random_saturation_prob": (_float, 0.0),
-    "max_random_illumination": (_int, 0),
-    "random_illumination_prob": (_float, 0.0),
-    "max_random_contrast": (_float, 0.0),
-    "random_contrast_prob": (_float, 0.0),
-    "rand_mirror_prob": (_float, 0.0),
-    "fill_value": (_int, 127),
-    "resize_mode": (_text, "force"),
-    "mean_img": (_text, ""),
-    "mean_r": (_float, 0.0),
-    "mean_g": (_float, 0.0),
-    "mean_b": (_float, 0.0),
-    "mean_a": (_float, 0.0),
-    "std_r": (_float, 0.0),
-    "std_g": (_float, 0.0),
-    "std_b": (_float, 0.0),
-    "std_a": (_float, 0.0),
-    "scale": (_float, 1.0),
-})
+
+class DetRecordArguments(_RecordArguments):
+    """ImageDetRecordIter's parameters."""
+    path_imgrec = Attr(Path, default="./data/imgrec.rec")
+    path_imgidx = Attr(Path, default="")
+    aug_seq = Attr(Text, default="det_aug_default")
+    label_width = Attr(Int, default=-1)
+    label_pad_width = Attr(NonNegativeInt, default=0)
+    label_pad_value = Attr(Float, default=-1.0)
+    rand_crop_prob = Attr(Float, default=0.0)
+    min_crop_scales = Attr(nonempty(FloatTuple), default=(0.0,))
+    max_crop_scales = Attr(nonempty(FloatTuple), default=(1.0,))
+    min_crop_aspect_ratios = Attr(nonempty(FloatTuple), default=(1.0,))
+    max_crop_aspect_ratios = Attr(nonempty(FloatTuple), default=(1.0,))
+    min_crop_overlaps = Attr(nonempty(FloatTuple), default=(0.0,))
+    max_crop_overlaps = Attr(nonempty(FloatTuple), default=(1.0,))
+    min_crop_sample_coverages = Attr(nonempty(FloatTuple), default=(0.0,))
+    max_crop_sample_coverages = Attr(nonempty(FloatTuple), default=(1.0,))
+    min_crop_object_coverages = Attr(nonempty(FloatTuple), default=(0.0,))
+    max_crop_object_coverages = Attr(nonempty(FloatTuple), default=(1.0,))
+    num_crop_sampler = Attr(PositiveInt, default=1)
+    crop_emit_mode = Attr(Text, default="center")
+    emit_overlap_thresh = Attr(Float, default=0.3)
+    max_crop_trials = Attr(IntTuple, default=(25,))
+    rand_pad_prob = Attr(Float, default=0.0)
+    max_pad_scale = Attr(Float, default=1.0)
+    max_random_hue = Attr(Int, default=0)
+    random_hue_prob = Attr(Float, default=0.0)
+    max_random_saturation = Attr(Int, default=0)
+    random_saturation_prob = Attr(Float, default=0.0)
+    max_random_illumination = Attr(Int, default=0)
+    random_illumination_prob = Attr(Float, default=0.0)
+    max_random_contrast = Attr(Float, default=0.0)
+    random_contrast_prob = Attr(Float, default=0.0)
+    rand_mirror_prob = Attr(Float, default=0.0)
+    fill_value = Attr(Int, default=127)
+    resize_mode = Attr(Text, default="force")
+    mean_img = Attr(Path, default="")
+    mean_r = Attr(Float, default=0.0)
+    mean_g = Attr(Float, default=0.0)
+    mean_b = Attr(Float, default=0.0)
+    mean_a = Attr(Float, default=0.0)
+    std_r = Attr(Float, default=0.0)
+    std_g = Attr(Float, default=0.0)
+    std_b = Attr(Float, default=0.0)
+    std_a = Attr(Float, default=0.0)
+    scale = Attr(Float, default=1.0)
 
 
 def _cv2(iterator):
@@ -778,10 +719,10 @@ class _ClassificationSource(_RecordImageSource):
         return result
 
 
-def _common_iterator(name, kwargs, schema, normalise):
-    arguments = _parse_arguments(name, kwargs, schema)
-    for missing in set(_IMAGE_SCHEMA) - set(arguments):
-        arguments[missing] = _IMAGE_SCHEMA[missing][1]
+def _common_iterator(name, kwargs, declaration, normalise):
+    arguments = parse_iterator_arguments(name, declaration, kwargs, stacklevel=5)
+    for key, attr in collect(ImageRecordArguments).items():
+        arguments.setdefault(key, attr.default)     # the raw iterators' sources read the normalisation defaults
     dtype = arguments["dtype"]
     if normalise and dtype is not None and dtype != np.dtype(np.float32):
         normalise = False  # ImageRecordIter(dtype='uint8' / 'int8') serves raw pixels like the UInt8 / Int8 iterators
@@ -834,7 +775,7 @@ def ImageRecordIter(**kwargs):
     file (naming the byte offset), an undecodable image, a record whose
     label count differs from ``label_width``, and invalid argument values.
     """
-    return _common_iterator("ImageRecordIter", kwargs, _IMAGE_SCHEMA, normalise=True)
+    return _common_iterator("ImageRecordIter", kwargs, ImageRecordArguments, normalise=True)
 
 
 def ImageRecordUInt8Iter(**kwargs):
@@ -846,7 +787,7 @@ def ImageRecordUInt8Iter(**kwargs):
     Raises MXNetError as :func:`ImageRecordIter`.
     """
     kwargs.setdefault("dtype", "uint8")
-    return _common_iterator("ImageRecordUInt8Iter", kwargs, _RAW_SCHEMA, normalise=False)
+    return _common_iterator("ImageRecordUInt8Iter", kwargs, RawImageRecordArguments, normalise=False)
 
 
 def ImageRecordInt8Iter(**kwargs):
@@ -858,7 +799,7 @@ def ImageRecordInt8Iter(**kwargs):
     Raises MXNetError as :func:`ImageRecordIter`.
     """
     kwargs.setdefault("dtype", "int8")
-    return _common_iterator("ImageRecordInt8Iter", kwargs, _RAW_SCHEMA, normalise=False)
+    return _common_iterator("ImageRecordInt8Iter", kwargs, RawImageRecordArguments, normalise=False)
 
 
 ImageRecordIter_v1 = ImageRecordIter
@@ -1104,7 +1045,7 @@ def ImageDetRecordIter(**kwargs):
     Raises MXNetError as :func:`ImageRecordIter`, and when
     ``label_pad_width`` is smaller than the widest label.
     """
-    arguments = _parse_arguments("ImageDetRecordIter", kwargs, _DETECTION_SCHEMA)
+    arguments = parse_iterator_arguments("ImageDetRecordIter", DetRecordArguments, kwargs)
     arguments.setdefault("seed_aug", None)
     iterator = MXDataIter(_DetectionSource(arguments), data_name=kwargs.get("data_name", "data"),
                           label_name=kwargs.get("label_name", "softmax_label"))

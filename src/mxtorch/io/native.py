@@ -15,81 +15,54 @@ import warnings
 
 import numpy as np
 
-from ..base import MXNetError, parse_bool, parse_tuple
+from ..base import MXNetError
+from ..schema import (Attr, Bool, DtypeOf, Int, OptionalPath, Path, Shape, Str, at_least, collect,
+                      parse_params)
 from .io import MXDataIter
 
 __all__ = ["CSVIter", "MNISTIter"]
 
-_REQUIRED = object()
-_COMMON_IGNORED = frozenset({"prefetch_buffer", "ctx"})  # accepted for compatibility, no effect here
+# accepted by every native iterator for compatibility, without effect here (the names of the
+# iterator's arrays are read by MXDataIter)
+IGNORED_ARGUMENTS = frozenset({"prefetch_buffer", "ctx", "data_name", "label_name"})
 
 
-def _parse_arguments(iterator, kwargs, schema):
-    """Parse ``kwargs`` against ``{name: (converter, default)}``; warns about unknown names."""
-    values = {}
-    unknown = sorted(set(kwargs) - set(schema) - _COMMON_IGNORED - {"data_name", "label_name"})
-    if unknown:
-        warnings.warn(f"{iterator}: ignoring unknown arguments {unknown}; known arguments are "
-                      f"{sorted(schema)}", stacklevel=3)
-    for name, (converter, default) in schema.items():
-        if name in kwargs:
-            try:
-                values[name] = converter(kwargs[name], name)
-            except MXNetError as error:
-                raise MXNetError(f"{iterator}: {error}") from None
-        elif default is _REQUIRED:
-            raise MXNetError(f"{iterator}: the argument {name!r} is required")
-        else:
-            values[name] = default
-    return values
+def parse_iterator_arguments(iterator, declaration, kwargs, stacklevel=4):
+    """``{name: value}`` of the iterator ``declaration`` (a class of ``schema.Attr`` fields)
+    from ``kwargs``: MXNetError naming the iterator and the argument for a bad or missing
+    value; unknown arguments are ignored with a warning (MXNet's iterators ignored them)."""
+    return parse_params(collect(declaration), kwargs, iterator, "argument", unknown="warn",
+                        ignored=IGNORED_ARGUMENTS, stacklevel=stacklevel)
 
 
-def _positive_int(value, name):
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise MXNetError(f"argument {name!r}: expected an integer, got {value!r}") from None
-    if number < 1 or number != float(value):
-        raise MXNetError(f"argument {name!r}: expected a positive integer, got {value!r}")
-    return number
+PositiveInt = at_least(Int, 1)
+NonNegativeInt = at_least(Int, 0)
+PositiveShape = at_least(Shape, 1)
 
 
-def _nonnegative_int(value, name):
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise MXNetError(f"argument {name!r}: expected an integer, got {value!r}") from None
-    if number < 0:
-        raise MXNetError(f"argument {name!r}: expected a non-negative integer, got {value!r}")
-    return number
+class CSVIterArguments:
+    """CSVIter's parameters (MXNet's names and defaults)."""
+    data_csv = Attr(Path, required=True)
+    data_shape = Attr(PositiveShape, required=True)
+    label_csv = Attr(OptionalPath, default=None)
+    label_shape = Attr(PositiveShape, default=(1,))
+    batch_size = Attr(PositiveInt, required=True)
+    round_batch = Attr(Bool, default=True)
+    dtype = Attr(DtypeOf("float32", "int32", "int64", default="float32"), default=np.dtype(np.float32))
 
 
-def _shape(value, name):
-    shape = parse_tuple(value, name)
-    if not shape or any(dim is None or dim < 1 for dim in shape):
-        raise MXNetError(f"argument {name!r}: expected a shape of positive sizes such as (3,), got {value!r}")
-    return shape
-
-
-def _path(value, name):
-    return os.fspath(value)
-
-
-def _optional_path(value, name):
-    text = os.fspath(value) if value is not None else "NULL"
-    return None if text in ("", "NULL") else text
-
-
-def _csv_dtype(value, name):
-    if value is None or value == "None":
-        return np.dtype(np.float32)
-    try:
-        dtype = np.dtype(value)
-    except TypeError:
-        raise MXNetError(f"argument {name!r}: unknown dtype {value!r}") from None
-    if dtype not in (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int64)):
-        raise MXNetError(f"argument {name!r}: CSVIter reads float32, int32 or int64, got {dtype.name}")
-    return dtype
+class MNISTIterArguments:
+    """MNISTIter's parameters (MXNet's names and defaults); ``dtype`` is accepted and ignored."""
+    image = Attr(Path, default="./train-images-idx3-ubyte")
+    label = Attr(Path, default="./train-labels-idx1-ubyte")
+    batch_size = Attr(PositiveInt, default=128)
+    shuffle = Attr(Bool, default=True)
+    flat = Attr(Bool, default=False)
+    seed = Attr(NonNegativeInt, default=0)
+    silent = Attr(Bool, default=False)
+    num_parts = Attr(PositiveInt, default=1)
+    part_index = Attr(NonNegativeInt, default=0)
+    dtype = Attr(Str, default=None)
 
 
 def _read_csv(path, row_size, what):
@@ -214,16 +187,7 @@ def CSVIter(**kwargs):
     with the wrong number of values or non-numbers, and label files whose
     number of rows differs from the data file's.
     """
-    schema = {
-        "data_csv": (_path, _REQUIRED),
-        "data_shape": (_shape, _REQUIRED),
-        "label_csv": (_optional_path, None),
-        "label_shape": (_shape, (1,)),
-        "batch_size": (_positive_int, _REQUIRED),
-        "round_batch": (lambda value, name: parse_bool(value, name), True),
-        "dtype": (_csv_dtype, np.dtype(np.float32)),
-    }
-    arguments = _parse_arguments("CSVIter", kwargs, schema)
+    arguments = parse_iterator_arguments("CSVIter", CSVIterArguments, kwargs)
     data_shape, label_shape = arguments["data_shape"], arguments["label_shape"]
     data = _read_csv(arguments["data_csv"], int(np.prod(data_shape)), "data_csv")
     if arguments["label_csv"] is None:
@@ -347,19 +311,7 @@ def MNISTIter(**kwargs):
     truncated), different image and label counts, ``part_index`` outside
     ``[0, num_parts)`` and a part with fewer images than ``batch_size``.
     """
-    schema = {
-        "image": (_path, "./train-images-idx3-ubyte"),
-        "label": (_path, "./train-labels-idx1-ubyte"),
-        "batch_size": (_positive_int, 128),
-        "shuffle": (lambda value, name: parse_bool(value, name), True),
-        "flat": (lambda value, name: parse_bool(value, name), False),
-        "seed": (_nonnegative_int, 0),
-        "silent": (lambda value, name: parse_bool(value, name), False),
-        "num_parts": (_positive_int, 1),
-        "part_index": (_nonnegative_int, 0),
-        "dtype": (lambda value, name: value, None),
-    }
-    arguments = _parse_arguments("MNISTIter", kwargs, schema)
+    arguments = parse_iterator_arguments("MNISTIter", MNISTIterArguments, kwargs)
     (count, rows, columns), pixels = _read_idx(arguments["image"], 2051, "image")
     (label_count,), label_bytes = _read_idx(arguments["label"], 2049, "label")
     if label_count != count:

@@ -39,7 +39,7 @@ import torch.distributed as dist
 
 from ..base import MXNetError
 from .base import _pairs
-from .kvstore import KVStore
+from .kvstore import KVStore, _sum
 from .rendezvous import collective_failure, initialize_process_group
 
 __all__ = ["KVStoreDist", "DIST_TYPES"]
@@ -115,6 +115,15 @@ class KVStoreDist(KVStore):
             with torch.no_grad():
                 _collective(self._store[k]._tensor, lambda tensor: dist.broadcast(tensor, src=0),
                             f"KVStore.init({k!r}): broadcast")
+
+    def _merge(self, key, arrays, stored):
+        """This worker's sum of its devices' values; with gradient compression the worker
+        compresses that sum once, with one residual per key, before the exchange (MXNet's
+        workers did, the servers summing the dequantized values)."""
+        total = _sum(arrays, stored)
+        if self._compression is None:
+            return total
+        return self._compression(key, "worker", total)
 
     def _reduce_across_workers(self, total, key=None):
         """Sum this worker's total over every worker (all_reduce), so every worker stores or

@@ -15,15 +15,11 @@ array pushed, so that the sum and the update run there.
 """
 from __future__ import annotations
 
-import warnings
-
 import torch
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .base import KVStoreBase, MXNetValueError, _pairs
-
-_COMPRESSION_WARNED = False
 
 __all__ = ["KVStore", "IN_PROCESS_TYPES"]
 
@@ -42,6 +38,7 @@ class KVStore(KVStoreBase):
         self._updater = None
         self._optimizer = None
         self._compression_params = None
+        self._compression = None
         self._on_push_device = "device" in kvstore_type or kvstore_type == "nccl"
 
     def __repr__(self):
@@ -128,11 +125,8 @@ class KVStore(KVStoreBase):
             if self._on_push_device and stored._tensor.device != arrays[0]._tensor.device:
                 stored = NDArray(stored._tensor.to(arrays[0]._tensor.device), arrays[0].context)
                 self._store[k] = stored
-            device, dtype = stored._tensor.device, stored._tensor.dtype
             with torch.no_grad():
-                total = arrays[0]._tensor.detach().to(device=device, dtype=dtype, copy=True)
-                for array in arrays[1:]:
-                    total.add_(array._tensor.detach().to(device=device, dtype=dtype))
+                total = self._merge(k, arrays, stored._tensor)
                 updates = self._reduce_across_workers(total, k) or [total]
             for update in updates:
                 if self._updater is None:
@@ -140,6 +134,16 @@ class KVStore(KVStoreBase):
                         stored._tensor.copy_(update)
                 else:
                     self._updater(self._updater_key(k), NDArray(update, stored.context), stored)
+
+    def _merge(self, key, arrays, stored):
+        """This process's sum of the values pushed for ``key`` (a new tensor on ``stored``'s
+        device, of its dtype).  With gradient compression every device's value is compressed
+        with its own residual before the sum, as MXNet's device store did."""
+        if self._compression is None:
+            return _sum(arrays, stored)
+        parts = [self._compression(key, index, array._tensor.detach()).to(device=stored.device, dtype=stored.dtype)
+                 for index, array in enumerate(arrays)]
+        return torch.stack(parts).sum(dim=0) if len(parts) > 1 else parts[0].clone()
 
     def _reduce_across_workers(self, total, key=None):
         """Hook: combine ``total`` (this process's sum for one key) with the other workers'.
@@ -215,22 +219,18 @@ class KVStore(KVStoreBase):
             target._tensor.copy_(kept._tensor)
 
     def set_gradient_compression(self, compression_params):
-        """Record ``{'type': '2bit', 'threshold': ...}``.  mxtorch does not compress: gradients are
-        summed uncompressed (the numbers MXNet's store would give without compression), and the
-        first call warns (RuntimeWarning) that the setting has no effect.  MXNet accepted
-        compression only for 'device' and 'dist' stores; so does this."""
-        if not isinstance(compression_params, dict) or "type" not in compression_params:
-            raise MXNetError(f"KVStore.set_gradient_compression: expected a dict with a 'type' entry, got "
-                             f"{compression_params!r}")
+        """Compress pushed gradients with MXNet's 2-bit scheme: ``{'type': '2bit',
+        'threshold': t}`` (t > 0, default 0.5).  From then on each push sends, per entry,
+        ``+t`` / ``-t`` / 0 of the gradient plus the residual kept for that key (and device,
+        or worker in a 'dist' store), which keeps what was not sent (see
+        :mod:`mxtorch.kvstore.compression`).  As in MXNet only 'device' and 'dist' stores
+        accept it; MXNetError for others, for a type other than '2bit' or a threshold <= 0."""
+        from .compression import GradientCompression
         if "device" not in self._type and "dist" not in self._type:
             raise MXNetError(f"KVStore.set_gradient_compression: not supported for a {self._type!r} store; "
                              f"use 'device'")
-        self._compression_params = dict(compression_params)
-        global _COMPRESSION_WARNED
-        if not _COMPRESSION_WARNED:
-            _COMPRESSION_WARNED = True
-            warnings.warn(f"KVStore.set_gradient_compression({compression_params!r}): mxtorch does not compress "
-                          f"gradients; they are exchanged uncompressed", RuntimeWarning, stacklevel=2)
+        self._compression = GradientCompression(compression_params)
+        self._compression_params = self._compression.params()
 
     # -- optimizer -----------------------------------------------------------------------------
     def set_optimizer(self, optimizer):
@@ -277,3 +277,12 @@ class KVStore(KVStoreBase):
     def _send_command_to_servers(self, head, body):
         """There are no servers in process; MXNetError."""
         raise MXNetError("KVStore._send_command_to_servers: an in-process store has no servers")
+
+
+def _sum(arrays, stored):
+    """The sum of ``arrays`` as a new tensor on ``stored``'s device, of its dtype."""
+    device, dtype = stored.device, stored.dtype
+    total = arrays[0]._tensor.detach().to(device=device, dtype=dtype, copy=True)
+    for array in arrays[1:]:
+        total.add_(array._tensor.detach().to(device=device, dtype=dtype))
+    return total

@@ -18,10 +18,13 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..executor import Executor
 from ..executor.executor import normalize_grad_req, variable_contexts
 from ..ndarray.ndarray import NDArray, to_torch_dtype
+from ..ops.registry import known
+from .batch import (DeviceBatch, as_ndarray, batch_size_of, loss_label_inputs, read_batch, split_batch,
+                    split_labels)
 
 __all__ = ["DataParallelExecutorGroup", "is_per_device_shapes"]
 
@@ -133,11 +136,10 @@ class DataParallelExecutorGroup:
         data_names = [x[0] for x in first_data]
         if not for_training:
             grad_req = "null"
-        if isinstance(grad_req, (list, tuple)):
-            self.grad_req = normalize_grad_req(grad_req, self.arg_names)
-        elif isinstance(grad_req, (str, dict)):
-            # a str applies to the parameters (not the fixed ones) and, with inputs_need_grad, to
-            # the data; a dict overrides those defaults ('write') by name
+        # one normalisation (executor.normalize_grad_req); a str applies to the parameters (not the
+        # fixed ones) and, with inputs_need_grad, to the data; a dict overrides those defaults
+        # ('write') by name; a list gives every argument's request in list_arguments() order
+        if isinstance(grad_req, (str, dict)):
             default = grad_req if isinstance(grad_req, str) else "write"
             requests = {}
             for name in self.arg_names:
@@ -149,9 +151,8 @@ class DataParallelExecutorGroup:
                     requests[name] = "null"
             if isinstance(grad_req, dict):
                 requests.update(grad_req)
-            self.grad_req = normalize_grad_req(requests, self.arg_names)
-        else:
-            raise MXNetError(f"grad_req must be a str, list or dict, got {type(grad_req).__name__}")
+            grad_req = requests
+        self.grad_req = normalize_grad_req(grad_req, self.arg_names)
         self.batch_size = None
         self.slices = None
         self.execs = []
@@ -175,6 +176,10 @@ class DataParallelExecutorGroup:
         self.output_layouts = [DataDesc.get_batch_axis(self.symbol[index].attr("__layout__"))
                                for index in range(len(self.output_names))]
         self.num_outputs = len(self.output_names)
+        # arguments that may change shape with the batch on reshape: the inputs, and the labels of
+        # loss heads even when the module does not name them (label_names=None makes them
+        # "parameters"; MXNet then refused any other batch size)
+        self._batch_inputs = loss_label_inputs(symbol)
         self.per_device = False
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
@@ -244,6 +249,7 @@ class DataParallelExecutorGroup:
         first_labels = (label_shapes[0] if self.per_device else label_shapes) if label_shapes else None
         if first_labels:
             self.label_layouts = [DataDesc.get_batch_axis(x.layout) for x in first_labels]
+            self._check_label_batch(data_shapes, label_shapes)
         else:
             self.label_layouts = None
         if not reshape:
@@ -262,6 +268,18 @@ class DataParallelExecutorGroup:
         self.label_names = [x.name for x in first_labels] if first_labels else []
         self._collect_arrays()
 
+    def _check_label_batch(self, data_shapes, label_shapes):
+        """MXNetError unless every label has the data's batch size along its batch axis
+        (per context for a per-device binding), as MXNet's decide_slices required."""
+        if self.per_device:
+            pairs = list(zip(data_shapes, label_shapes))
+        else:
+            pairs = [(data_shapes, label_shapes)]
+        for data, labels in pairs:
+            entries = [(x.name, x.shape) for x in data] + [(x.name, x.shape) for x in labels]
+            axes = list(self.data_layouts) + list(self.label_layouts)
+            batch_size_of(entries, axes, "input")
+
     def reshape(self, data_shapes, label_shapes):
         """Re-bind for new shapes, sharing parameters with the first binding."""
         if data_shapes == self.data_shapes and label_shapes == self.label_shapes:
@@ -271,21 +289,20 @@ class DataParallelExecutorGroup:
         self.bind_exec(data_shapes, label_shapes, reshape=True)
 
     def _infer(self, index, data_shapes, label_shapes):
+        """One GraphInference (symbol/inference.py) of the graph for these input shapes and
+        dtypes; the executor reuses it for its plan.  MXNetError when a shape is missing."""
+        from ..symbol.inference import infer_graph
         input_shapes = {x.name: tuple(x.shape) for x in data_shapes + label_shapes}
-        input_types = {x.name: x.dtype for x in data_shapes + label_shapes}
+        input_types = {x.name: numpy_dtype(x.dtype) for x in data_shapes + label_shapes if x.dtype is not None}
         try:
-            arg_shapes, _, aux_shapes = self.symbol.infer_shape(**input_shapes)
+            inferred = infer_graph(self.symbol, input_shapes, input_types)
         except MXNetError as error:
             raise MXNetError(f"bind on {self.contexts[index]} with input shapes {input_shapes}: {error}") from None
-        if arg_shapes is None:
-            partial = self.symbol.infer_shape_partial(**input_shapes)[0]
-            unknown = [n for n, s in zip(self.arg_names, partial) if not s or 0 in s]
+        unknown = [n for n, s in zip(self.arg_names + self.aux_names, inferred.arg_shapes + inferred.aux_shapes)
+                   if not known(s)]
+        if unknown:
             raise MXNetError(f"bind: cannot infer the shapes of {unknown} from input shapes {input_shapes}")
-        arg_types, _, aux_types = self.symbol.infer_type_partial(**{k: v for k, v in input_types.items()
-                                                                   if v is not None})
-        arg_types = [t or np.float32 for t in arg_types]
-        aux_types = [t or np.float32 for t in aux_types]
-        return arg_shapes, arg_types, aux_shapes, aux_types
+        return inferred
 
     def _allocate(self, shape, dtype, context):
         tensor = torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device)
@@ -295,7 +312,10 @@ class DataParallelExecutorGroup:
     def _bind_ith_exec(self, index, data_shapes, label_shapes, shared_group):
         context = self.contexts[index]
         shared_exec = None if shared_group is None else shared_group.execs[index]
-        arg_shapes, arg_types, aux_shapes, aux_types = self._infer(index, data_shapes, label_shapes)
+        inferred = self._infer(index, data_shapes, label_shapes)
+        arg_shapes, aux_shapes = inferred.arg_shapes, inferred.aux_shapes
+        arg_types = [t or np.float32 for t in inferred.arg_types]
+        aux_types = [t or np.float32 for t in inferred.aux_types]
         shared_args = shared_exec.arg_dict if shared_exec is not None else {}
         shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
         shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
@@ -328,14 +348,17 @@ class DataParallelExecutorGroup:
                 aux.append(shared_aux[name])
             else:
                 aux.append(self._allocate(shape, dtype, placement.get(name, context)))
-        return Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=group2ctx)
+        return Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=group2ctx,
+                        inferred=inferred)
 
     def _reshape_exec(self, index, data_shapes, label_shapes):
         """An executor for new input shapes that shares every parameter, gradient and aux
         array of the first binding of context ``index``."""
         base = self._default_execs[index]
         context = self.contexts[index]
-        arg_shapes, arg_types, aux_shapes, aux_types = self._infer(index, data_shapes, label_shapes)
+        inferred = self._infer(index, data_shapes, label_shapes)
+        arg_shapes, aux_shapes = inferred.arg_shapes, inferred.aux_shapes
+        arg_types = [t or np.float32 for t in inferred.arg_types]
         args, grads = [], []
         for position, (name, shape, dtype) in enumerate(zip(self.arg_names, arg_shapes, arg_types)):
             shape = tuple(shape)
@@ -345,7 +368,7 @@ class DataParallelExecutorGroup:
                 args.append(old)
                 grads.append(old_grad)
                 continue
-            if name in self.param_names and not _batch_shaped(old.shape, shape, base, data_shapes):
+            if name in self.param_names and name not in self._batch_inputs:
                 raise MXNetError(f"reshape: parameter {name!r} would change shape from {old.shape} to {shape}; "
                                  f"the new input shapes {[(d.name, d.shape) for d in data_shapes]} do not fit "
                                  f"the bound parameters")
@@ -357,7 +380,8 @@ class DataParallelExecutorGroup:
                 raise MXNetError(f"reshape: auxiliary state {name!r} would change shape from {old.shape} "
                                  f"to {tuple(shape)}")
             aux.append(old)
-        executor = Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs[index])
+        executor = Executor(self.symbol, context, args, grads, self.grad_req, aux, group2ctx=self.group2ctxs[index],
+                            inferred=inferred)
         if base._monitor_callback is not None:
             executor.set_monitor_callback(base._monitor_callback, base._monitor_all)
         return executor
@@ -400,78 +424,42 @@ class DataParallelExecutorGroup:
                 _average_into(block, aux_params[name])
 
     # -- computation -----------------------------------------------------------------------------------
-    def _check_count(self, sources, what):
-        names = self._names(what)
-        if len(sources) > len(names):
-            raise MXNetError(f"forward: the batch has {len(sources)} {what} arrays, the module is bound with "
-                             f"{len(names)} {what} names {list(names)}")
+    def device_batch(self, data_batch):
+        """The :class:`~mxtorch.module.batch.DeviceBatch` of a DataBatch (or a list of them), checked
+        against the bound names and cut by this group's slices (see ``module/batch.py``)."""
+        inputs = read_batch(data_batch, self.data_names, self.label_names, len(self.execs))
+        return self._split(inputs)
 
-    def _load(self, sources, targets, layouts, what):
-        per_device_batch = bool(sources) and isinstance(sources[0], (list, tuple))
-        if per_device_batch:
-            if len(sources) != len(self.execs):
-                raise MXNetError(f"forward: the batch has {what} for {len(sources)} contexts, the module "
-                                 f"has {len(self.execs)}")
-            for device, device_sources in enumerate(sources):
-                self._check_count(device_sources, what)
-                for name_index, source in enumerate(device_sources):
-                    _, target = targets[name_index][device]
-                    self._assign(source, target, self._names(what)[name_index])
-            return
-        self._check_count(sources, what)
-        for name_index, (source, device_targets) in enumerate(zip(sources, targets)):
-            source = _as_ndarray(source)
-            axis = layouts[name_index] if layouts else 0
-            name = self._names(what)[name_index]
-            expected = self.batch_size
-            if axis >= 0 and source.shape[axis] != expected:
-                raise MXNetError(f"forward: {what} {name!r} has shape {source.shape}, the module is bound "
-                                 f"for batch size {expected} (bound shape "
-                                 f"{self._bound_shape(what, name_index)})")
-            for slice_index, target in device_targets:
-                if axis < 0 or len(device_targets) == 1:
-                    part = source
-                else:
-                    part = NDArray(source._tensor.narrow(axis, slice_index.start,
-                                                         slice_index.stop - slice_index.start), source.context)
-                self._assign(part, target, name)
+    def _split(self, inputs):
+        return split_batch(inputs, (self.data_names, self.label_names), self.slices, self.batch_size,
+                           self.data_layouts, self.label_layouts)
 
-    def _names(self, what):
-        return self.data_names if what == "data" else self.label_names
-
-    def _bound_shape(self, what, index):
-        shapes = self.data_shapes if what == "data" else self.label_shapes
-        if self.per_device:
-            return [tuple(s[index].shape) for s in shapes]
-        return tuple(shapes[index].shape)
-
-    @staticmethod
-    def _assign(source, target, name):
-        source = _as_ndarray(source)
-        if source.shape != target.shape:
-            raise MXNetError(f"forward: input {name!r} has shape {source.shape}, the executor is bound with "
-                             f"{target.shape}")
-        with torch.no_grad():
-            target.use_storage(source._tensor)
+    def _load(self, device_arrays, names, what):
+        for context, arrays in enumerate(device_arrays):
+            executor = self.execs[context]
+            for name, source in zip(names, arrays):
+                target = executor.arg_dict.get(name)
+                if target is None:
+                    continue            # a label name the symbol does not read (warned at construction)
+                if source.shape != target.shape:
+                    raise MXNetError(f"forward: {what} {name!r} has shape {source.shape} on context "
+                                     f"{self.contexts[context]}, the executor is bound with {target.shape}")
+                with torch.no_grad():
+                    target.use_storage(source._tensor)
 
     def forward(self, data_batch, is_train=None):
-        """Load the batch into every executor (sliced by context) and run forward.
+        """Load the batch into every executor and run forward.
 
-        ``data_batch`` is a DataBatch holding whole-batch arrays (sliced here), a DataBatch
-        holding one list of arrays per context, or a list of DataBatch, one per context."""
-        if isinstance(data_batch, list):
-            data = [batch.data for batch in data_batch]
-            label = [batch.label for batch in data_batch] if all(b.label for b in data_batch) else None
-            pad = 0
-        else:
-            data, label = data_batch.data, getattr(data_batch, "label", None)
-            pad = int(getattr(data_batch, "pad", 0) or 0)
-        self._load(data, self.data_arrays, self.data_layouts, "data")
+        ``data_batch``: a DeviceBatch (what Module.forward passes), or any batch form that
+        ``module/batch.py`` reads (a DataBatch of whole-batch arrays, cut here by context, a
+        DataBatch of per-context lists, or a list of DataBatch, one per context)."""
+        batch = data_batch if isinstance(data_batch, DeviceBatch) else self.device_batch(data_batch)
+        self._load(batch.data, self.data_names, "data")
+        if batch.label is not None and self.label_names:
+            self._load(batch.label, self.label_names, "label")
         if is_train is None:
             is_train = self.for_training
-        if self.label_arrays is not None and label:
-            self._load(label, self.label_arrays, self.label_layouts, "label")
-        self._last_pad = pad
+        self._last_pad = batch.pad
         for executor in self.execs:
             executor.forward(is_train=is_train)
 
@@ -533,7 +521,7 @@ class DataParallelExecutorGroup:
         for index, (executor, part) in enumerate(zip(self.execs, self.slices)):
             sliced = []
             for grad, axis in zip(out_grads, self.output_layouts):
-                grad = _as_ndarray(grad)
+                grad = as_ndarray(grad)
                 if axis >= 0 and len(self.execs) > 1:
                     sliced.append(NDArray(grad._tensor.narrow(axis, part.start, part.stop - part.start)
                                           .to(self.contexts[index].torch_device), self.contexts[index]))
@@ -542,25 +530,16 @@ class DataParallelExecutorGroup:
             executor.backward(out_grads=sliced or None)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
-        """Update ``eval_metric`` per context with that context's labels and outputs.
+        """Update ``eval_metric`` per context with that context's labels and outputs; whole-batch
+        ``labels`` are cut along their layouts' batch axes like a batch (``module/batch.py``).
 
         The padding rows of the last forwarded batch (``DataBatch.pad``) are left out
         (mxtorch; MXNet counted them)."""
         real_rows = self.batch_size - self._last_pad if self._last_pad else None
-        for index, (executor, part) in enumerate(zip(self.execs, self.slices)):
-            if pre_sliced:
-                labels_slice = labels[index]
-            elif self.per_device and labels and isinstance(labels[0], (list, tuple)):
-                labels_slice = labels[index]
-            else:
-                labels_slice = []
-                for label, axis in zip(labels or [], self.label_layouts or [0] * len(labels or [])):
-                    label = _as_ndarray(label)
-                    if axis >= 0 and len(self.execs) > 1 and label.shape[axis] == self.batch_size:
-                        labels_slice.append(NDArray(label._tensor.narrow(axis, part.start, part.stop - part.start),
-                                                    label.context))
-                    else:
-                        labels_slice.append(label)
+        per_context = split_labels(labels, self.label_names, self.label_layouts, self.slices, self.batch_size,
+                                   pre_sliced or self.per_device)
+        label_axes = self.label_layouts or [0] * len(self.label_names)
+        for executor, part, labels_slice in zip(self.execs, self.slices, per_context):
             predictions = list(executor.outputs)
             if real_rows is not None and not pre_sliced:
                 keep = min(part.stop, real_rows) - part.start
@@ -568,8 +547,8 @@ class DataParallelExecutorGroup:
                     continue
                 rows = part.stop - part.start
                 if keep < rows:
-                    labels_slice = [_trim(label, keep, rows) for label in labels_slice]
-                    predictions = [_trim(prediction, keep, rows) for prediction in predictions]
+                    labels_slice = [_trim(a, axis, keep, rows) for a, axis in zip(labels_slice, label_axes)]
+                    predictions = [_trim(a, axis, keep, rows) for a, axis in zip(predictions, self.output_layouts)]
             labels_dict = OrderedDict(zip(self.label_names, labels_slice))
             predictions_dict = OrderedDict(zip(self.output_names, predictions))
             eval_metric.update_dict(labels_dict, predictions_dict)
@@ -584,30 +563,12 @@ class DataParallelExecutorGroup:
         return self._total_exec_bytes
 
 
-def _batch_shaped(old_shape, new_shape, base, data_shapes):
-    """True when a "parameter" only changes along axis 0 with the batch size: an unused label
-    of a module bound without label names (MXNet made it a parameter and refused to reshape)."""
-    if len(old_shape) != len(new_shape) or not old_shape or old_shape[1:] != tuple(new_shape[1:]):
-        return False
-    old_batch = {array.shape[0] for name, array in base.arg_dict.items()
-                 if any(desc.name == name for desc in data_shapes) and array.ndim}
-    return old_shape[0] in old_batch
-
-
-def _trim(array, keep, rows):
-    if array.ndim and array.shape[0] == rows:
-        return NDArray(array._tensor[:keep], array.context)
+def _trim(array, axis, keep, rows):
+    """The first ``keep`` of ``rows`` entries along the batch ``axis`` (arrays without ``rows``
+    entries there, such as a summed loss, are not per sample and stay whole)."""
+    if 0 <= axis < array.ndim and array.shape[axis] == rows:
+        return NDArray(array._tensor.narrow(axis, 0, keep), array.context)
     return array
-
-
-def _as_ndarray(value):
-    if isinstance(value, NDArray):
-        return value
-    if isinstance(value, np.ndarray):
-        return NDArray(torch.from_numpy(np.ascontiguousarray(value)))
-    if isinstance(value, torch.Tensor):
-        return NDArray(value)
-    raise MXNetError(f"expected an NDArray or numpy array, got {type(value).__name__}")
 
 
 def _average_into(block, target):

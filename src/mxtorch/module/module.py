@@ -18,6 +18,7 @@ from ..ndarray.ndarray import NDArray
 from ..util import atomic_write
 from .base_module import (BaseModule, ModuleStateError, MXNetValueError, _check_input_names, _parse_data_desc,
                           _as_list)
+from .batch import batch_size_of, read_batch
 from .executor_group import DataParallelExecutorGroup, is_per_device_shapes
 
 __all__ = ["Module"]
@@ -371,87 +372,88 @@ class Module(BaseModule):
 
     # -- computation ------------------------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
-        """Forward one batch; re-binds automatically (parameters shared) when its shapes
-        differ from the bound ones."""
-        from ..io import DataDesc
+        """Forward one batch (any form of ``module/batch.py``: a DataBatch of whole-batch arrays,
+        a list of DataBatch with one per context, a DataBatch of per-context lists).  The batch
+        is checked against ``data_names`` / ``label_names`` (MXNetError on a count mismatch) and
+        converted once to per-context arrays; when its shapes differ from the bound ones the
+        module re-binds first, sharing parameters (as MXNet's Module.forward does)."""
         self._require("forward", params=True)
-        if self._exec_group.per_device or _is_per_device_batch(data_batch):
-            self._reshape_per_device(data_batch)
-        else:
-            current = tuple(tuple(desc.shape) for desc in self._data_shapes)
-            if isinstance(data_batch, list):
-                # MXNet: a list of DataBatch, one per context, each holding its slice
-                incoming = []
-                for position, array in enumerate(data_batch[0].data):
-                    shapes = {tuple(batch.data[position].shape) for batch in data_batch}
-                    if len(shapes) != 1:
-                        raise MXNetError(f"forward: the data batches of the list disagree on the shape of "
-                                         f"input {position}: {sorted(shapes)}")
-                    shape = tuple(array.shape)
-                    incoming.append((shape[0] * len(data_batch),) + shape[1:])
-                incoming = tuple(incoming)
-            else:
-                incoming = tuple(tuple(array.shape) for array in data_batch.data)
-            if len(incoming) != len(current):
-                raise MXNetError(f"forward: the batch has {len(incoming)} data arrays, the module has "
-                                 f"{len(current)} data inputs {self._data_names}")
-            if current != incoming:
-                provided = getattr(data_batch, "provide_data", None)
-                if provided:
-                    new_data_shapes = provided
-                else:
-                    new_data_shapes = [DataDesc(desc.name, shape, desc.dtype, desc.layout)
-                                       for desc, shape in zip(self._data_shapes, incoming)]
-                new_label_shapes = None
-                if self._label_shapes and getattr(data_batch, "label", None):
-                    provided_label = getattr(data_batch, "provide_label", None)
-                    if provided_label:
-                        new_label_shapes = provided_label
-                    else:
-                        new_label_shapes = [DataDesc(desc.name, tuple(array.shape), desc.dtype, desc.layout)
-                                            for desc, array in zip(self._label_shapes, data_batch.label)]
-                elif self._label_shapes:
-                    new_label_shapes = _rescale_labels(self._label_shapes, self._data_shapes, incoming)
-                try:
-                    self.reshape(new_data_shapes, new_label_shapes)
-                except MXNetError as error:
-                    bound = {d.name: tuple(d.shape) for d in self._data_shapes}
-                    given = {d.name: s for d, s in zip(self._data_shapes, incoming)}
-                    raise MXNetError(f"forward: the batch's data shapes {given} differ from the bound shapes "
-                                     f"{bound} and cannot be re-bound: {error}") from None
-        self._exec_group.forward(data_batch, is_train)
+        group = self._exec_group
+        inputs = read_batch(data_batch, self._data_names, group.label_names, len(self._context))
+        shapes = self._new_shapes(inputs)
+        if shapes is not None:
+            try:
+                self.reshape(*shapes)
+            except MXNetError as error:
+                raise MXNetError(f"forward: the batch's data shapes {inputs.data_shapes()} differ from the bound "
+                                 f"shapes {self._bound_shapes()} and cannot be re-bound: {error}") from None
+        self._exec_group.forward(self._exec_group._split(inputs), is_train)
 
-    def _reshape_per_device(self, data_batch):
-        """Re-bind when a batch holding one list of arrays per context (``DataBatch.data =
-        [[data_dev0, ...], [data_dev1, ...]]``, or a list of DataBatch) brings other shapes than
-        the bound ones; parameters are shared."""
+    def _bound_shapes(self):
+        if self._exec_group.per_device:
+            return [[tuple(d.shape) for d in device] for device in self._data_shapes]
+        return [tuple(d.shape) for d in self._data_shapes]
+
+    def _new_shapes(self, inputs):
+        """``(data_shapes, label_shapes)`` to re-bind for ``inputs``, or None when they fit the
+        binding.  A list of DataBatch on a whole-batch binding counts as one batch of its parts
+        (MXNet's rule); a batch without labels keeps the bound labels, resized along their
+        layouts' batch axes."""
         from ..io import DataDesc
-        if isinstance(data_batch, list):
-            data, label = [b.data for b in data_batch], [b.label for b in data_batch]
-        else:
-            data, label = data_batch.data, getattr(data_batch, "label", None)
-        if not (data and isinstance(data[0], (list, tuple))):
-            return      # one global batch: the executor group slices it
-        if len(data) != len(self._context):
-            raise MXNetError(f"forward: the batch holds data for {len(data)} contexts, the module has "
-                             f"{len(self._context)} contexts {self._context}; give one list of arrays "
-                             f"per context")
-        bound = self._data_shapes if self._exec_group.per_device else None
-        template = bound[0] if bound else self._data_shapes
-        incoming = [[tuple(array.shape) for array in arrays] for arrays in data]
-        if bound and incoming == [[tuple(desc.shape) for desc in device] for device in bound]:
-            return
-        new_data = [[DataDesc(desc.name, shape, desc.dtype, desc.layout) for desc, shape in zip(template, shapes)]
-                    for shapes in incoming]
-        new_label = None
-        if self._label_shapes:
-            label_template = self._label_shapes[0] if self._exec_group.per_device else self._label_shapes
-            if label and isinstance(label[0], (list, tuple)):
-                new_label = [[DataDesc(desc.name, tuple(array.shape), desc.dtype, desc.layout)
-                              for desc, array in zip(label_template, arrays)] for arrays in label]
+        group = self._exec_group
+        if not inputs.per_device or (inputs.from_list and not group.per_device):
+            template = self._data_shapes[0] if group.per_device else self._data_shapes
+            if inputs.per_device:
+                incoming = []
+                for position, desc in enumerate(template):
+                    parts = {shapes[position] for shapes in inputs.data_shapes()}
+                    if len(parts) != 1:
+                        raise MXNetError(f"forward: the data batches of the list disagree on the shape of "
+                                         f"input {desc.name!r}: {sorted(parts)}")
+                    shape = list(parts.pop())
+                    axis = DataDesc.get_batch_axis(desc.layout)
+                    if axis >= 0:
+                        shape[axis] *= len(inputs.data)
+                    incoming.append(tuple(shape))
             else:
-                new_label = [_rescale_labels(label_template, template, shapes) for shapes in incoming]
-        self.reshape(new_data, new_label)
+                incoming = inputs.data_shapes()
+            if group.per_device or incoming == [tuple(d.shape) for d in template]:
+                return None      # a whole batch on a per-device binding is cut by the bound slices
+            data = inputs.provide_data or [DataDesc(d.name, s, d.dtype, d.layout) for d, s in zip(template, incoming)]
+            return data, self._labels_for(inputs.provide_label, inputs.label if not inputs.per_device else None,
+                                          self._label_shapes, data)
+        incoming = inputs.data_shapes()
+        if group.per_device and incoming == self._bound_shapes():
+            return None
+        template = self._data_shapes[0] if group.per_device else self._data_shapes
+        data = [[DataDesc(d.name, s, d.dtype, d.layout) for d, s in zip(template, shapes)] for shapes in incoming]
+        labels = None
+        if self._label_shapes:
+            bound = self._label_shapes[0] if group.per_device else self._label_shapes
+            given = inputs.label or [None] * len(data)
+            labels = [self._labels_for(None, arrays, bound, device) for arrays, device in zip(given, data)]
+        return data, labels
+
+    @staticmethod
+    def _labels_for(provided, arrays, bound, data):
+        """Label DataDescs for a re-bind: the batch's ``provide_label``, else its label arrays'
+        shapes, else the bound labels with their batch axis set to the new data batch size."""
+        from ..io import DataDesc
+        if not bound:
+            return None
+        if provided:
+            return provided
+        if arrays:
+            return [DataDesc(d.name, tuple(a.shape), d.dtype, d.layout) for d, a in zip(bound, arrays)]
+        size = batch_size_of([(d.name, d.shape) for d in data], [DataDesc.get_batch_axis(d.layout) for d in data])
+        result = []
+        for desc in bound:
+            shape = list(desc.shape)
+            axis = DataDesc.get_batch_axis(desc.layout)
+            if size is not None and 0 <= axis < len(shape):
+                shape[axis] = size
+            result.append(DataDesc(desc.name, tuple(shape), desc.dtype, desc.layout))
+        return result
 
     def backward(self, out_grads=None):
         """Backward through every context; ``out_grads`` only for non-loss outputs."""
@@ -561,27 +563,5 @@ class Module(BaseModule):
                                               priority=-self._exec_group.param_names.index(name))
 
 
-def _is_per_device_batch(data_batch):
-    """True for a DataBatch whose ``data`` holds one list of arrays per context."""
-    if isinstance(data_batch, list):
-        return False
-    data = getattr(data_batch, "data", None)
-    return bool(data) and isinstance(data[0], (list, tuple))
-
-
 def _cpu_zeros_like(array):
     return NDArray(torch.zeros(array.shape, dtype=array._tensor.dtype), cpu())
-
-
-def _rescale_labels(label_shapes, data_shapes, incoming):
-    """Label shapes for a new batch size when the batch carries no labels (inference)."""
-    from ..io import DataDesc
-    old_batch = data_shapes[0].shape[0] if data_shapes and data_shapes[0].shape else None
-    new_batch = incoming[0][0] if incoming and incoming[0] else None
-    result = []
-    for desc in label_shapes:
-        shape = tuple(desc.shape)
-        if old_batch is not None and shape and shape[0] == old_batch:
-            shape = (new_batch,) + shape[1:]
-        result.append(DataDesc(desc.name, shape, desc.dtype, desc.layout))
-    return result

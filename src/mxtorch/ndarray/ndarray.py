@@ -379,16 +379,20 @@ class NDArray:
         _autograd._make_variable(self, NDArray(torch.zeros_like(self._tensor, requires_grad=False), self._ctx),
                                  grad_req)
 
-    def use_storage(self, tensor):
+    def use_storage(self, tensor, requires_grad=False):
         """Hold the torch tensor ``tensor`` from now on instead of the current storage (no copy
         when dtype and device agree; otherwise converted to this array's).  Every holder of this
         NDArray object sees the new values: the executor hands its outputs and fresh gradients
-        over this way.  The tensor is detached from any recorded computation.  An mxtorch
-        extension (MXNet arrays could not change their memory)."""
+        over this way.  The tensor is detached from any recorded computation; with
+        ``requires_grad`` it becomes a torch leaf that records gradients (``attach_grad``).
+        The one way code outside ``ndarray/`` swaps an array's storage.  An mxtorch extension
+        (MXNet arrays could not change their memory)."""
         tensor = tensor.detach()
         current = self._tensor
         if tensor.dtype != current.dtype or tensor.device != current.device:
             tensor = tensor.to(device=current.device, dtype=current.dtype)
+        if requires_grad:
+            tensor.requires_grad_(True)
         self._tensor = tensor
         return self
 

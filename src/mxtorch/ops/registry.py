@@ -18,7 +18,9 @@ import re
 import numpy as np
 import torch
 
-from ..base import MXNetError, parse_bool, parse_tuple, format_value, dtype_name
+from ..base import MXNetError, format_value
+from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
+                      SchemaError, Shape, Str, collect, optional, parse_params)
 
 __all__ = ["Attr", "Operator", "register", "get_operator", "list_operators", "REQUIRED",
            "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "DtypeChoice", "optional",
@@ -26,136 +28,8 @@ __all__ = ["Attr", "Operator", "register", "get_operator", "list_operators", "RE
            "known", "merge_shape", "OperatorSchemaError", "fluent_operators"]
 
 
-class _Required:
-    def __repr__(self):
-        return "REQUIRED"
-
-
-REQUIRED = _Required()
-
-
-class OperatorSchemaError(MXNetError):
+class OperatorSchemaError(SchemaError):
     """An attribute is unknown, missing or malformed."""
-
-
-# -- attribute value parsers: (value, name) -> python value ------------------------------------
-def Int(value, name):
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        raise MXNetError(f"expected an integer, got {value!r}") from None
-    if not number.is_integer():
-        raise MXNetError(f"expected an integer, got {value!r}")
-    return int(number)
-
-
-def Float(value, name):
-    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        return float(value)
-    try:
-        return float(str(value).strip())
-    except ValueError:
-        raise MXNetError(f"expected a number, got {value!r}") from None
-
-
-def Bool(value, name):
-    return parse_bool(value, name)
-
-
-def Str(value, name):
-    return str(value)
-
-
-def Shape(value, name):
-    """A tuple of ints (``"(3, 3)"``); None entries are rejected."""
-    result = parse_tuple(value, name, int)
-    if any(item is None for item in result):
-        raise MXNetError(f"expected integers, got {value!r}")
-    return result
-
-
-def OptionalShape(value, name):
-    """A tuple of ints or None (``slice``'s ``begin=(None, 2)``)."""
-    return parse_tuple(value, name, int)
-
-
-def FloatTuple(value, name):
-    return parse_tuple(value, name, float)
-
-
-def Dtype(value, name):
-    """MXNet's dtype name (``'float32'``, ``'bfloat16'``, ...) from any spelling base accepts."""
-    if value is None or (isinstance(value, str) and value.strip() == "None"):
-        return None
-    return dtype_name(value)
-
-
-def DtypeChoice(*choices):
-    """A parser for a dtype restricted to ``choices`` (MXNet names), given in any spelling
-    :func:`Dtype` accepts (``'float16'``, ``numpy.float16``, ``numpy.dtype('float16')``); ``None`` /
-    ``"None"`` parse to None.  MXNet's Python front end turned NumPy types into these names."""
-    def parse(value, name):
-        text = Dtype(value, name)
-        if text not in choices:
-            raise MXNetError(f"expected one of {list(choices)}, got {text!r}")
-        return text
-    parse.__name__ = "DtypeChoice"
-    parse.choices = choices
-    return parse
-
-
-def optional(parser):
-    """A parser that also accepts ``None`` / ``"None"``."""
-    def parse(value, name):
-        if value is None or (isinstance(value, str) and value.strip() == "None"):
-            return None
-        return parser(value, name)
-    parse.__name__ = f"optional_{parser.__name__}"
-    return parse
-
-
-def Choice(*choices):
-    """A parser for a string that must be one of ``choices``."""
-    def parse(value, name):
-        text = str(value)
-        if text not in choices:
-            raise MXNetError(f"expected one of {list(choices)}, got {text!r}")
-        return text
-    parse.__name__ = "Choice"
-    parse.choices = choices
-    return parse
-
-
-class Attr:
-    """One operator attribute: how to parse MXNet's string form and its default.
-
-    ``Attr(Int, required=True)`` or ``Attr(Shape, default=())``.  Parsed values
-    are available as instance attributes of the operator.
-    """
-
-    def __init__(self, parser, default=REQUIRED, required=False, doc=""):
-        self.parser = parser
-        self.default = REQUIRED if required else default
-        self.doc = doc
-        self.name = None
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def parse(self, value, op_name):
-        try:
-            return self.parser(value, self.name)
-        except (MXNetError, ValueError, TypeError, OverflowError, SyntaxError) as error:
-            message = str(error)
-            prefix = f"attribute {self.name!r}: "
-            if message.startswith(prefix):
-                message = message[len(prefix):]
-            raise OperatorSchemaError(f"Operator {op_name}: attribute {self.name!r}: {message} "
-                                      f"(given {value!r})") from None
 
 
 _REGISTRY = {}
@@ -170,12 +44,7 @@ def register(name, *aliases, fluent=False):
         cls.name = name
         cls.aliases = tuple(aliases)
         cls.fluent = (name if fluent is True else fluent) or None
-        schema = {}
-        for klass in reversed(cls.__mro__):
-            for key, value in vars(klass).items():
-                if isinstance(value, Attr):
-                    schema[key] = value
-        cls.schema = schema
+        cls.schema = collect(cls)
         for key in (name,) + tuple(aliases):
             if key in _REGISTRY and _REGISTRY[key] is not cls:
                 raise MXNetError(f"operator {key!r} is registered twice")
@@ -272,23 +141,12 @@ class Operator:
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
         given.update(kwargs)
-        self.attrs = {}
-        for key, value in given.items():
-            if key.startswith("__") and key.endswith("__"):
-                continue
-            if key not in self.schema:
-                valid = ", ".join(sorted(self.schema)) or "none"
-                raise OperatorSchemaError(
-                    f"Operator {self.name}: unknown attribute {key!r} (valid attributes: {valid})")
-            setattr(self, key, self.schema[key].parse(value, self.name))
-            self.attrs[key] = value if isinstance(value, str) else format_value(value)
-        for key, attr in self.schema.items():
-            if key in given:
-                continue
-            if attr.default is REQUIRED:
-                raise OperatorSchemaError(
-                    f"Operator {self.name}: required attribute {key!r} is missing")
-            setattr(self, key, attr.default)
+        values = parse_params(self.schema, given, f"Operator {self.name}", "attribute", error=OperatorSchemaError)
+        for key, value in values.items():
+            setattr(self, key, value)
+        # the attributes as given, written back to JSON unchanged
+        self.attrs = {key: value if isinstance(value, str) else format_value(value)
+                      for key, value in given.items() if key in self.schema}
         self.validate()
 
     @property

@@ -142,6 +142,39 @@ def graph_types(symbol, known):
     return nodes, types
 
 
+class GraphInference:
+    """Shapes and dtypes of every entry of a graph, inferred once for a bind.
+
+    ``nodes`` (topological order), ``shapes`` / ``types`` (``{(id(node), index): value}``);
+    ``arg_shapes`` ... ``aux_types`` are read from them in MXNet's list order.  The executor
+    builds its plan from the same object, so a bind infers the graph once."""
+
+    __slots__ = ("nodes", "shapes", "types", "arg_shapes", "out_shapes", "aux_shapes", "arg_types",
+                 "out_types", "aux_types")
+
+    def __init__(self, symbol, nodes, shapes, types):
+        self.nodes, self.shapes, self.types = nodes, shapes, types
+        self.arg_shapes, self.out_shapes, self.aux_shapes = _arguments_outputs_auxiliaries(symbol, nodes, shapes)
+        self.arg_types, self.out_types, self.aux_types = _arguments_outputs_auxiliaries(symbol, nodes, types)
+
+    def matches(self, arg_shapes, aux_shapes):
+        """True when the inferred argument and auxiliary shapes are these (tuples)."""
+        return ([tuple(s or ()) for s in self.arg_shapes] == [tuple(s) for s in arg_shapes]
+                and [tuple(s or ()) for s in self.aux_shapes] == [tuple(s) for s in aux_shapes])
+
+
+def infer_graph(symbol, shapes, types):
+    """:class:`GraphInference` from known input ``shapes`` and ``types`` (``{name: value}``).
+    Inputs whose dtype nothing determines are float32, as MXNet's bind allocated them."""
+    nodes, entry_shapes = graph_shapes(symbol, shapes)
+    _, entry_types = graph_types(symbol, types)
+    variables = [n for n in nodes if n.op is None]
+    if any(entry_types.get((id(n), 0)) is None for n in variables):
+        completed = {n.name: entry_types.get((id(n), 0)) or np.dtype(np.float32) for n in variables}
+        _, entry_types = graph_types(symbol, completed)
+    return GraphInference(symbol, nodes, entry_shapes, entry_types)
+
+
 def infer_types(symbol, known):
     nodes, types = graph_types(symbol, known)
     return _arguments_outputs_auxiliaries(symbol, nodes, types)

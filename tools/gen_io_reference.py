@@ -1,6 +1,7 @@
 """Writes mxref_extra.json and the small idx files: MXNet 1.9.1 iterator behaviour not in the shared fixtures.
 
-Run with the reference MXNet (``~/mxref/bin/python make_mxref_extra.py`` in this folder).  The tests
+Run with the reference MXNet: ``~/mxref/bin/python tools/gen_io_reference.py [OUTPUT_FOLDER]`` (default
+tests/data/io).  The tests
 only read the JSON and the data files; they never import mxnet.
 """
 import json
@@ -8,6 +9,15 @@ import struct
 
 import numpy as np
 import mxnet as mx
+
+import os as _os
+import sys as _sys
+
+# the output folder: the first argument, else tests/data/io of this checkout
+_OUT = _sys.argv[1] if len(_sys.argv) > 1 else _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..",
+                                                              "tests", "data", "io")
+_os.makedirs(_OUT, exist_ok=True)
+_os.chdir(_OUT)
 
 result = {}
 

@@ -2,14 +2,14 @@
 
 Run with the reference MXNet interpreter (not part of the test suite):
 
-    ~/mxref/bin/python tests/data/callback/make_reference.py
+    ~/mxref/bin/python tools/gen_callback_reference.py [OUTPUT_FOLDER]   # default tests/data/callback
 
 Each scenario feeds a callback a fixed sequence of batch-end parameters
 (epoch, nbatch) with a fake metric, under a fake clock where batch k of the
 run happens at time 0.25 * k + 0.05 * k * k seconds (so every interval
 differs), and records every log message and the number of ``reset_local``
 calls.  The fake metric's values grow by 0.001 with every reset, so the
-lines show whether a callback read the metric before or after resetting.  Writes reference.json beside this file.
+lines show whether a callback read the metric before or after resetting.  Writes reference.json.
 The fake metric, the fake clock and the batch loop come from tests/callback_fakes.py, which the
 test uses too.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 import mxnet as mx
 import mxnet.callback as callback_module
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # tests/, for the shared fakes
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))   # for the shared fakes
 from callback_fakes import FakeMetric, feed_batches  # noqa: E402
 
 
@@ -76,7 +76,9 @@ def main():
         kind, arguments = scenario["callback"]
         messages, resets = run(scenario, lambda: getattr(mx.callback, kind)(*arguments))
         results.append(dict(scenario, messages=messages, reset_local_calls=resets))
-    out = Path(__file__).with_name("reference.json")
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "tests" / "data" / "callback"
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / "reference.json"
     out.write_text(json.dumps({"mxnet_version": mx.__version__, "scenarios": results}, indent=1) + "\n")
     print(f"wrote {out}")
 

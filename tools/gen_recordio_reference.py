@@ -1,7 +1,7 @@
 """Generate the MXNet 1.9.1 reference data of tests/test_recordio.py and tests/test_image.py.
 
-Run with the reference MXNet (plus opencv-python-headless 4.8.1 for cv2) from this folder:
-    ~/mxref/bin/python make_reference.py
+Run with the reference MXNet (plus opencv-python-headless 4.8.1 for cv2):
+    ~/mxref/bin/python tools/gen_recordio_reference.py [OUTPUT_FOLDER]   # default tests/data/recordio
 Writes multipart.rec/.idx + multipart.npz (records holding the RecordIO magic number),
 det.rec/.idx, multilabel.rec/.idx (image records with array labels), iterators.json +
 iterators.npz (ImageRecordIter / ImageRecordUInt8Iter / ImageRecordInt8Iter /
@@ -15,6 +15,22 @@ import struct
 import cv2
 import mxnet as mx
 import numpy as np
+
+import os as _os
+import sys as _sys
+
+# the output folder: the first argument, else tests/data/recordio of this checkout
+_OUT = _sys.argv[1] if len(_sys.argv) > 1 else _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..",
+                                                              "tests", "data", "recordio")
+_os.makedirs(_OUT, exist_ok=True)
+# inputs: the shared io fixtures of the folder (images_*.npz / .rec / .idx), copied when writing elsewhere
+_DEFAULT = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..", "tests", "data", "recordio")
+if _os.path.realpath(_OUT) != _os.path.realpath(_DEFAULT):
+    import shutil as _shutil
+    for _name in _os.listdir(_DEFAULT):
+        if _name.startswith(("images_", "raw_records", "index.json")):
+            _shutil.copy(_os.path.join(_DEFAULT, _name), _OUT)
+_os.chdir(_OUT)
 
 MAGIC = struct.pack("<I", 0xced7230a)
 

@@ -1,0 +1,102 @@
+"""The metric registry: ``register``, ``alias`` and ``create`` (names, JSON specs, config
+dicts, callables and lists to metrics)."""
+from __future__ import annotations
+
+import json
+import warnings
+
+from ..base import MXNetError, string_types
+from .base import EvalMetric
+
+__all__ = ["register", "alias", "create"]
+
+
+_REGISTRY = {}
+
+
+def register(klass, name=None):
+    """Register an EvalMetric subclass for ``create`` under ``name`` (default: the class name), lower-cased.
+
+    Raises MXNetError when ``klass`` is not an EvalMetric subclass; warns when
+    it replaces a registered class.
+    """
+    if not (isinstance(klass, type) and issubclass(klass, EvalMetric)):
+        raise MXNetError(f"metric.register: can only register subclasses of EvalMetric, got {klass!r}")
+    key = (klass.__name__ if name is None else name).lower()
+    if key in _REGISTRY and _REGISTRY[key] is not klass:
+        warnings.warn(f"metric {klass.__module__}.{klass.__name__} registered with name {key!r} replaces "
+                      f"{_REGISTRY[key].__module__}.{_REGISTRY[key].__name__}", UserWarning, stacklevel=2)
+    _REGISTRY[key] = klass
+    return klass
+
+
+def alias(*aliases):
+    """Class decorator registering the class under each of ``aliases``."""
+    def decorate(klass):
+        for name in aliases:
+            register(klass, name)
+        return klass
+    return decorate
+
+
+def _create_registered(metric, *args, **kwargs):
+    if isinstance(metric, EvalMetric):
+        if args or kwargs:
+            raise MXNetError(f"metric.create: {metric.name!r} is already a metric instance; "
+                             f"extra arguments {args or ''}{kwargs or ''} are invalid")
+        return metric
+    if isinstance(metric, dict):
+        if args:
+            raise MXNetError("metric.create: a config dict takes no positional arguments")
+        config = dict(metric)
+        config.update(kwargs)
+        if "metric" not in config:
+            raise MXNetError(f"metric.create: a config dict needs a 'metric' entry, got keys {sorted(config)}")
+        return create(config.pop("metric"), **config)
+    if not isinstance(metric, string_types):
+        raise MXNetError(f"metric.create: metric must be a name, a callable, a list, a dict or an EvalMetric, "
+                         f"got {type(metric).__name__}")
+    text = metric.strip()
+    if text.startswith("["):
+        if args or kwargs:
+            raise MXNetError("metric.create: a JSON '[name, kwargs]' spec takes no further arguments")
+        name, config = json.loads(text)
+        return create(name, **config)
+    if text.startswith("{"):
+        if args or kwargs:
+            raise MXNetError("metric.create: a JSON config takes no further arguments")
+        return create(json.loads(text))
+    key = text.lower()
+    if key not in _REGISTRY:
+        raise MXNetError(f"metric.create: unknown metric {metric!r}; valid names are {sorted(_REGISTRY)}")
+    return _REGISTRY[key](*args, **kwargs)
+
+
+def create(metric, *args, **kwargs):
+    """A metric from a description (MXNet's ``mx.metric.create``).
+
+    ``metric`` may be a registered name or alias (case-insensitive:
+    ``'acc'``, ``'top_k_accuracy'``, ``'ce'``, ``'nll_loss'``, ``'f1'``,
+    ``'mcc'``, ``'mae'``, ``'mse'``, ``'rmse'``, ``'perplexity'``,
+    ``'pearsonr'``, ``'pcc'``, ``'loss'``, ...), a JSON string, a config dict
+    with a ``'metric'`` entry, an EvalMetric instance (returned as is), a
+    function ``feval(label, pred)`` (wrapped in :class:`CustomMetric`), an
+    EvalMetric subclass (instantiated), or a list of any of these (a
+    :class:`CompositeEvalMetric`).  ``args`` / ``kwargs`` go to the
+    constructor.
+
+    Raises MXNetError for an unknown name (listing the valid ones) or
+    arguments given with an instance.
+    """
+    from .composite import CompositeEvalMetric   # they register themselves here: imported when used
+    from .custom import CustomMetric
+    if isinstance(metric, type) and issubclass(metric, EvalMetric):
+        return metric(*args, **kwargs)
+    if callable(metric) and not isinstance(metric, EvalMetric):
+        return CustomMetric(metric, *args, **kwargs)
+    if isinstance(metric, list):
+        composite = CompositeEvalMetric()
+        for child in metric:
+            composite.add(create(child, *args, **kwargs))
+        return composite
+    return _create_registered(metric, *args, **kwargs)
