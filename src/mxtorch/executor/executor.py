@@ -21,6 +21,7 @@ from ..autograd import head_gradient
 from ..ops.registry import gradient_carrier
 from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan
+from .fusion import fuse_lstm_chains, fusion_enabled
 
 __all__ = ["Executor"]
 
@@ -274,6 +275,15 @@ class Executor:
         self._output_shapes = [shapes.get((id(node), index)) or () for node, index in symbol._outputs]
         self._output_types = [types.get((id(node), index)) or np.dtype(np.float32) for node, index in symbol._outputs]
         self._output_is_loss = [node.op is not None and node.op.is_loss for node, index in symbol._outputs]
+        # the plan forward runs: unrolled LSTMCell runs fused (fusion.py); ``_steps`` stays the
+        # node-for-node plan, run instead when a monitor reports every node
+        self._run_steps = steps
+        if self._placement is None and fusion_enabled():
+            slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
+            slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
+            self._run_steps = fuse_lstm_chains(
+                steps, self._output_slots, slot_shapes, slot_types,
+                lambda node, op, inputs, outputs: _Step(node, op, inputs, [], outputs))
 
     # -- dictionaries ------------------------------------------------------------------------------
     @property
@@ -363,7 +373,7 @@ class Executor:
     def _execute(self, values, is_train):
         """Run every step of the plan, reading and writing the slot list ``values``."""
         monitor = self._monitor_callback
-        for step in self._steps:
+        for step in (self._steps if monitor is not None else self._run_steps):
             if monitor is not None and self._monitor_all:
                 self._monitor_inputs(monitor, step, values)
             if step.context is not None:
@@ -429,9 +439,15 @@ class Executor:
             tensor = gradient_carrier(tensor)
             if not tensor.requires_grad:
                 continue
-            grad = head_gradient(tensor, None if out_grads is None else out_grads[position],
-                                 lambda shape: f"backward: head gradient {position} has shape {shape}, output "
-                                               f"{self._symbol.list_outputs()[position]!r} has {tuple(tensor.shape)}")
+            given = None if out_grads is None else out_grads[position]
+            if given is None and self._output_is_loss[position]:
+                # a loss head ignores its head gradient: ones without filling an output-sized buffer
+                grad = torch.ones((), dtype=tensor.dtype, device=tensor.device).expand(tensor.shape)
+            else:
+                grad = head_gradient(tensor, given,
+                                     lambda shape: f"backward: head gradient {position} has shape {shape}, output "
+                                                   f"{self._symbol.list_outputs()[position]!r} has "
+                                                   f"{tuple(tensor.shape)}")
             heads.append(tensor)
             head_grads.append(grad)
         monitored = getattr(self, "_monitored_inputs", None) if self._monitor_callback is not None else None

@@ -250,7 +250,7 @@ class InferencePlan:
         self._executor = executor
         self._mode = compile_mode()
         self._device = executor._device
-        steps = executor._steps
+        steps = executor._run_steps
         graph_outputs = set(executor._output_slots)
         uses = {}
         for position, step in enumerate(steps):
