@@ -249,3 +249,42 @@ def test_cells_without_biases_fuse_with_the_plain_numbers(monkeypatch, no_bias):
     assert [step.op.length for step in _fused_steps(fused)] == [3]
     _fill([fused, plain], 10)
     _assert_same(_run(fused), _run(plain))
+
+
+def _gru_layer(length=4):
+    cell = mx.rnn.GRUCell(num_hidden=HIDDEN, prefix="gru_")
+    outputs, states = cell.unroll(length, inputs=mx.sym.Variable("data"), layout="NTC", merge_outputs=True)
+    return mx.sym.Group([outputs] + list(states))
+
+
+def test_unrolled_gru_cell_runs_fused_with_the_plain_numbers(monkeypatch):
+    symbol = _gru_layer()
+    fused = _bind(monkeypatch, symbol, True, data=(3, 4, 5))
+    plain = _bind(monkeypatch, symbol, False, data=(3, 4, 5))
+    assert [step.op.name for step in fused._run_steps if step.op.name.startswith("_fused")] == ["_fused_gru"]
+    _fill([fused, plain], 11)
+    _assert_same(_run(fused), _run(plain))
+    _assert_same(_run(fused, is_train=False), _run(plain, is_train=False))
+
+
+def test_fused_gru_matches_a_numpy_recurrence(monkeypatch):
+    """MXNet's GRUCell: r, z, n slices; n = tanh(i2h_n + r * h2h_n); h = (1 - z) * n + z * h."""
+    executor = _bind(monkeypatch, _gru_layer(3), True, grad_req="null", data=(2, 3, 4))
+    assert any(step.op.name == "_fused_gru" for step in executor._run_steps)
+    _fill([executor], 12)
+    args = {name: array.asnumpy() for name, array in executor.arg_dict.items()}
+    outputs = [o.asnumpy() for o in executor.forward(is_train=False)]
+
+    def sigmoid(x):
+        return 1 / (1 + np.exp(-x))
+    h = np.zeros((2, HIDDEN), np.float32)
+    hs = []
+    for t in range(3):
+        xr, xz, xn = np.split(args["data"][:, t] @ args["gru_i2h_weight"].T + args["gru_i2h_bias"], 3, axis=1)
+        hr, hz, hn = np.split(h @ args["gru_h2h_weight"].T + args["gru_h2h_bias"], 3, axis=1)
+        r, z = sigmoid(xr + hr), sigmoid(xz + hz)
+        n = np.tanh(xn + r * hn)
+        h = (1 - z) * n + z * h
+        hs.append(h)
+    np.testing.assert_allclose(outputs[0], np.stack(hs, axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outputs[1], h, rtol=1e-5, atol=1e-6)

@@ -21,7 +21,7 @@ from ..autograd import head_gradient
 from ..ops.registry import gradient_carrier
 from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan
-from .fusion import fuse_lstm_chains, fusion_enabled
+from .fusion import fuse_recurrent_chains, fusion_enabled
 
 __all__ = ["Executor"]
 
@@ -275,13 +275,13 @@ class Executor:
         self._output_shapes = [shapes.get((id(node), index)) or () for node, index in symbol._outputs]
         self._output_types = [types.get((id(node), index)) or np.dtype(np.float32) for node, index in symbol._outputs]
         self._output_is_loss = [node.op is not None and node.op.is_loss for node, index in symbol._outputs]
-        # the plan forward runs: unrolled LSTMCell runs fused (fusion.py); ``_steps`` stays the
+        # the plan forward runs: unrolled LSTMCell / GRUCell runs fused (fusion.py); ``_steps`` stays the
         # node-for-node plan, run instead when a monitor reports every node
         self._run_steps = steps
         if self._placement is None and fusion_enabled():
             slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
             slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
-            self._run_steps = fuse_lstm_chains(
+            self._run_steps = fuse_recurrent_chains(
                 steps, self._output_slots, slot_shapes, slot_types,
                 lambda node, op, inputs, outputs: _Step(node, op, inputs, [], outputs))
 
