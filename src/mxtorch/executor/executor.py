@@ -284,6 +284,7 @@ class Executor:
             self._run_steps = fuse_recurrent_chains(
                 steps, self._output_slots, slot_shapes, slot_types,
                 lambda node, op, inputs, outputs: _Step(node, op, inputs, [], outputs))
+        self._release = _last_uses(self._run_steps, self._output_slots)
 
     # -- dictionaries ------------------------------------------------------------------------------
     @property
@@ -373,7 +374,10 @@ class Executor:
     def _execute(self, values, is_train):
         """Run every step of the plan, reading and writing the slot list ``values``."""
         monitor = self._monitor_callback
-        for step in (self._steps if monitor is not None else self._run_steps):
+        # without a monitor (which reads every value afterwards), each value is dropped after its
+        # last reader: what autograd does not keep is freed during the forward pass, not after it
+        steps, release = (self._steps, None) if monitor is not None else (self._run_steps, self._release)
+        for position, step in enumerate(steps):
             if monitor is not None and self._monitor_all:
                 self._monitor_inputs(monitor, step, values)
             if step.context is not None:
@@ -398,6 +402,9 @@ class Executor:
                                      f"shapes {shapes}: {error}") from None
             for slot_index, tensor in zip(step.outputs, results):
                 values[slot_index] = tensor
+            if release is not None:
+                for slot_index in release[position]:
+                    values[slot_index] = None
             if monitor is not None:
                 names = step.node.output_names()
                 for name, tensor in zip(names[:step.op.num_visible_outputs()], results):
@@ -591,6 +598,21 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
+
+
+def _last_uses(steps, output_slots):
+    """For each step, the slots no later step reads (nor the graph outputs): the values the
+    plan can drop once that step has run."""
+    keep = set(output_slots)
+    last = {}
+    for position, step in enumerate(steps):
+        for slot in list(step.inputs) + list(step.aux) + list(step.outputs):
+            last[slot] = position
+    release = [[] for _ in steps]
+    for slot, position in last.items():
+        if slot not in keep:
+            release[position].append(slot)
+    return [tuple(slots) for slots in release]
 
 
 def _is_zero_size_given(name, shapes):
