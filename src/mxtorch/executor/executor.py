@@ -278,8 +278,9 @@ class Executor:
         # the plan forward runs: unrolled LSTMCell / GRUCell runs fused (fusion.py); ``_steps`` stays the
         # node-for-node plan, run instead when a monitor reports every node
         self._run_steps = steps
+        # {slot: inferred shape}, read by the inference plan
+        self._slot_shapes = slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
         if self._placement is None and fusion_enabled():
-            slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
             slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
             self._run_steps = fuse_recurrent_chains(
                 steps, self._output_slots, slot_shapes, slot_types,
