@@ -150,6 +150,11 @@ class Executor:
                                 context) for shape, dtype, context in
                         zip(self._output_shapes, self._output_types, output_contexts)]
         self._recorded = None
+        self._record_inference = False      # set by backward() while it re-runs a forward recorded
+        self._monitored_inputs = None
+        # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
+        self._variables = [(slot, kind, index, kind == "arg" and index in self._gradient_indices)
+                           for slot, kind, index in self._variable_slots]
         # bound without gradients: forward(is_train=False) runs the folded inference plan (inference.py)
         self._inference = InferencePlan(self) if not self._gradient_indices else None
 
@@ -321,7 +326,7 @@ class Executor:
                     raise MXNetError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
-        record_inference = getattr(self, "_record_inference", False)
+        record_inference = self._record_inference
         if (self._inference is not None and not is_train and not record_inference
                 and self._monitor_callback is None):
             for array, tensor in zip(self.outputs, self._inference.run()):
@@ -333,12 +338,13 @@ class Executor:
         need_grad = (is_train or record_inference) and bool(self._gradient_indices)
         values = [None] * self._num_slots
         leaves = []
-        for slot_index, kind, index in self._variable_slots:
+        args, aux = self.arg_arrays, self.aux_arrays
+        for slot_index, kind, index, leaf in self._variables:
             if kind == "aux":
-                values[slot_index] = self.aux_arrays[index]._tensor
+                values[slot_index] = aux[index]._tensor
                 continue
-            tensor = self.arg_arrays[index]._tensor
-            if need_grad and index in self._gradient_indices and (tensor.is_floating_point() or tensor.is_complex()):
+            tensor = args[index]._tensor
+            if need_grad and leaf and (tensor.is_floating_point() or tensor.is_complex()):
                 tensor = tensor.detach().requires_grad_(True)
                 leaves.append((index, tensor))
             values[slot_index] = tensor
@@ -458,7 +464,7 @@ class Executor:
                                                    f"{tuple(tensor.shape)}")
             heads.append(tensor)
             head_grads.append(grad)
-        monitored = getattr(self, "_monitored_inputs", None) if self._monitor_callback is not None else None
+        monitored = self._monitored_inputs if self._monitor_callback is not None else None
         self._monitored_inputs = None
         watched = [tensor for _, inputs in (monitored or []) for tensor in inputs
                    if tensor.requires_grad]

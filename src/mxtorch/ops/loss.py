@@ -138,7 +138,8 @@ class SoftmaxOutput(_LabelledLossHead):
         index = label.long()
         valid = label != self.ignore_label if self.use_ignore else None
         # as in MXNet, a label outside [0, classes) has no target class: its gradient is p
-        hit = (index >= 0) & (index < classes)
+        safe = index.clamp(0, classes - 1)
+        hit = safe == index
         if valid is not None:
             hit = hit & valid
         weight = self._scale(rows, spatial, valid, grid.dtype)
@@ -151,7 +152,7 @@ class SoftmaxOutput(_LabelledLossHead):
             grid = grid - off
         gradient = grid * (weight.unsqueeze(1) if torch.is_tensor(weight) and weight.dim() else weight)
         lowered = hit.to(grid.dtype) * (-on * weight)
-        gradient.scatter_add_(1, index.clamp(0, classes - 1).unsqueeze(1), lowered.unsqueeze(1))
+        gradient.scatter_add_(1, safe.unsqueeze(1), lowered.unsqueeze(1))
         return gradient.reshape(probability.shape)
 
     def _scale(self, rows, spatial, valid, dtype):
