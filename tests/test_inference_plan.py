@@ -196,3 +196,38 @@ def test_fused_inner_products_match_the_plain_graph(monkeypatch, mode):
     predict.set_params(new_args, aux)
     plain.set_params(new_args, aux)
     _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))
+
+
+@pytest.mark.parametrize("prepack", ["1", "0"])
+def test_prepacked_inner_product_weights_are_repacked_after_set_params(monkeypatch, prepack):
+    """The eager plan reorders inner-product weights into oneDNN's layout once per parameter
+    version; new parameters (set_params, an in-place write) are packed again before the next
+    batch, and the numbers are those of the plain graph either way."""
+    monkeypatch.setenv("MXTORCH_PREPACK", prepack)
+    data = mx.sym.Variable("data")
+    x = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=16, name="f1"), act_type="relu")
+    x = mx.sym.BatchNorm(mx.sym.FullyConnected(x, num_hidden=12, name="f2"), fix_gamma=False, name="bn")
+    symbol = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(x, num_hidden=5, name="f3"), name="softmax")
+    shape = (8, 10)
+    args, aux = _random_params(symbol, shape, 21)
+    plain = mx.mod.Module(symbol)
+    plain.bind(data_shapes=[("data", shape)], label_shapes=[("softmax_label", (8,))])
+    predict = mx.mod.Module(symbol)
+    predict.bind(data_shapes=[("data", shape)], for_training=False)
+    for module in (plain, predict):
+        module.set_params(args, aux)
+    plan = predict._exec_group.execs[0]._inference
+    if prepack == "1" and inference._prepacked_linear_works():
+        assert len(plan._packs) == 3          # f2's weight is the BatchNorm-folded one
+    else:
+        assert not plan._packs
+    data_value = np.random.RandomState(22).normal(size=shape).astype(np.float32)
+    for _ in range(2):
+        _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))
+    new_args, new_aux = _random_params(symbol, shape, 23)
+    for module in (plain, predict):
+        module.set_params(new_args, new_aux)
+    _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))
+    for module in (plain, predict):
+        module._exec_group.execs[0].arg_dict["f1_weight"][:] *= 0.5
+    _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))

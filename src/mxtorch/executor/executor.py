@@ -21,6 +21,7 @@ from ..autograd import head_gradient
 from ..ops.registry import gradient_carrier
 from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan
+from .fusion import fuse_recurrent_chains, fusion_enabled
 
 __all__ = ["Executor"]
 
@@ -149,6 +150,11 @@ class Executor:
                                 context) for shape, dtype, context in
                         zip(self._output_shapes, self._output_types, output_contexts)]
         self._recorded = None
+        self._record_inference = False      # set by backward() while it re-runs a forward recorded
+        self._monitored_inputs = None
+        # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
+        self._variables = [(slot, kind, index, kind == "arg" and index in self._gradient_indices)
+                           for slot, kind, index in self._variable_slots]
         # bound without gradients: forward(is_train=False) runs the folded inference plan (inference.py)
         self._inference = InferencePlan(self) if not self._gradient_indices else None
 
@@ -287,6 +293,17 @@ class Executor:
         self._output_shapes = [shapes.get((id(node), index)) or () for node, index in symbol._outputs]
         self._output_types = [types.get((id(node), index)) or np.dtype(np.float32) for node, index in symbol._outputs]
         self._output_is_loss = [node.op is not None and node.op.is_loss for node, index in symbol._outputs]
+        # the plan forward runs: unrolled LSTMCell / GRUCell runs fused (fusion.py); ``_steps`` stays the
+        # node-for-node plan, run instead when a monitor reports every node
+        self._run_steps = steps
+        # {slot: inferred shape}, read by the inference plan
+        self._slot_shapes = slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
+        if self._placement is None and fusion_enabled():
+            slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
+            self._run_steps = fuse_recurrent_chains(
+                steps, self._output_slots, slot_shapes, slot_types,
+                lambda node, op, inputs, outputs: _Step(node, op, inputs, [], outputs))
+        self._release = _last_uses(self._run_steps, self._output_slots)
 
     # -- dictionaries ------------------------------------------------------------------------------
     @property
@@ -322,7 +339,7 @@ class Executor:
                     raise MXNetError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
-        record_inference = getattr(self, "_record_inference", False)
+        record_inference = self._record_inference
         if (self._inference is not None and not is_train and not record_inference
                 and self._monitor_callback is None):
             for array, tensor in zip(self.outputs, self._inference.run()):
@@ -334,12 +351,13 @@ class Executor:
         need_grad = (is_train or record_inference) and bool(self._gradient_indices)
         values = [None] * self._num_slots
         leaves = []
-        for slot_index, kind, index in self._variable_slots:
+        args, aux = self.arg_arrays, self.aux_arrays
+        for slot_index, kind, index, leaf in self._variables:
             if kind == "aux":
-                values[slot_index] = self.aux_arrays[index]._tensor
+                values[slot_index] = aux[index]._tensor
                 continue
-            tensor = self.arg_arrays[index]._tensor
-            if need_grad and index in self._gradient_indices and (tensor.is_floating_point() or tensor.is_complex()):
+            tensor = args[index]._tensor
+            if need_grad and leaf and (tensor.is_floating_point() or tensor.is_complex()):
                 tensor = tensor.detach().requires_grad_(True)
                 leaves.append((index, tensor))
             values[slot_index] = tensor
@@ -376,7 +394,10 @@ class Executor:
     def _execute(self, values, is_train):
         """Run every step of the plan, reading and writing the slot list ``values``."""
         monitor = self._monitor_callback
-        for step in self._steps:
+        # without a monitor (which reads every value afterwards), each value is dropped after its
+        # last reader: what autograd does not keep is freed during the forward pass, not after it
+        steps, release = (self._steps, None) if monitor is not None else (self._run_steps, self._release)
+        for position, step in enumerate(steps):
             if monitor is not None and self._monitor_all:
                 self._monitor_inputs(monitor, step, values)
             if step.context is not None:
@@ -401,6 +422,9 @@ class Executor:
                                      f"shapes {shapes}: {error}") from None
             for slot_index, tensor in zip(step.outputs, results):
                 values[slot_index] = tensor
+            if release is not None:
+                for slot_index in release[position]:
+                    values[slot_index] = None
             if monitor is not None:
                 names = step.node.output_names()
                 for name, tensor in zip(names[:step.op.num_visible_outputs()], results):
@@ -442,12 +466,18 @@ class Executor:
             tensor = gradient_carrier(tensor)
             if not tensor.requires_grad:
                 continue
-            grad = head_gradient(tensor, None if out_grads is None else out_grads[position],
-                                 lambda shape: f"backward: head gradient {position} has shape {shape}, output "
-                                               f"{self._symbol.list_outputs()[position]!r} has {tuple(tensor.shape)}")
+            given = None if out_grads is None else out_grads[position]
+            if given is None and self._output_is_loss[position]:
+                # a loss head ignores its head gradient: ones without filling an output-sized buffer
+                grad = torch.ones((), dtype=tensor.dtype, device=tensor.device).expand(tensor.shape)
+            else:
+                grad = head_gradient(tensor, given,
+                                     lambda shape: f"backward: head gradient {position} has shape {shape}, output "
+                                                   f"{self._symbol.list_outputs()[position]!r} has "
+                                                   f"{tuple(tensor.shape)}")
             heads.append(tensor)
             head_grads.append(grad)
-        monitored = getattr(self, "_monitored_inputs", None) if self._monitor_callback is not None else None
+        monitored = self._monitored_inputs if self._monitor_callback is not None else None
         self._monitored_inputs = None
         watched = [tensor for _, inputs in (monitored or []) for tensor in inputs
                    if tensor.requires_grad]
@@ -588,6 +618,21 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
+
+
+def _last_uses(steps, output_slots):
+    """For each step, the slots no later step reads (nor the graph outputs): the values the
+    plan can drop once that step has run."""
+    keep = set(output_slots)
+    last = {}
+    for position, step in enumerate(steps):
+        for slot in list(step.inputs) + list(step.aux) + list(step.outputs):
+            last[slot] = position
+    release = [[] for _ in steps]
+    for slot, position in last.items():
+        if slot not in keep:
+            release[position].append(slot)
+    return [tuple(slots) for slots in release]
 
 
 def _is_zero_size_given(name, shapes):

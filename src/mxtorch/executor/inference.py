@@ -12,6 +12,8 @@ rewritten once for prediction:
 - on the CPU, float32 FullyConnected (flatten) and 2-D Convolution, with the relu / sigmoid /
   tanh that is their only reader, run as one oneDNN inner product or convolution
   (``torch.ops.mkldnn._linear_pointwise`` / ``_convolution_pointwise``, channels-last memory);
+  in the eager plan the inner products' weights are reordered into oneDNN's layout once per
+  parameter version (``MXTORCH_PREPACK=0`` turns that off);
 - every node run without autograd recording;
 - on the CPU, for float32 graphs made only of operators that trace exactly
   (``_TRACEABLE``), the folded graph traced with ``torch.jit.trace``, frozen
@@ -85,6 +87,28 @@ def _linear_pointwise_works():
             works = False
         _LINEAR_POINTWISE.append(works)
     return _LINEAR_POINTWISE[0]
+
+
+_PREPACKED_LINEAR = []
+
+
+def _prepacked_linear_works():
+    """Whether oneDNN inner products take a weight reordered once ahead of time
+    (``torch.ops.mkldnn._reorder_linear_weight``) and compute the same ``relu(x @ w.T + b)``;
+    ``MXTORCH_PREPACK=0`` turns prepacking off."""
+    if os.environ.get("MXTORCH_PREPACK", "1") == "0" or not _linear_pointwise_works():
+        return False
+    if not _PREPACKED_LINEAR:
+        works = False
+        try:
+            x, w, b = torch.rand(3, 4), torch.rand(2, 4) - 0.5, torch.rand(2) - 0.5
+            packed = torch.ops.mkldnn._reorder_linear_weight(w, 3)
+            got = torch.ops.mkldnn._linear_pointwise(x, packed, b, "relu", [], "")
+            works = bool(torch.allclose(got, torch.relu(torch.nn.functional.linear(x, w, b)), atol=1e-5))
+        except Exception:
+            works = False
+        _PREPACKED_LINEAR.append(works)
+    return _PREPACKED_LINEAR[0]
 
 
 _CONVOLUTION_POINTWISE = []
@@ -250,7 +274,7 @@ class InferencePlan:
         self._executor = executor
         self._mode = compile_mode()
         self._device = executor._device
-        steps = executor._steps
+        steps = executor._run_steps
         graph_outputs = set(executor._output_slots)
         uses = {}
         for position, step in enumerate(steps):
@@ -328,6 +352,18 @@ class InferencePlan:
                            # graphs without convolutions the eager fused inner products are faster
                            and any(entry.op.name in ("Convolution", "Deconvolution", "_fused_convolution")
                                for entry in self._entries))
+        # eager plans on the CPU: the weights of the fused inner products reordered into oneDNN's
+        # layout once per parameter version instead of on every call (the traced graph freezes its own)
+        self._packs = []      # (weight slot, packed slot, batch size)
+        if not self._traceable and self._device.type == "cpu" and _prepacked_linear_works():
+            constant = constant_slots | {fold.weight_slot for fold in self._folds}
+            shapes = getattr(executor, "_slot_shapes", {})
+            for entry in self._entries:
+                data_shape = shapes.get(entry.inputs[0])
+                if isinstance(entry.op, _FusedLinear) and entry.inputs[1] in constant and data_shape:
+                    self._packs.append((entry.inputs[1], self._num_values, int(data_shape[0])))
+                    entry.inputs = [entry.inputs[0], self._num_values] + entry.inputs[2:]
+                    self._num_values += 1
         self._key_tensors = None
         self._key_versions = None
         self._folded = {}
@@ -403,6 +439,8 @@ class InferencePlan:
         for fold in self._folds:
             fold.compute(values)
         self._folded = {slot: values[slot] for fold in self._folds for slot in (fold.weight_slot, fold.bias_slot)}
+        for source, target, batch in self._packs:
+            self._folded[target] = torch.ops.mkldnn._reorder_linear_weight(values[source].contiguous(), batch)
 
     def _trace(self, constants, inputs):
         """The folded graph traced, frozen and optimised, or None (and no more tries) on failure."""

@@ -119,57 +119,52 @@ class SoftmaxOutput(_LabelledLossHead):
         return [self._gradient(probability, label).reshape(shape), None]
 
     def _gradient(self, probability, label):
+        """``(p - target) * weight``: target the one-hot label (smoothed by ``smooth_alpha``), or
+        the label itself when it has the probability's shape; weight ``grad_scale`` over the
+        normalisation count, zero where ``use_ignore`` ignores the label.  One-hot targets are
+        never materialised: ``p * weight`` with the label's entries lowered by a scatter."""
         if self.multi_output:
-            classes = probability.shape[1]
-            spatial = probability.shape[2]
-            label = label.reshape(probability.shape[0], spatial)
-            class_axis = 1
-        elif self.preserve_shape:
-            classes = probability.shape[-1]
-            probability = probability.reshape(-1, classes)
-            label = label.reshape(-1)
-            class_axis = 1
-            spatial = 1
+            grid = probability.reshape(probability.shape[0], probability.shape[1], -1)
         else:
-            classes = probability.shape[1]
-            if label.dim() > 1 and label.numel() == probability.numel():
-                label = label.reshape(probability.shape)   # probability (or one-hot) labels
-            else:
-                label = label.reshape(-1)
-            class_axis = 1
-            spatial = 1
-        if label.shape == probability.shape:
-            target = label.to(probability.dtype)
-            valid = torch.ones(label.shape[0], dtype=torch.bool, device=label.device)
-        else:
-            label = torch.nan_to_num(label, nan=-1.0)
-            index = label.long()
-            valid = torch.ones_like(index, dtype=torch.bool)
-            if self.use_ignore:
-                valid = label != self.ignore_label
-            # as in MXNet, a label outside [0, classes) has no target class: its gradient is p
-            in_range = (index >= 0) & (index < classes)
-            safe = torch.where(valid & in_range, index, torch.zeros_like(index))
-            target = torch.nn.functional.one_hot(safe, classes).to(probability.dtype)
-            target = target * (valid & in_range).unsqueeze(-1).to(probability.dtype)
-            if self.multi_output:
-                target = target.movedim(-1, class_axis)
-            if self.smooth_alpha:
-                alpha = self.smooth_alpha
-                target = target * (1 - alpha) + (1 - target) * (alpha / (classes - 1))
-        gradient = probability - target
-        if self.use_ignore:
-            mask = valid.unsqueeze(class_axis).to(gradient.dtype)
-            gradient = gradient * mask
+            grid = probability.reshape(-1, probability.shape[-1] if self.preserve_shape else
+                                       probability.shape[1]).unsqueeze(-1)
+        rows, classes, spatial = grid.shape
+        if not self.multi_output and not self.preserve_shape and label.dim() > 1 \
+                and label.numel() == probability.numel():
+            # probability (or one-hot) labels of the data's shape
+            gradient = probability.reshape(rows, classes) - label.reshape(rows, classes).to(probability.dtype)
+            return gradient * self._scale(rows, spatial, None, probability.dtype)
+        label = torch.nan_to_num(label.reshape(rows, spatial), nan=-1.0)
+        index = label.long()
+        valid = label != self.ignore_label if self.use_ignore else None
+        # as in MXNet, a label outside [0, classes) has no target class: its gradient is p
+        safe = index.clamp(0, classes - 1)
+        hit = safe == index
+        if valid is not None:
+            hit = hit & valid
+        weight = self._scale(rows, spatial, valid, grid.dtype)
+        if valid is not None:
+            weight = valid.to(grid.dtype) * weight
+        on = 1.0
+        if self.smooth_alpha:
+            off = self.smooth_alpha / (classes - 1)
+            on = 1.0 - self.smooth_alpha - off
+            grid = grid - off
+        gradient = grid * (weight.unsqueeze(1) if torch.is_tensor(weight) and weight.dim() else weight)
+        lowered = hit.to(grid.dtype) * (-on * weight)
+        gradient.scatter_add_(1, safe.unsqueeze(1), lowered.unsqueeze(1))
+        return gradient.reshape(probability.shape)
+
+    def _scale(self, rows, spatial, valid, dtype):
+        """``grad_scale`` over the normalisation count (a tensor for 'valid' with ignored labels)."""
         scale = self.grad_scale
         if self.normalization == "valid":
-            count = valid.sum().clamp(min=1).to(gradient.dtype) if self.use_ignore else valid.numel()
-            gradient = gradient * scale / count
-        elif self.normalization == "batch":
-            gradient = gradient * (scale / probability.shape[0] / (spatial if self.multi_output else 1))
-        else:
-            gradient = gradient * (scale / (spatial if self.multi_output else 1))
-        return gradient
+            if valid is not None:
+                return scale / valid.sum().clamp(min=1).to(dtype)
+            return scale / (rows * spatial)
+        if self.normalization == "batch":
+            return scale / rows / (spatial if self.multi_output else 1)
+        return scale / (spatial if self.multi_output else 1)
 
 
 class _Regression(_LabelledLossHead):
