@@ -45,8 +45,6 @@ from .runtime import Features
 from . import io as _io
 
 
-_DEFAULT_CONTEXT = [None]
-
 from .util import use_np  # noqa: E402,F401  (MXNet's test_utils re-exported it)
 
 
@@ -93,16 +91,17 @@ def discard_stderr():
 
 # -- contexts and dtypes --------------------------------------------------------------------------
 def default_context():
-    """The context tests run on: the one given to :func:`set_default_context`, else the
-    current default context (``mx.cpu()`` unless a ``with ctx:`` block is active)."""
-    return _DEFAULT_CONTEXT[0] if _DEFAULT_CONTEXT[0] is not None else current_context()
+    """The context tests run on: the calling thread's current context (``mx.cpu()`` unless
+    :func:`set_default_context` set another or a ``with ctx:`` block is active), as in MXNet."""
+    return current_context()
 
 
 def set_default_context(ctx):
-    """Make ``ctx`` (a Context) the one :func:`default_context` returns."""
+    """Make ``ctx`` (a Context) the calling thread's default context (``Context.default_ctx``,
+    which :func:`default_context` and array creation use), as MXNet's helper does."""
     if not isinstance(ctx, Context):
         raise MXNetError(f"set_default_context: expected a Context, got {type(ctx).__name__}")
-    _DEFAULT_CONTEXT[0] = ctx
+    Context.default_ctx = ctx
 
 
 def default_dtype():
