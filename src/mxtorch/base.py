@@ -54,6 +54,11 @@ class MXNetTypeError(MXNetError, TypeError):
     TypeError, so handlers written for either keep working."""
 
 
+class MXNetUserWarning(MXNetError, UserWarning):
+    """Misuse MXNet reported by raising UserWarning (``Optimizer.set_learning_rate`` with an
+    lr_scheduler): both an MXNetError and a UserWarning, so handlers for either keep working."""
+
+
 class NotImplementedForSymbol(MXNetError):
     """Raised when an NDArray-only function is called on a Symbol."""
 
