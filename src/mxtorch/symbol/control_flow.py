@@ -19,7 +19,7 @@ import copy
 from collections import defaultdict
 
 from ..attribute import AttrScope
-from ..base import MXNetError
+from ..base import MXNetError, MXNetAssertionError
 from ..name import NameManager
 from ..ops import registry
 from .symbol import Node, Symbol, Group, topological_order, var, create
@@ -169,8 +169,9 @@ def foreach(body, data, init_states, name="foreach"):
 
     ``data`` and ``init_states`` are Symbols or nested lists of them.  Returns ``(outputs,
     states)``: each output stacked over the steps (shape ``(T,) + step shape``) and the final
-    states, in the nesting ``body`` returned them.  MXNetError when an input is not a Symbol,
-    the states' nesting changes, or a data or state input is not used by the body.
+    states, in the nesting ``body`` returned them.  MXNetError when an input is not a Symbol or
+    the states' nesting changes; MXNetAssertionError (also an AssertionError, as MXNet asserted)
+    when a data or state input is not used by the body.
     """
     flat_data, data_fmt = _flatten(data, "foreach: data")
     _check_symbols(flat_data, "foreach: data")
@@ -195,7 +196,8 @@ def foreach(body, data, init_states, name="foreach"):
     for label, wanted in (("data", data_names), ("state", state_names)):
         for item in wanted:
             if item not in names:
-                raise MXNetError(f"foreach: the {label} input {item!r} is not used by the loop body")
+                # MXNet asserted this: the error is also an AssertionError
+                raise MXNetAssertionError(f"foreach: the {label} input {item!r} is not used by the loop body")
     ordered = list(flat_data) + list(flat_states)
     remain_locs = []
     for position, input_name in enumerate(names):
