@@ -198,6 +198,8 @@ def test_learning_rate_property_and_setter():
     assert scheduled.lr is None and scheduled.learning_rate == 1.0
     with pytest.raises(MXNetError, match="lr_scheduler"):
         scheduled.set_learning_rate(0.1)
+    with pytest.raises(UserWarning):    # the type MXNet 1.9.1 raised
+        scheduled.set_learning_rate(0.1)
     with pytest.raises(MXNetError, match="set_lr_mult"):
         optimizer.set_lr_scale({})
 

@@ -14,7 +14,27 @@ from .base import MXNetValueError
 __all__ = ["AttrScope"]
 
 
-class AttrScope:
+class _ScopeType(type):
+    """Metaclass giving ``AttrScope.current``: the calling thread's scope, readable and
+    assignable on the class (MXNet's class property); a thread that never set one gets an
+    empty AttrScope."""
+
+    @property
+    def current(cls):
+        value = getattr(AttrScope._current, "value", None)
+        if value is None:
+            value = AttrScope()
+            AttrScope._current.value = value
+        return value
+
+    @current.setter
+    def current(cls, value):
+        if not isinstance(value, AttrScope):
+            raise MXNetValueError(f"AttrScope.current: expected an AttrScope, got {type(value).__name__}")
+        AttrScope._current.value = value
+
+
+class AttrScope(metaclass=_ScopeType):
     """``with AttrScope(ctx_group='dev1'):`` adds ``__ctx_group__='dev1'`` to new symbols, and
     ``AttrScope(group='4')`` adds ``group='4'``.
 
@@ -48,15 +68,3 @@ class AttrScope:
 
     def __exit__(self, *exc):
         AttrScope._current.value = self._old_scope
-
-
-class _CurrentDescriptor:
-    def __get__(self, instance, owner):
-        value = getattr(AttrScope._current, "value", None)
-        if value is None:
-            value = AttrScope()
-            AttrScope._current.value = value
-        return value
-
-
-AttrScope.current = _CurrentDescriptor()

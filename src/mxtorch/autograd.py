@@ -259,14 +259,15 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: ARG001
     """The gradients of ``heads`` with respect to ``variables`` (an NDArray or a list), returned as a
-    list of new NDArrays (or one NDArray when ``variables`` is one array); the variables' own
-    ``grad`` arrays are not touched.  ``create_graph=True`` records the gradient computation so
+    list of new NDArrays, one per variable, in order -- a list even when ``variables`` is one
+    NDArray, as MXNet 1.9.1 returns it; the variables' own ``grad`` arrays are not touched.  ``create_graph=True`` records the gradient computation so
     the result can be differentiated again; ``retain_graph`` defaults to ``create_graph``.
     A variable the heads do not depend on gets zeros.
     """
     from .ndarray.ndarray import NDArray
-    single = isinstance(variables, NDArray)
     variables = _as_list(variables)
+    if not variables:
+        raise MXNetError("grad: variables cannot be an empty list")
     for index, variable in enumerate(variables):
         if not isinstance(variable, NDArray) or getattr(variable._tensor, "_mx_grad_owner", None) is None:
             raise MXNetError(f"grad: variable {index} must be an NDArray marked with attach_grad() or "
@@ -276,11 +277,24 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     tensors, grads = _heads_and_grads("grad", heads, head_grads)
     inputs = [variable._tensor for variable in variables]
     results = _differentiate("grad", tensors, grads, inputs, retain_graph, create_graph)
-    arrays = [NDArray(value if value is not None else torch.zeros_like(source).detach(), variable.context)
-              for value, source, variable in zip(results, inputs, variables)]
+    return [NDArray(_gradient_tensor(value, source, create_graph), variable.context)
+            for value, source, variable in zip(results, inputs, variables)]
+
+
+def _gradient_tensor(value, source, create_graph):
+    """The tensor :func:`grad` returns for one variable.  ``None`` (the heads do not reach the
+    variable) and torch's lazy zero tensors become real zeros.  With ``create_graph`` the result
+    stays part of the recording even where it is constant in the variables (the gradient of
+    ``radians`` or ``relu``): MXNet records every gradient node, so differentiating it again gives
+    zeros rather than an error; here it is anchored to a recorded scalar that no variable reaches."""
+    if value is None or value._is_zerotensor():
+        value = torch.zeros(source.shape, dtype=source.dtype, device=source.device)
     if not create_graph:
-        arrays = [NDArray(a._tensor.detach(), a.context) for a in arrays]
-    return arrays[0] if single else arrays
+        return value.detach()
+    if not value.requires_grad:
+        anchor = torch.zeros((), dtype=value.dtype, device=value.device, requires_grad=True)
+        value = value + anchor
+    return value
 
 
 def get_symbol(x):

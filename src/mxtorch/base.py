@@ -54,6 +54,16 @@ class MXNetTypeError(MXNetError, TypeError):
     TypeError, so handlers written for either keep working."""
 
 
+class MXNetAssertionError(MXNetError, AssertionError):
+    """Invalid use MXNet reported with an ``assert`` (a foreach data or state input the loop body
+    does not use): both an MXNetError and an AssertionError."""
+
+
+class MXNetUserWarning(MXNetError, UserWarning):
+    """Misuse MXNet reported by raising UserWarning (``Optimizer.set_learning_rate`` with an
+    lr_scheduler): both an MXNetError and a UserWarning, so handlers for either keep working."""
+
+
 class NotImplementedForSymbol(MXNetError):
     """Raised when an NDArray-only function is called on a Symbol."""
 

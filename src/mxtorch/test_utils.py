@@ -45,8 +45,6 @@ from .runtime import Features
 from . import io as _io
 
 
-_DEFAULT_CONTEXT = [None]
-
 from .util import use_np  # noqa: E402,F401  (MXNet's test_utils re-exported it)
 
 
@@ -93,16 +91,17 @@ def discard_stderr():
 
 # -- contexts and dtypes --------------------------------------------------------------------------
 def default_context():
-    """The context tests run on: the one given to :func:`set_default_context`, else the
-    current default context (``mx.cpu()`` unless a ``with ctx:`` block is active)."""
-    return _DEFAULT_CONTEXT[0] if _DEFAULT_CONTEXT[0] is not None else current_context()
+    """The context tests run on: the calling thread's current context (``mx.cpu()`` unless
+    :func:`set_default_context` set another or a ``with ctx:`` block is active), as in MXNet."""
+    return current_context()
 
 
 def set_default_context(ctx):
-    """Make ``ctx`` (a Context) the one :func:`default_context` returns."""
+    """Make ``ctx`` (a Context) the calling thread's default context (``Context.default_ctx``,
+    which :func:`default_context` and array creation use), as MXNet's helper does."""
     if not isinstance(ctx, Context):
         raise MXNetError(f"set_default_context: expected a Context, got {type(ctx).__name__}")
-    _DEFAULT_CONTEXT[0] = ctx
+    Context.default_ctx = ctx
 
 
 def default_dtype():
@@ -800,16 +799,37 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
                       compare_states=True, ntensors=1):
     """Check that optimizers ``opt1`` and ``opt2`` make the same step (MXNet's test helper).
 
-    Draws ``ntensors`` random weights and gradients of ``shape`` / ``dtype`` (storage types
-    ``w_stype`` / ``g_stype``), gives both optimizers identical copies, creates their states with
+    ``shape`` a tuple: draws ``ntensors`` random weights and gradients of ``shape`` / ``dtype``
+    (storage types ``w_stype`` / ``g_stype`` for ``opt2``; ``opt1``, the reference, gets dense
+    copies as in MXNet), gives both optimizers identical values, creates their states with
     ``create_state_multi_precision``, applies one ``update_multi_precision`` each and asserts that
     the states (when ``compare_states``) and the updated weights agree within ``rtol`` / ``atol``
     (AssertionError otherwise).
+
+    ``shape`` a list of shapes (``ntensors`` of them): the multi-tensor check -- ``opt2`` updates
+    all the dense weights in one ``update_multi_precision`` call with a list of indices, ``opt1``
+    one at a time, and each weight (and state) is compared.
     """
+    if isinstance(shape, list):
+        if len(shape) != ntensors:
+            raise MXNetError(f"compare_optimizer: {len(shape)} shapes given for ntensors={ntensors}")
+        weights1 = [rand_ndarray(s, "default", dtype=dtype) for s in shape]
+        grads1 = [rand_ndarray(s, "default", dtype=dtype) for s in shape]
+        weights2 = [w.copy() for w in weights1]
+        grads2 = [g.copy() for g in grads1]
+        states2 = [opt2.create_state_multi_precision(0, w) for w in weights2]
+        opt2.update_multi_precision(list(range(ntensors)), weights2, grads2, states2)
+        for i in range(ntensors):
+            state1 = opt1.create_state_multi_precision(i, weights1[i])
+            opt1.update_multi_precision(i, weights1[i], grads1[i], state1)
+            if compare_states:
+                compare_ndarray_tuple(state1, states2[i], rtol, atol)
+            compare_ndarray_tuple(weights1[i], weights2[i], rtol, atol)
+        return
     weights2 = [rand_ndarray(shape, w_stype, density=1, dtype=dtype) for _ in range(ntensors)]
     grads2 = [rand_ndarray(shape, g_stype, dtype=dtype) for _ in range(ntensors)]
-    weights1 = [w.copyto(default_context()) for w in weights2]
-    grads1 = [g.copyto(default_context()) for g in grads2]
+    weights1 = [w.copyto(default_context()).tostype("default") for w in weights2]
+    grads1 = [g.copyto(default_context()).tostype("default") for g in grads2]
     states1 = [opt1.create_state_multi_precision(i, w) for i, w in enumerate(weights1)]
     states2 = [opt2.create_state_multi_precision(i, w) for i, w in enumerate(weights2)]
     if compare_states:

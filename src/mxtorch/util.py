@@ -262,8 +262,11 @@ def is_np_shape():
 
 
 def is_np_array():
-    """Whether NumPy array semantics are on: always False in mxtorch."""
-    return False
+    """Whether NumPy array semantics are on in this thread: the ``_is_np_array`` of the
+    :class:`_NumpyArrayScope` in force, False outside any (in practice always False in
+    mxtorch, which cannot enter a scope that switches them on)."""
+    scope = getattr(_NumpyArrayScope._current, "value", None)
+    return bool(scope._is_np_array) if scope is not None else False
 
 
 def set_np_shape(active):
@@ -289,19 +292,30 @@ def reset_np():
     set_np(shape=False, array=False)
 
 
-class _Semantics:
-    """``with np_shape(active):`` / ``with np_array(active):``: entering with ``active=True``
-    raises MXNetError; ``active=False`` is a no-op scope.  ``__enter__`` returns None."""
+class _NumpyArrayScope:
+    """The NumPy-array-semantics scope ``np_array(active)`` returns (MXNet's class of this name).
 
-    def __init__(self, function, active):
-        self._function = function
-        self._active = bool(active)
+    The scope in force is per thread: ``_NumpyArrayScope._current.value`` of this thread,
+    read by :func:`is_np_array` (False when the thread never entered one).  Entering a scope
+    with ``is_np_array=True`` raises MXNetError, since mxtorch does not provide the semantics;
+    ``is_np_array=False`` scopes nest and restore the previous scope on exit.
+    """
+    _current = threading.local()
+
+    def __init__(self, is_np_array):  # noqa: A002 -- MXNet's argument name
+        self._old_scope = None
+        self._is_np_array = bool(is_np_array)
 
     def __enter__(self):
-        if self._active:
-            raise MXNetError(f"{self._function}(active=True): {_NUMPY_SEMANTICS}")
+        if self._is_np_array:
+            raise MXNetError(f"np_array(active=True): {_NUMPY_SEMANTICS}")
+        current = _NumpyArrayScope._current
+        self._old_scope = getattr(current, "value", None) or _NumpyArrayScope(False)
+        current.value = self
+        return self
 
     def __exit__(self, *exc):
+        _NumpyArrayScope._current.value = self._old_scope
         return False
 
 
@@ -326,8 +340,9 @@ def np_shape(active=True):
 
 
 def np_array(active=True):
-    """Scope of NumPy array semantics (see ``_Semantics``)."""
-    return _Semantics("np_array", active)
+    """Scope of NumPy array semantics, a :class:`_NumpyArrayScope`: ``active=False`` switches
+    them off inside the block; entering with ``active=True`` raises MXNetError."""
+    return _NumpyArrayScope(active)
 
 
 def _scoped(decorator, function_or_class):

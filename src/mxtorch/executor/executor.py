@@ -11,6 +11,8 @@ place by the operators.  The plan is the unit to optimise later (fusion,
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
@@ -456,6 +458,11 @@ class Executor:
         self._recorded = None
         if out_grads is not None and not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
+        if out_grads is not None and len(out_grads) > len(outputs):
+            # MXNet 1.9.1 read the first len(outputs) head gradients and ignored the rest
+            warnings.warn(f"Executor.backward: {len(out_grads)} head gradients for {len(outputs)} outputs; "
+                          f"the extra {len(out_grads) - len(outputs)} are ignored, as in MXNet")
+            out_grads = list(out_grads)[:len(outputs)]
         if out_grads is not None and len(out_grads) != len(outputs):
             if len(out_grads) < len(outputs) and all(l for l in self._output_is_loss[len(out_grads):]):
                 out_grads = list(out_grads) + [None] * (len(outputs) - len(out_grads))

@@ -171,6 +171,11 @@ class _Namespace:
             from .. import random as random_module
             if short_name in getattr(random_module, "__all__", ()):
                 return getattr(random_module, short_name)
+        if self._name == "contrib":
+            # the Python-level control flow of mx.nd.contrib (foreach, while_loop, cond)
+            from . import control_flow
+            if short_name in control_flow.__all__:
+                return getattr(control_flow, short_name)
         if short_name not in operators:
             raise AttributeError(f"mx.nd.{self._name} has no operator {short_name!r}")
         sample = f"_sample_{short_name}"

@@ -18,7 +18,7 @@ import math
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus, _lazy_rows, _step_rows
 
 __all__ = ["Adam", "adam_step"]
 
@@ -45,7 +45,8 @@ class Adam(Optimizer):
     epsilon : float, default 1e-8
         Added to ``sqrt(var)`` in the denominator.
     lazy_update : bool, default True
-        Accepted for compatibility; arrays are dense, so every row is updated.
+        With a ``row_sparse`` gradient, update only the rows it stores (the moments of the
+        other rows do not decay), as MXNet's lazy update; False updates every row.
     **kwargs
         The base :class:`Optimizer` arguments.
     """
@@ -71,6 +72,7 @@ class Adam(Optimizer):
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
         mean, var = state
         with torch.no_grad():
-            adam_step(weight._tensor, grad._tensor, mean._tensor, var._tensor, lr=lr, wd=wd,
-                      beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
-                      rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
+            _step_rows(adam_step, _lazy_rows(grad, self.lazy_update), weight._tensor, grad._tensor,
+                       mean._tensor, var._tensor, lr=lr, wd=wd,
+                       beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                       rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)

@@ -6,14 +6,16 @@ Per step, with ``g = clip(rescale_grad * grad, clip_gradient)``::
     n += g**2
     weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd)   where |z| > lamda1, else 0
 
-The state is the tuple ``(z, n)``.
+The state is the tuple ``(z, n)``.  A ``row_sparse`` gradient on a ``row_sparse`` weight
+updates only the rows the gradient stores (MXNet's sparse ``ftrl_update`` kernel); on a dense
+weight MXNet falls back to the dense kernel, which updates every row.
 """
 from __future__ import annotations
 
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip
+from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _lazy_rows, _step_rows
 
 __all__ = ["Ftrl", "ftrl_step"]
 
@@ -58,5 +60,7 @@ class Ftrl(Optimizer):
         lr = self._get_lr(index)
         z, n = state
         with torch.no_grad():
-            ftrl_step(weight._tensor, grad._tensor, z._tensor, n._tensor, lr=lr, wd=wd, lamda1=self.lamda1,
-                      beta=self.beta, rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
+            rows = _lazy_rows(grad, weight.stype == "row_sparse")
+            _step_rows(ftrl_step, rows, weight._tensor, grad._tensor, z._tensor, n._tensor,
+                       lr=lr, wd=wd, lamda1=self.lamda1, beta=self.beta, rescale_grad=self.rescale_grad,
+                       clip_gradient=self.clip_gradient)

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError, py_str
+from ..base import MXNetError, MXNetUserWarning, py_str
 from ..ndarray.ndarray import NDArray
 
 __all__ = ["Optimizer", "Updater", "get_updater", "create", "register"]
@@ -147,9 +147,10 @@ class Optimizer:
         return self.lr
 
     def set_learning_rate(self, lr):
-        """Set the learning rate; MXNetError when an lr_scheduler decides it instead."""
+        """Set the learning rate.  Raises ``MXNetUserWarning`` (an MXNetError and the UserWarning
+        MXNet raised) when an lr_scheduler decides the rate instead."""
         if self.lr_scheduler is not None:
-            raise MXNetError("set_learning_rate: this optimizer has an lr_scheduler, which sets the "
+            raise MXNetUserWarning("set_learning_rate: this optimizer has an lr_scheduler, which sets the "
                              "learning rate; set_learning_rate only works without one")
         self.lr = lr
 
@@ -353,6 +354,39 @@ def _power(base, exponent, tensor):
     """``base ** exponent`` in the tensor's precision (float32 unless float64), as MXNet's kernels."""
     scalar_type = np.float64 if tensor.dtype == torch.float64 else np.float32
     return float(scalar_type(base) ** scalar_type(exponent))
+
+
+def _lazy_rows(grad, lazy_update=True):
+    """The rows a *lazy update* touches, or None for a full update.
+
+    MXNet's update operators given a ``row_sparse`` gradient (and, for SGD and Adam,
+    ``lazy_update=True``; FTRL always) update only the rows the gradient stores: weight decay,
+    momentum and moment decay skip every other row.  mxtorch holds row-sparse arrays dense, so
+    the stored rows are those holding a non-zero value (``RowSparseNDArray.indices``).
+    Returns an int64 tensor of row numbers, or None when the gradient is not row-sparse or
+    ``lazy_update`` is False.
+    """
+    if lazy_update and getattr(grad, "stype", "default") == "row_sparse":
+        return grad._nonzero_rows()
+    return None
+
+
+def _step_rows(step, rows, weight, grad, *states, **hyper_parameters):
+    """Run the in-place update ``step(weight, grad, *states, **hyper_parameters)`` on torch
+    tensors, on the rows ``rows`` only (see :func:`_lazy_rows`; None: on everything).  The
+    rows of the weight and of every state (None entries stay None) are gathered, stepped and
+    written back."""
+    if rows is None:
+        step(weight, grad, *states, **hyper_parameters)
+        return
+    if rows.numel() == 0:
+        return
+    targets = [weight] + [s for s in states if s is not None]
+    gathered = {id(t): t.index_select(0, rows) for t in targets}
+    step(gathered[id(weight)], grad.index_select(0, rows),
+         *[None if s is None else gathered[id(s)] for s in states], **hyper_parameters)
+    for target in targets:
+        target.index_copy_(0, rows, gathered[id(target)])
 
 
 def _as_list(index, weight, grad, state):

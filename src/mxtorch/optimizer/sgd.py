@@ -18,7 +18,7 @@ import torch
 
 from ..ndarray.ndarray import zeros
 from .optimizer import (register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list,
-                        _check_number)
+                        _check_number, _lazy_rows, _step_rows)
 
 __all__ = ["SGD", "ccSGD", "sgd_step", "sgd_step_foreach"]
 
@@ -89,21 +89,23 @@ def _foreach_groups(weights, grads, states, lrs, wds, multi_precision, clip_grad
     return groups
 
 
-def _step_weight_or_master(step, weight, grad, state, multi_precision, **hyper_parameters):
+def _step_weight_or_master(step, weight, grad, state, multi_precision, rows=None, **hyper_parameters):
     """Run ``step(weight, grad, momentum_buffer, **hyper_parameters)`` (``sgd_step``,
     ``nag_step``) on the torch tensors of one parameter's NDArrays.
 
     ``state`` is the momentum buffer (or None); with ``multi_precision`` it is ``(buffer or
     None, float32 master weight)``: the step then updates the master copy from a float32
-    gradient and the result is copied back into ``weight``.
+    gradient and the result is copied back into ``weight``.  ``rows`` (from ``_lazy_rows``)
+    limits the step to those rows (a lazy update); None updates everything.
     """
     if multi_precision:
         buffer, master = state
-        step(master._tensor, grad._tensor.float(), None if buffer is None else buffer._tensor,
-             **hyper_parameters)
+        _step_rows(step, rows, master._tensor, grad._tensor.float(), None if buffer is None else buffer._tensor,
+                   **hyper_parameters)
         weight._tensor.copy_(master._tensor)
     else:
-        step(weight._tensor, grad._tensor, None if state is None else state._tensor, **hyper_parameters)
+        _step_rows(step, rows, weight._tensor, grad._tensor, None if state is None else state._tensor,
+                   **hyper_parameters)
 
 
 class _MomentumBufferOptimizer(_FusedUpdateOptimizer):
@@ -136,7 +138,8 @@ class SGD(_MomentumBufferOptimizer):
     momentum : float, default 0.0
         Momentum decay; 0 keeps no state.
     lazy_update : bool, default True
-        Accepted for compatibility; mxtorch arrays are dense, so every row is updated.
+        With a ``row_sparse`` gradient, update only the rows it stores (weight decay and
+        momentum skip the others), as MXNet's lazy update; False updates every row.
     **kwargs
         The base :class:`Optimizer` arguments (``learning_rate`` defaults to 0.01).
 
@@ -161,15 +164,17 @@ class SGD(_MomentumBufferOptimizer):
         lrs = self._get_lrs(indices)
         wds = self._get_wds(indices)
         momentum = self.momentum if self.momentum > 0 else 0.0
-        groups = _foreach_groups(weights, grads, states, lrs, wds, multi_precision, self.clip_gradient)
+        lazy = [_lazy_rows(g, self.lazy_update) for g in grads]
+        groups = None if any(rows is not None for rows in lazy) else \
+            _foreach_groups(weights, grads, states, lrs, wds, multi_precision, self.clip_gradient)
         with torch.no_grad():
             if groups is not None:
                 for (lr, wd), (ws, gs, buffers) in groups.items():
                     sgd_step_foreach(ws, gs, buffers, lr=lr, wd=wd, momentum=momentum,
                                      rescale_grad=self.rescale_grad)
                 return
-            for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
-                _step_weight_or_master(sgd_step, w, g, s, multi_precision, lr=lr, wd=wd, momentum=momentum,
+            for w, g, s, lr, wd, rows in zip(weights, grads, states, lrs, wds, lazy):
+                _step_weight_or_master(sgd_step, w, g, s, multi_precision, rows, lr=lr, wd=wd, momentum=momentum,
                                        rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient)
 
 

@@ -33,6 +33,9 @@ from .symbol import (full, arange, linspace, eye, pow, power, maximum, minimum, 
                      histogram, split_v2)
 
 
+from . import control_flow as _control_flow  # noqa: E402
+
+
 class _Namespace:
     """``mx.sym.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators."""
 
@@ -44,6 +47,8 @@ class _Namespace:
         operators = self.__dict__.get("_operators", {})
         if self._name == "random" and short_name == "randn":
             return _randn
+        if self._name == "contrib" and short_name in _control_flow.__all__:
+            return getattr(_control_flow, short_name)   # foreach, while_loop, cond
         if short_name not in operators:
             raise AttributeError(f"mx.sym.{self._name} has no operator {short_name!r}")
         sample = f"_sample_{short_name}"

@@ -98,11 +98,13 @@ def _is_hidden(key):
 
 
 # -- writing -----------------------------------------------------------------------------------------
-def to_json(symbol, remove_amp_cast=True):
+def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
     """The graph of ``symbol`` as MXNet 1.9.1 writes it (``Symbol.tojson``).
 
     ``remove_amp_cast`` drops ``amp_cast`` / ``amp_multicast`` nodes (their consumers read
-    the cast's input instead), without changing ``symbol`` itself.
+    the cast's input instead), without changing ``symbol`` itself.  A node whose operator runs
+    subgraphs (``_foreach``, ``_while_loop``, ``_cond``) carries them under ``"subgraphs"``,
+    each written as a graph without the ``attrs`` block (``graph_attrs=False``), as MXNet does.
     """
     from .symbol import topological_order
     outputs = list(symbol._outputs)
@@ -129,7 +131,7 @@ def to_json(symbol, remove_amp_cast=True):
             arg_nodes.append(position)
         row_pointer.append(row_pointer[-1] + node.num_outputs())
     head_entries = [(index_of[id(node)], index, 0) for node, index in heads]
-    return _write_graph(records, arg_nodes, row_pointer, head_entries)
+    return _write_graph(records, arg_nodes, row_pointer, head_entries, remove_amp_cast, graph_attrs)
 
 
 def _topological_order_with(heads, resolve):
@@ -208,7 +210,16 @@ def _entries(entries, indent):
     return _int_array([f"[{n}, {i}, {v}]" for n, i, v in entries], indent)
 
 
-def _write_graph(records, arg_nodes, row_pointer, head_entries):
+def _subgraphs_text(op, remove_amp_cast):
+    """The ``"subgraphs"`` field of a node running subgraphs, indented as MXNet writes it."""
+    texts = []
+    for graph in getattr(op, "subgraphs", None) or ():
+        text = to_json(graph, remove_amp_cast, graph_attrs=False)
+        texts.append("\n".join(" " * 8 + line for line in text.split("\n")))
+    return '"subgraphs": [\n' + ", \n".join(texts) + "\n      ]"
+
+
+def _write_graph(records, arg_nodes, row_pointer, head_entries, remove_amp_cast=True, graph_attrs=True):
     node_texts = []
     for node, inputs in records:
         fields = [f'"op": {_string("null" if node.op is None else node.op.json_name)}',
@@ -221,6 +232,8 @@ def _write_graph(records, arg_nodes, row_pointer, head_entries):
             else:
                 fields.append('"attrs": {\n' + ", \n".join(" " * 8 + item for item in items) + "\n      }")
         fields.append(f'"inputs": {_entries(inputs, 6)}')
+        if node.op is not None and getattr(node.op, "subgraphs", None):
+            fields.append(_subgraphs_text(node.op, remove_amp_cast))
         node_texts.append("    {\n" + ", \n".join(" " * 6 + field for field in fields) + "\n    }")
     nodes_text = "[\n" + ", \n".join(node_texts) + "\n  ]" if node_texts else "[]"
     lines = [
@@ -228,8 +241,8 @@ def _write_graph(records, arg_nodes, row_pointer, head_entries):
         f'  "nodes": {nodes_text}, ',
         f'  "arg_nodes": {_int_array([str(i) for i in arg_nodes], 2)}, ',
         f'  "node_row_ptr": {_int_array([str(i) for i in row_pointer], 2)}, ',
-        f'  "heads": {_entries(head_entries, 2)}, ',
-        _graph_attrs_text(),
+        f'  "heads": {_entries(head_entries, 2)}' + (", " if graph_attrs else ""),
+    ] + ([_graph_attrs_text()] if graph_attrs else []) + [
         "}",
     ]
     return "\n".join(lines)
@@ -431,6 +444,8 @@ def _read_node(record, position, nodes, version):
             if child.op is None:
                 set_input_variable_attrs(op, input_name, child)
 
+    if "subgraphs" in record or hasattr(op, "subgraphs"):
+        op.subgraphs = _read_subgraphs(record, name, op)
     node_attrs = dict(op.attrs)
     node_attrs.update(hidden)
     node = Node(op, name, node_attrs, inputs)
@@ -446,6 +461,27 @@ def _read_node(record, position, nodes, version):
     return node
 
 
+def _read_subgraphs(record, name, op):
+    """The Symbols of a node's ``"subgraphs"`` list (graphs in the same JSON layout); MXNetError
+    when the list is malformed or the operator takes no / other subgraphs."""
+    graphs = record.get("subgraphs", [])
+    expected = getattr(op, "subgraph_names", ())
+    if not isinstance(graphs, list) or len(graphs) != len(expected):
+        raise MXNetError(f"symbol JSON node {name!r} ({op.name}): 'subgraphs' must be a list of "
+                         f"{len(expected)} graph(s) ({', '.join(expected) or 'none'}), got {_short(graphs)}")
+    result = []
+    for position, graph in enumerate(graphs):
+        if not isinstance(graph, dict):
+            raise MXNetError(f"symbol JSON node {name!r}: subgraph {position} must be an object, got {_short(graph)}")
+        graph = dict(graph)
+        graph.setdefault("attrs", {"mxnet_version": ["int", MXNET_VERSION]})
+        try:
+            result.append(from_json(json.dumps(graph)))
+        except MXNetError as error:
+            raise MXNetError(f"symbol JSON node {name!r}: subgraph {position}: {error}") from None
+    return result
+
+
 def _check_counts(op_class, op_attrs, name, input_count):
     """Reject implausible input/output counts before the operator builds lists of that size."""
     for key in _COUNT_ATTRIBUTES:
@@ -455,10 +491,12 @@ def _check_counts(op_class, op_attrs, name, input_count):
             count = registry.Int(op_attrs[key], key)
         except MXNetError:
             continue  # the operator's own parser reports it
-        limit = input_count if key == "num_args" else _MAX_OUTPUTS_PER_NODE
+        # operators running subgraphs count them among num_args (MXNet's _foreach, _while_loop, _cond)
+        extra = len(getattr(op_class, "subgraph_names", ()))
+        limit = input_count + extra if key == "num_args" else _MAX_OUTPUTS_PER_NODE
         if count > limit:
             raise MXNetError(f"symbol JSON node {name!r}: attribute {key}={op_attrs[key]!r} is larger than "
-                             f"{'the number of inputs given (' + str(input_count) + ')' if key == 'num_args' else limit}")
+                             f"{'the number of inputs given (' + str(input_count + extra) + ')' if key == 'num_args' else limit}")
 
 
 def _make_operator(op_class, op_attrs, name, op_name):
