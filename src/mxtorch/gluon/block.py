@@ -34,6 +34,7 @@ from .. import symbol
 from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray
+from ..ndarray.serialization import STORAGE_ROW_SPARSE as _STORAGE_ROW_SPARSE
 from ..symbol.symbol import Symbol
 from .utils import HookHandle
 from ..base import mx_real_t  # noqa: F401  (MXNet's module namespace)
@@ -125,6 +126,16 @@ def _leaves(args):
     if isinstance(args, (list, tuple)):
         return [leaf for item in args for leaf in _leaves(item)]
     return []
+
+
+def _formats_agree(stored, given):
+    """Whether a call's top-level input format may reuse the graph built for ``stored``: as in
+    MXNet, the two may differ only by trailing ``None`` arguments (format -1) that one of them
+    leaves to the default."""
+    if not isinstance(stored, list) or not isinstance(given, list) or len(stored) == len(given):
+        return False
+    shorter, longer = (stored, given) if len(stored) < len(given) else (given, stored)
+    return longer[:len(shorter)] == shorter and all(item == -1 for item in longer[len(shorter):])
 
 
 def _regroup(args, fmt):
@@ -619,8 +630,9 @@ class HybridBlock(Block):
         if self._cached_op is None:
             self._build_cache(*args)
         flat, fmt = _flatten(args, "input")
-        if fmt != self._in_format:
-            raise MXNetError("Invalid input format")
+        if fmt != self._in_format and not _formats_agree(self._in_format, fmt):
+            raise MXNetValueError("The argument structure of HybridBlock does not match the cached version. "
+                                  f"Stored format = {self._in_format}, input format = {fmt}")
         flat = [item for item in flat if item is not None]
         ctx = flat[0].context
         params = [item for kind, item in self._cached_op.sources() if kind == "param"]
@@ -739,6 +751,10 @@ def _call_hybrid_forward(block, F, *args, **params):
         raise
 
 
+class _SparseSymbolError(MXNetError, AssertionError):
+    """A SymbolBlock over a graph with a row_sparse variable (MXNet asserted against it)."""
+
+
 class SymbolBlock(HybridBlock):
     """A HybridBlock made from a Symbol (MXNet's ``gluon.SymbolBlock``): ``outputs`` (a
     Symbol or list), ``inputs`` (its input variables); every other argument and aux state
@@ -783,6 +799,11 @@ class SymbolBlock(HybridBlock):
             if len(item.get_internals().list_outputs()) != 1:
                 raise MXNetError(f"Input symbols must be variable, but {item} is an output of operators")
             input_names.add(item.name)
+        row_sparse = {name for name, attrs in out.attr_dict().items()
+                      if attrs.get("__storage_type__") == str(_STORAGE_ROW_SPARSE)}
+        if row_sparse:
+            raise _SparseSymbolError(f"SymbolBlock doesn't support Parameter '{sorted(row_sparse)[0]}' because its "
+                                     f"storage type is 'row_sparse'.")
         for name in out.list_arguments():
             if name not in input_names:
                 self.params.get(name, allow_deferred_init=True)

@@ -23,9 +23,10 @@ from .. import autograd
 from .. import initializer
 from .. import ndarray
 from .. import symbol
-from ..base import MXNetError
+from ..base import MXNetError, MXNetTypeError
 from ..context import Context, cpu, current_context
 from ..ndarray.ndarray import NDArray
+from ..ndarray.sparse import to_storage
 from ..base import mx_real_t  # noqa: F401  (MXNet's module namespace)
 from ..util import is_np_array, is_np_shape  # noqa: F401
 from collections import defaultdict  # noqa: F401
@@ -37,6 +38,11 @@ tensor_types = (symbol.Symbol, NDArray)
 
 class DeferredInitializationError(MXNetError):
     """A Parameter's value was read before its deferred initialization could finish."""
+
+
+def _storage(array, stype):
+    """``array`` as storage type ``stype`` (a fresh copy is converted without copying again)."""
+    return array if array.stype == stype else to_storage(array, stype)
 
 
 class ParameterShapeError(MXNetError, AssertionError):
@@ -87,7 +93,11 @@ class Parameter:
     optimizer's learning rate and weight decay; ``init``: an Initializer (or its name) used
     instead of the one given to ``initialize``; ``allow_deferred_init``: whether ``initialize``
     may wait for the shape; ``differentiable=False`` forces grad_req 'null'.  ``stype`` /
-    ``grad_stype`` other than 'default' raise MXNetError (mxtorch arrays are dense).
+    ``grad_stype`` ('default', 'row_sparse' or 'csr'; anything else is an AssertionError, as
+    in MXNet) give the storage type of the value / gradient arrays, which mxtorch holds dense
+    (``mx.nd.sparse``).  A 'row_sparse' value is read with ``row_sparse_data(row_id)``, which
+    needs a Trainer: as in MXNet, the Trainer's kvstore holds the weight and the call pulls
+    the rows ``row_id`` into the copy on ``row_id``'s context (the other rows read zero).
 
     Reading ``data()`` before ``initialize`` raises MXNetError (a RuntimeError); before a
     deferred initialization finished, :class:`DeferredInitializationError`.
@@ -150,7 +160,8 @@ class Parameter:
 
     @dtype.setter
     def dtype(self, dtype):
-        self._dtype = np.dtype(dtype).type
+        """Setting the dtype casts the value and gradient (``cast``), as in MXNet."""
+        self.cast(dtype)
 
     @property
     def shape(self):
@@ -220,7 +231,8 @@ class Parameter:
 
     def _init_impl(self, data, ctx_list):
         self._ctx_list = list(ctx_list)
-        self._data = [data.copyto(ctx) if data.context != ctx else data.copy() for ctx in self._ctx_list]
+        self._data = [_storage(data.copyto(ctx) if data.context != ctx else data.copy(), self._stype)
+                      for ctx in self._ctx_list]
         self._init_grad()
 
     def _init_grad(self):
@@ -228,7 +240,7 @@ class Parameter:
             self._grad = None
             return
         for array in self._data:
-            array.attach_grad(self.grad_req)
+            array.attach_grad(self.grad_req, stype=self._grad_stype)
         self._grad = [array.grad for array in self._data]
 
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source="current"):
@@ -309,14 +321,26 @@ class Parameter:
         if self._stype != "row_sparse":
             raise MXNetError(f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because its "
                              f"storage type is {self._stype}. Please use data() instead.")
-        return self._check_and_get(self._data, row_id.context)
+        return self._get_row_sparse(row_id.context if isinstance(row_id, NDArray) else None, row_id)
 
     def list_row_sparse_data(self, row_id):
+        """The copies on every context of a row_sparse Parameter, each holding the rows
+        ``row_id`` pulled from the Trainer's kvstore (see ``row_sparse_data``)."""
         if self._stype != "row_sparse":
             raise MXNetError(f"Cannot return copies of Parameter '{self.name}' on all contexts via "
                              f"list_row_sparse_data() because its storage type is {self._stype}. Please use "
                              f"data() instead.")
-        return self._check_and_get(self._data, list)
+        return self._get_row_sparse(list, row_id)
+
+    def _get_row_sparse(self, ctx, row_id):
+        if not isinstance(row_id, NDArray):
+            raise MXNetTypeError(f"row_id must have NDArray type, but {type(row_id)} is given")
+        if self._trainer is None:
+            raise MXNetError(f"Cannot get row_sparse data for Parameter '{self.name}' when no Trainer is created "
+                             f"with it.")
+        results = self._check_and_get(self._data, ctx)
+        self._trainer._row_sparse_pull(self, results, row_id)
+        return results
 
     def grad(self, ctx=None):
         """The gradient on ``ctx``; MXNetError when grad_req is 'null'."""
@@ -369,8 +393,15 @@ class Parameter:
         self._trainer = trainer
 
     def _reduce(self):
-        """The value averaged over the contexts, on the CPU (what ``save`` writes)."""
-        arrays = self.list_data()
+        """The value averaged over the contexts, on the CPU (what ``save`` writes); for a
+        row_sparse Parameter with a Trainer, every row pulled from the Trainer's kvstore."""
+        if self._stype != "default" and self._trainer is not None:
+            with autograd.pause():
+                data = ndarray.sparse.zeros(self._stype, self.shape, ctx=cpu(), dtype=self.dtype)
+                rows = ndarray.arange(0, self.shape[0], dtype="int64", ctx=cpu())
+                self._trainer._row_sparse_pull(self, data, rows, full_idx=True)
+            return data
+        arrays = self._check_and_get(self._data, list)
         if len(arrays) == 1:
             return arrays[0].copyto(cpu())
         total = arrays[0].copyto(cpu())
@@ -397,7 +428,7 @@ class Parameter:
 
     def cast(self, dtype):
         """Convert the value and gradient to ``dtype``."""
-        self.dtype = dtype
+        self._dtype = np.dtype(dtype).type
         self._var = None
         if self._data is None:
             return
@@ -413,7 +444,7 @@ class Parameter:
             init = self.init
             self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
                                    wd_mult=self.wd_mult, init=init if init is None or isinstance(init, str)
-                                   else init)
+                                   else init, stype=self._stype)
         return self._var
 
 

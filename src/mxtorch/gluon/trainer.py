@@ -9,12 +9,21 @@ order when given as a dict, as MXNet did, so saved optimizer states line up.
 from __future__ import annotations
 
 from .. import optimizer as opt
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..kvstore import KVStore
 from ..model import _create_kvstore
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
+
+
+def _holds(array, reference):
+    """Whether ``array`` already holds exactly the values of ``reference`` (another context's copy)."""
+    import torch
+    if array is reference:
+        return True
+    with torch.no_grad():
+        return bool(torch.equal(array._tensor, reference._tensor.to(array._tensor.device)))
 
 
 class _UsageError(MXNetError, AssertionError):
@@ -103,8 +112,14 @@ class Trainer:
                     continue
                 arrays = param._check_and_get(param._data, list)
                 index = self._param2idx[param.name]
-                self._kvstore.init(index, arrays[0])
-                self._kvstore.pull(index, arrays, priority=-index)
+                # every copy takes the first copy's value (MXNet's broadcast); copies that hold it
+                # already are not written, so a forward recorded on them before this (deferred)
+                # initialization can still be differentiated
+                stale = [array for array in arrays if not _holds(array, arrays[0])]
+                if param._stype != "default" or (not stale and hasattr(self._kvstore, "init")):
+                    self._kvstore.init(index, arrays[0])
+                else:
+                    self._kvstore.broadcast(index, arrays[0], out=stale or arrays, priority=-index)
         self._params_to_init = waiting
 
     def _reset_kvstore(self):
@@ -144,6 +159,9 @@ class Trainer:
                     raise ValueError("Cannot set update_on_kvstore=False on dist kvstore when sparse gradients "
                                      "are present.")
                 update_on_kvstore = config["update_on_kvstore"]
+            if kvstore is not None and not isinstance(kvstore, KVStore):
+                raise MXNetValueError(f"Cannot use {type(kvstore)} for multi-device training with sparse "
+                                      f"gradients")
             config = dict(config, update_on_kvstore=update_on_kvstore)
         else:
             arrays = {param.name: param._check_and_get(param._data, list)[0] for param in self._params}
@@ -155,6 +173,11 @@ class Trainer:
                 raise ValueError("Please set update_on_kvstore=True when training in async mode.")
         elif config["update_on_kvstore"] is not None:
             update_on_kvstore = config["update_on_kvstore"]
+        if update_on_kvstore and kvstore is not None and not kvstore.is_capable("optimizer"):
+            # a store that runs no optimizer (TestStore, a user's KVStoreBase) updates on the workers
+            if config["update_on_kvstore"]:
+                raise MXNetValueError(f"Please set update_on_kvstore=False when training with {type(kvstore)}")
+            update_on_kvstore = False
         if kvstore:
             if self._compression_params:
                 kvstore.set_gradient_compression(self._compression_params)
@@ -200,6 +223,16 @@ class Trainer:
         if self._params_to_init:
             self._init_params()
 
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        """Pull the rows ``row_id`` of row_sparse ``parameter`` from the kvstore into ``out``
+        (an array or a list); ``full_idx`` (every row) pulls the whole value in one copy."""
+        self._prepare()
+        index = self._param2idx[parameter.name]
+        if full_idx and "dist" not in self._kvstore.type:
+            self._kvstore.pull(index, out=out, priority=-index, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(index, out=out, row_ids=row_id, priority=-index)
+
     def step(self, batch_size, ignore_stale_grad=False):
         """One optimization step: gradients scaled by ``1 / batch_size``, reduced across
         contexts, then every Parameter updated."""
@@ -225,6 +258,15 @@ class Trainer:
                 continue
             key = self._param2idx[param.name]
             grads = param.list_grad()
+            if param._grad_stype != "default":
+                # MXNet's rule for sparse gradients: push, then pull into the dense weights (when
+                # the store updates them) or the gradients; a row_sparse weight is pulled by rows
+                # when it is next read (row_sparse_data)
+                self._kvstore.push(key, grads, priority=-index)
+                if param._stype == "default":
+                    targets = param._check_and_get(param._data, list) if self._update_on_kvstore else grads
+                    self._kvstore.pull(key, targets, priority=-index, ignore_sparse=self._distributed)
+                continue
             if self._update_on_kvstore:
                 self._kvstore.pushpull(key, grads, out=param._check_and_get(param._data, list), priority=-index)
             else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 
-__all__ = ["KVStoreBase", "create", "register_types"]
+__all__ = ["KVStoreBase", "TestStore", "create", "register_types"]
 
 # type name -> callable(type name) returning a store: the built-in types (see register_types)
 _STORE_TYPES = {}
@@ -74,6 +74,52 @@ class KVStoreBase:
     @property
     def num_workers(self):
         raise NotImplementedError()
+
+
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """MXNet's store for testing the KVStoreBase interface (``mx.kv.create('teststore')``):
+    ``pushpull`` sums a list of values on the first value's context and writes the sum into
+    every output (into the values when ``out`` is None); ``broadcast`` copies ``value`` into
+    every output.  It runs no optimizer (``is_capable('optimizer')`` is False), so a Trainer
+    given one updates on the workers; ``set_optimizer`` and the optimizer-state methods raise
+    NotImplementedError, as MXNet's did."""
+
+    def broadcast(self, key, value, out, priority=0):
+        for target in _check_arrays(out, key, "broadcast", "out"):
+            target[:] = value
+
+    def pushpull(self, key, value, out=None, priority=0):
+        values = _check_arrays(value, key, "pushpull", "value")
+        if isinstance(value, NDArray):
+            total = value
+        else:
+            total = values[0].copy()
+            for other in values[1:]:
+                total += other.as_in_context(total.context)
+        targets = values if out is None else _check_arrays(out, key, "pushpull", "out")
+        for target in targets:
+            if target is not total:
+                target[:] = total
+
+    @staticmethod
+    def is_capable(capability):
+        """Only 'optimizer' is known (False); another capability raises ValueError."""
+        if str(capability).lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise MXNetValueError(f"Unknown capability: {capability}")
+
+    @property
+    def type(self):
+        return "teststore"
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
 
 
 def _check_key(key, function):

@@ -214,9 +214,10 @@ class KVStore(KVStoreBase):
                     [group] * (len(group_out) if isinstance(group_out, (list, tuple)) else 1))]
         if len(ids) != len(outs):
             raise MXNetError(f"KVStore.row_sparse_pull: {len(ids)} row_ids for {len(outs)} outputs")
-        for target, rows in zip(outs, ids):
-            kept = retain(target, rows)
-            target._tensor.copy_(kept._tensor)
+        with torch.no_grad():
+            for target, rows in zip(outs, ids):
+                kept = retain(target, rows)
+                target._tensor.copy_(kept._tensor)
 
     def set_gradient_compression(self, compression_params):
         """Compress pushed gradients with MXNet's 2-bit scheme: ``{'type': '2bit',

@@ -371,13 +371,18 @@ class NDArray:
         """Allocate ``grad`` (zeros, this array's shape and dtype) and mark the array as a variable
         that ``backward`` differentiates for.  ``grad_req``: 'write' (each backward overwrites
         ``grad``), 'add' (accumulates) or 'null' (no gradient).  Only floating-point arrays can
-        carry gradients; ``stype`` other than None/'default' raises MXNetError (dense only)."""
+        carry gradients; ``stype`` 'row_sparse' / 'csr' makes ``grad`` an array of that storage
+        type (``mx.nd.sparse``, held dense like every mxtorch array: the gradient values are
+        the same); another stype raises MXNetError."""
         if grad_req not in ("write", "add", "null"):
             raise MXNetError(f"attach_grad: grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
-        if stype not in (None, "default"):
-            raise MXNetError(f"attach_grad: storage type {stype!r} is not supported; mxtorch arrays are dense")
-        _autograd._make_variable(self, NDArray(torch.zeros_like(self._tensor, requires_grad=False), self._ctx),
-                                 grad_req)
+        zeros = torch.zeros_like(self._tensor, requires_grad=False)
+        if stype in (None, "default"):
+            grad = NDArray(zeros, self._ctx)
+        else:
+            from .sparse import _with_storage
+            grad = _with_storage(zeros, self._ctx, stype)
+        _autograd._make_variable(self, grad, grad_req)
 
     def use_storage(self, tensor, requires_grad=False):
         """Hold the torch tensor ``tensor`` from now on instead of the current storage (no copy

@@ -90,6 +90,10 @@ def invoke(op_class, args, kwargs):
             raise MXNetError(f"Operator {op.name}: input {key!r} must be an NDArray, got {type(value).__name__}")
     first = values[names[0]] if names else None
     ctx = first.context if first is not None else None
+    if ctx is None and isinstance(getattr(op, "ctx", None), str):
+        # an operator without inputs (_arange, _zeros, the samplers) lives on its ``ctx`` attribute
+        from ..ops.helpers import context_of
+        ctx = context_of(op.ctx)
     n_args = len(op.arguments())
     tensors = [values[n]._tensor for n in names]
     is_train = autograd.is_training()

@@ -13,14 +13,26 @@ from .registry import merge_shape, Operator
 __all__ = []
 
 
+def context_of(ctx):
+    """The Context named by an MXNet context string ('cpu(1)', 'gpu(0)'; empty or None: None)."""
+    from ..base import MXNetError
+    from ..context import Context
+    text = (ctx or "").strip()
+    if not text:
+        return None
+    kind = text.split("(")[0].strip()
+    if kind not in Context.devstr2type:
+        raise MXNetError(f"unknown context {ctx!r}; expected one of {sorted(Context.devstr2type)} with a device "
+                         f"id, such as 'cpu(0)'")
+    inside = text[text.find("(") + 1:text.find(")")] if "(" in text else "0"
+    return Context(kind, int(inside or 0))
+
+
 def device_of(ctx):
     """The torch device for an MXNet context string ('cpu(0)', 'gpu(1)'; empty or None: cpu)."""
     from ..context import Context
-    text = (ctx or "").strip()
-    if text.startswith("gpu"):
-        inside = text[text.find("(") + 1:text.find(")")] if "(" in text else "0"
-        return Context("gpu", int(inside or 0)).torch_device
-    return Context("cpu", 0).torch_device
+    context = context_of(ctx)
+    return (context if context is not None else Context("cpu", 0)).torch_device
 
 
 # -- helpers shared by the tensor, indexing, reduction and sequence operators ---------------------
