@@ -31,7 +31,8 @@ _GRAD_REQS = ("write", "add", "null", "inplace")
 
 
 def normalize_grad_req(grad_req, names):
-    """``{name: req}`` from a str, a list aligned with ``names`` or a dict (missing -> 'null')."""
+    """``{name: req}`` from a str, a list aligned with ``names`` or a dict (missing -> 'null'; entries
+    for other names are ignored with a warning, as MXNet ignored them)."""
     if isinstance(grad_req, str):
         result = {name: grad_req for name in names}
     elif isinstance(grad_req, (list, tuple)):
@@ -41,7 +42,9 @@ def normalize_grad_req(grad_req, names):
     elif isinstance(grad_req, dict):
         unknown = set(grad_req) - set(names)
         if unknown:
-            raise MXNetError(f"grad_req: {sorted(unknown)} are not arguments of the symbol; arguments are {names}")
+            # MXNet ignored dict entries for names the symbol does not have (a Convolution with no_bias)
+            warnings.warn(f"grad_req: {sorted(unknown)} are not arguments of the symbol and are ignored; "
+                          f"arguments are {names}", stacklevel=3)
         result = {name: grad_req.get(name, "null") for name in names}
     else:
         raise MXNetError(f"grad_req must be a str, list or dict, got {type(grad_req).__name__}")
@@ -185,6 +188,12 @@ class Executor:
                     shared_exec=None, shared_buffer=None, shapes=None):
         from ..symbol.inference import infer_graph
         shapes = dict(shapes or {})
+        # MXNet read only tuple values as shapes and ignored the rest (simple_bind(..., axis=0))
+        ignored = sorted(k for k, v in shapes.items() if not isinstance(v, (tuple, list)) and v is not None)
+        if ignored:
+            warnings.warn(f"simple_bind: keyword arguments {ignored} are not shapes and have no effect "
+                          f"(as in MXNet)", stacklevel=3)
+            shapes = {k: v for k, v in shapes.items() if k not in ignored}
         arg_names = symbol.list_arguments()
         aux_names = symbol.list_auxiliary_states()
         types = {k: numpy_dtype(v) for k, v in (type_dict or {}).items()}

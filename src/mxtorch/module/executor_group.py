@@ -108,7 +108,9 @@ class DataParallelExecutorGroup:
 
     ``grad_req`` is a str, a list (per argument) or a dict; parameters in
     ``fixed_param_names`` and inputs (unless ``inputs_need_grad``) get 'null'.
-    ``shared_group`` shares parameter, gradient and aux arrays (bucketing).
+    ``shared_group`` shares parameter, gradient and aux arrays (bucketing), and its
+    ``shared_data_arrays``: per context a dict name -> NDArray of the non-parameter arguments
+    (inputs, states), reused where shape, dtype and context agree, as in MXNet.
     """
 
     def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
@@ -158,6 +160,7 @@ class DataParallelExecutorGroup:
         self.execs = []
         self._default_execs = None
         self.data_arrays = None
+        self.shared_data_arrays = [{} for _ in self.contexts]
         self.label_arrays = None
         self.param_arrays = None
         self.state_arrays = None
@@ -254,6 +257,9 @@ class DataParallelExecutorGroup:
             self.label_layouts = None
         if not reshape:
             self.execs = []
+            # per context, name -> array of the non-parameter arguments (MXNet's attribute)
+            self.shared_data_arrays = shared_group.shared_data_arrays if shared_group is not None else \
+                [{} for _ in self.contexts]
         for index in range(len(self.contexts)):
             data_i = self._sliced_shape(data_shapes, index, self.data_layouts)
             label_i = self._sliced_shape(label_shapes, index, self.label_layouts) if label_shapes else []
@@ -325,12 +331,21 @@ class DataParallelExecutorGroup:
         storage = {name: {"1": "row_sparse", "2": "csr"}[attrs["__storage_type__"]]
                    for name, attrs in self.symbol.attr_dict().items()
                    if attrs.get("__storage_type__") in ("1", "2") and name in self.param_names}
+        shared_data = self.shared_data_arrays[index]
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             shape = tuple(shape)
             where = placement.get(name, context)
             if name in self.param_names and name in shared_args and shared_args[name].shape == shape:
                 array = shared_args[name]
+            elif name not in self.param_names:
+                # inputs and other non-parameter arguments live in shared_data_arrays, which a
+                # shared group hands on (bucketing): an array of the right shape and dtype is reused
+                array = shared_data.get(name)
+                if array is None or array.shape != shape or array.dtype != np.dtype(dtype) or \
+                        array.context != where:
+                    array = self._allocate(shape, dtype, where)
+                    shared_data[name] = array
             else:
                 array = self._allocate(shape, dtype, where)
                 if name in storage:

@@ -624,21 +624,35 @@ def _shape_tuple(shape):
     return tuple(int(d) for d in shape)
 
 
+def _known_shape(function, shape):
+    """``shape`` as a tuple for the operator-backed creators (zeros, ones, full): MXNet 1.x reads
+    a 0 dimension or the shape ``()`` as unknown there and raises, unless NumPy shape semantics
+    are on (``mx.np_shape()``), which make them zero-size and scalar arrays."""
+    shape = _shape_tuple(shape)
+    from ..util import is_np_shape
+    if not is_np_shape() and (not shape or 0 in shape):
+        raise MXNetError(f"{function}: shape {shape} has unknown dimensions (MXNet 1.x reads () and 0 as unknown); "
+                         f"zero-size and scalar arrays need mx.np_shape(True)")
+    return shape
+
+
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """An array of zeros of ``shape`` (float32 unless ``dtype``).  ``stype`` 'row_sparse' /
-    'csr' gives a sparse array of ``mx.nd.sparse`` (held dense, reporting its stype)."""
+    'csr' gives a sparse array of ``mx.nd.sparse`` (held dense, reporting its stype).  A shape
+    with a 0 dimension, or ``()``, raises MXNetError outside ``mx.np_shape()``, as in MXNet 1.x."""
     if stype not in (None, "default"):
         from .sparse import zeros as sparse_zeros
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
-    return NDArray(torch.zeros(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
+    return NDArray(torch.zeros(_known_shape("zeros", shape), dtype=to_torch_dtype(dtype or np.float32),
                                device=ctx.torch_device), ctx)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
-    """An array of ones of ``shape`` (float32 unless ``dtype``)."""
+    """An array of ones of ``shape`` (float32 unless ``dtype``); a shape with a 0 dimension, or
+    ``()``, raises MXNetError outside ``mx.np_shape()`` (see ``zeros``)."""
     ctx = _resolve_ctx(ctx)
-    return NDArray(torch.ones(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
+    return NDArray(torch.ones(_known_shape("ones", shape), dtype=to_torch_dtype(dtype or np.float32),
                               device=ctx.torch_device), ctx)
 
 
@@ -655,7 +669,7 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 def full(shape, val, ctx=None, dtype=None, out=None):
     """An array of ``shape`` filled with ``val``."""
     ctx = _resolve_ctx(ctx)
-    result = NDArray(torch.full(_shape_tuple(shape), val, dtype=to_torch_dtype(dtype or np.float32),
+    result = NDArray(torch.full(_known_shape("full", shape), val, dtype=to_torch_dtype(dtype or np.float32),
                                 device=ctx.torch_device), ctx)
     if out is not None:
         out[:] = result

@@ -53,6 +53,12 @@ class Cast(_Unary):
 
     dtype = Attr(Dtype, required=True)
 
+    def infer_shape(self, in_shapes, out_shapes):
+        # elementwise: the shape is known from either side (a weight behind a cast gets the
+        # partial shape its consumer infers), as MXNet's ElemwiseShape
+        shape = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name}")
+        return [shape], [shape], []
+
     def infer_type(self, in_types):
         return [in_types[0]], [numpy_dtype(self.dtype)], []
 
@@ -72,11 +78,6 @@ class AmpCast(Cast):
     """Mixed-precision cast inserted by MXNet's AMP graph pass: floating ``data`` converted to
     ``dtype``; integer and boolean data pass through unchanged, as in MXNet
     (``remove_amp_cast`` drops these nodes when a symbol is saved)."""
-
-    def infer_shape(self, in_shapes, out_shapes):
-        # elementwise: the shape is known from either side (FC weights behind a cast)
-        shape = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name}")
-        return [shape], [shape], []
 
     def infer_type(self, in_types):
         given = in_types[0]

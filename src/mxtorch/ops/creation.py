@@ -258,6 +258,9 @@ class Diag(_Unary):
         if a == b:
             raise self.error(f"arguments 'axis1' and 'axis2' must differ, both are {a}")
         rows, cols = data[a], data[b]
+        if (rows and -self.k > rows) or (cols and self.k > cols):
+            raise self.error(f"diagonal k={self.k} does not exist in the ({rows}, {cols}) planes of 'data' "
+                             f"{tuple(data)} (MXNet: 'Diagonal does not exist')")
         size = max(min(rows, cols - self.k) if self.k >= 0 else min(rows + self.k, cols), 0)
         rest = tuple(d for i, d in enumerate(data) if i not in (a, b))
         return rest + (size,)
@@ -266,6 +269,7 @@ class Diag(_Unary):
         data = inputs[0]
         if data.dim() == 1:
             return [torch.diag_embed(data, offset=self.k)]
+        self.output_shape(tuple(data.shape))
         a = normalize_axis(self, self.axis1, data.dim(), "axis1")
         b = normalize_axis(self, self.axis2, data.dim(), "axis2")
         return [torch.diagonal(data, offset=self.k, dim1=a, dim2=b)]

@@ -247,6 +247,9 @@ class Pooling(Operator):
             raise self.error("attribute 'kernel' is required unless global_pool=True")
         if not self.global_pool:
             _check_geometry(self, kernel=self.kernel, stride=self.stride, pad=self.pad)
+        if self.pooling_convention == "same" and any(self.pad):
+            raise self.error(f"pooling_convention='same' does not take padding, got pad={tuple(self.pad)} "
+                             f"(MXNet: 'Same pooling convention disables the use of pad parameter')")
         if self.layout is not None and self.layout[1] != "C":
             raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
 
@@ -266,8 +269,9 @@ class Pooling(Operator):
             return tuple(spatial_shape), (1,) * ndim, (0,) * ndim
         if len(self.kernel) != ndim:
             raise self.error(f"kernel {self.kernel} has {len(self.kernel)} dimensions, data has {ndim} spatial dimensions")
-        return (self.kernel, _spatial(self.stride, ndim, 1, "stride", self),
-                _spatial(self.pad, ndim, 0, "pad", self))
+        # 'same' takes no padding: an all-zero pad of any length is accepted, as MXNet did
+        pad = (0,) * ndim if self.pooling_convention == "same" else _spatial(self.pad, ndim, 0, "pad", self)
+        return (self.kernel, _spatial(self.stride, ndim, 1, "stride", self), pad)
 
     def _output_size(self, x, k, s, p):
         if self.global_pool:

@@ -321,6 +321,10 @@ class Tile(_Unary):
 
     reps = Attr(Shape, required=True)
 
+    def validate(self):
+        if any(r < 1 for r in self.reps):
+            raise self.error(f"argument 'reps' must have positive entries, got {tuple(self.reps)}")
+
     def _aligned(self, data):
         ndim = max(len(data), len(self.reps))
         shape = (1,) * (ndim - len(data)) + tuple(data)
@@ -468,6 +472,11 @@ class BroadcastLike(Operator):
 
     lhs_axes = Attr(optional(Shape), default=None)
     rhs_axes = Attr(optional(Shape), default=None)
+
+    def validate(self):
+        for name in ("lhs_axes", "rhs_axes"):
+            if getattr(self, name) == ():
+                raise self.error(f"argument {name!r} must not be an empty tuple (give None to broadcast every axis)")
 
     def arguments(self):
         return ["lhs", "rhs"]
