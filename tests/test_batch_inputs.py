@@ -123,3 +123,14 @@ def test_a_smaller_batch_without_labels_resizes_the_labels_along_their_layout():
     module.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
     assert module.label_shapes[0].shape == (2, 2)
     np.testing.assert_allclose(module.get_outputs()[0].asnumpy(), x.sum(axis=2))
+
+
+def test_any_object_with_data_is_a_batch():
+    # MXNet's Module.forward reads .data (and .label / .pad when present), so a namedtuple works
+    from collections import namedtuple
+    Batch = namedtuple("Batch", ["data"])
+    module = mx.mod.Module(mx.sym.var("data") * 2, label_names=None)
+    module.bind(data_shapes=[("data", (1, 4))])
+    module.init_params()
+    module.forward(Batch([mx.nd.ones((3, 5))]))
+    np.testing.assert_array_equal(module.get_outputs()[0].asnumpy(), np.full((3, 5), 2.0))

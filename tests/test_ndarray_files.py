@@ -1,7 +1,7 @@
 """MXNet's binary NDArray files: mx.nd.save / mx.nd.load / mx.nd.load_frombuffer.
 
 Reference data: files written by MXNet 1.9.1 (tests/data/ndarray: the fixture family plus
-extra_* cases made by make_extra_fixtures_mxref.py; tests/data/checkpoints: real .params
+extra_* cases made by tools/gen_ndarray_reference.py; tests/data/checkpoints: real .params
 and .states files).
 """
 import io

@@ -1,6 +1,8 @@
 """Record what MXNet 1.9.1 makes of extra symbol-JSON cases (run with the reference MXNet).
 
-    ~/mxref/bin/python tools/gen_symbol_json_extra.py tests/data/symbol-json/extra_cases.json
+    ~/mxref/bin/python tools/gen_symbol_json_extra.py tests/data/symbol-json/extra_cases.json [tests/data/symbol-json]
+
+With the second argument it also reruns the shared cases of index.json (see ``shared_cases``).
 
 Each case is a short Python snippet, run with ``mx`` bound to MXNet here and to mxtorch in
 ``tests/test_symbol_json.py``; it leaves the Symbol under test in ``sym``.  The cases cover
@@ -183,5 +185,50 @@ def main(path):
         print(record["name"], "error: " + record["error"] if "error" in record else "ok")
 
 
+def shared_cases(out):
+    """Reload every shared MXNet 1.9.1 case of index.json (whose original generator is not in
+    this repository) and record again what MXNet makes of it: the ``list_*`` results,
+    ``attr_dict()``, ``infer_shape`` / ``infer_type`` for the recorded inputs, and the JSON it
+    writes back (``<case>.roundtrip.json``).  Returns the names whose records differ."""
+    import os
+    import shutil
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "symbol-json")
+    with open(os.path.join(source, "index.json")) as handle:
+        index = json.load(handle)
+    differ = []
+    for case in index["cases"]:
+        symbol = mx.sym.load(os.path.join(source, case["file"]))
+        record = dict(case, list_arguments=symbol.list_arguments(), list_outputs=symbol.list_outputs(),
+                      list_auxiliary_states=symbol.list_auxiliary_states(), list_inputs=symbol.list_inputs(),
+                      attr_dict=symbol.attr_dict())
+        shapes = []
+        for entry in case["infer_shape"]:
+            arg, out_shapes, aux = symbol.infer_shape(**{k: tuple(v) for k, v in entry["given"].items()})
+            shapes.append({"given": entry["given"],
+                           "arg_shapes": dict(zip(symbol.list_arguments(), map(list, arg))),
+                           "out_shapes": [list(x) for x in out_shapes],
+                           "aux_shapes": dict(zip(symbol.list_auxiliary_states(), map(list, aux)))})
+        record["infer_shape"] = shapes
+        given = case["infer_type"]["given"]
+        arg, out_types, aux = symbol.infer_type(**given)
+        name = lambda t: __import__("numpy").dtype(t).name
+        record["infer_type"] = {"given": given, "arg_types": dict(zip(symbol.list_arguments(), map(name, arg))),
+                                "out_types": [name(t) for t in out_types],
+                                "aux_types": dict(zip(symbol.list_auxiliary_states(), map(name, aux)))}
+        written = symbol.tojson()
+        with open(os.path.join(source, case["roundtrip_file"])) as handle:
+            same_text = handle.read() == written
+        with open(os.path.join(out, case["roundtrip_file"]), "w") as handle:
+            handle.write(written)
+        if os.path.realpath(out) != os.path.realpath(source):
+            shutil.copy(os.path.join(source, case["file"]), out)
+        if record != case or not same_text:
+            differ.append(case["name"])
+    return differ
+
+
 if __name__ == "__main__":
     main(sys.argv[1])
+    if len(sys.argv) > 2:
+        # a second argument: the folder to write the shared cases' round-trip files into
+        print("shared cases that differ from the committed records:", shared_cases(sys.argv[2]) or "none")

@@ -101,7 +101,7 @@ def read_batch(data_batch, data_names, label_names, num_contexts):
     checked against ``data_names`` / ``label_names`` and ``num_contexts``.  MXNetError when the
     batch is empty, has more or fewer data (or label) arrays than names, or holds per-context
     arrays for another number of contexts."""
-    if isinstance(data_batch, (list, tuple)):
+    if isinstance(data_batch, list):      # MXNet's test: a list (not any tuple: namedtuple batches exist)
         if not data_batch:
             raise MXNetError("forward: got an empty list of data batches")
         batches = list(data_batch)

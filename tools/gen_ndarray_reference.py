@@ -1,22 +1,29 @@
-"""Regenerate the extra NDArray-file fixtures with reference MXNet 1.9.1.
+"""Writes tests/data/ndarray/ (``mx.nd.save`` files) with reference MXNet 1.9.1.
 
 Run with the reference interpreter (never imported by mxtorch or its tests):
 
-    ~/mxref/bin/python tests/data/ndarray/make_extra_fixtures_mxref.py
+    ~/mxref/bin/python tools/gen_ndarray_reference.py [OUTPUT_FOLDER]   # default tests/data/ndarray
 
-Writes, next to this script, ``extra_<case>.nd`` + ``extra_<case>.expected.npz`` and
-``extra_index.json``.  Expected values are what MXNet 1.9.1 reads back from the file
-(sparse arrays as their dense form), except where noted in the case's ``note``.
+- the extra cases: ``extra_<case>.nd`` + ``extra_<case>.expected.npz`` and ``extra_index.json``;
+  expected values are what MXNet 1.9.1 reads back from the file (sparse arrays as their dense
+  form), except where noted in the case's ``note``;
+- the shared MXNet 1.9.1 cases of ``index.json`` (whose original generator is not in this
+  repository): each ``<case>.nd`` is written again by ``mx.nd.save`` from its expected values
+  (list, dict in file order, or single array) and must equal the committed file byte for byte.
+  ``legacy_ndarray.v0`` is MXNet's own test file (written by MXNet 0.x), copied, not generated.
 """
 import json
 import os
+import shutil
 import struct
+import sys
 
 import mxnet as mx
 import numpy as np
 from mxnet.ndarray.ndarray import _DTYPE_NP_TO_MX
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "ndarray")
+HERE = sys.argv[1] if len(sys.argv) > 1 else SOURCE
 CASES = []
 
 
@@ -137,8 +144,41 @@ def main():
 
     with open(os.path.join(HERE, "extra_index.json"), "w") as stream:
         json.dump({"family": "ndarray-extra", "mxnet_version": mx.__version__,
-                   "generator": "make_extra_fixtures_mxref.py", "cases": CASES}, stream, indent=1)
+                   "generator": "tools/gen_ndarray_reference.py", "cases": CASES}, stream, indent=1)
+
+
+def shared_cases():
+    """Write each case of index.json again with mx.nd.save; returns the names that differ."""
+    with open(os.path.join(SOURCE, "index.json")) as stream:
+        index = json.load(stream)
+    differ = []
+    for case in index["cases"]:
+        source = os.path.join(SOURCE, case["file"])
+        if os.path.realpath(HERE) != os.path.realpath(SOURCE):
+            shutil.copy(os.path.join(SOURCE, case["expected"]), HERE)
+        if case["name"].startswith("legacy"):
+            if os.path.realpath(HERE) != os.path.realpath(SOURCE):
+                shutil.copy(source, HERE)
+            continue
+        with np.load(os.path.join(SOURCE, case["expected"])) as expected:
+            arrays = [mx.nd.array(expected[a["key"]], dtype=a["dtype"]) for a in case["arrays"]]
+        if case["loads_as"] == "dict":
+            payload = dict(zip(case["names_in_file_order"], arrays))
+        elif case["kind"].startswith("single"):
+            payload = arrays[0]
+        else:
+            payload = arrays
+        target = os.path.join(HERE, case["file"])
+        mx.nd.save(target, payload)
+        with open(target, "rb") as written, open(source, "rb") as committed:
+            if written.read() != committed.read():
+                differ.append(case["name"])
+    if os.path.realpath(HERE) != os.path.realpath(SOURCE):
+        shutil.copy(os.path.join(SOURCE, "index.json"), HERE)
+    return differ
 
 
 if __name__ == "__main__":
+    os.makedirs(HERE, exist_ok=True)
     main()
+    print("shared cases that differ from the committed files:", shared_cases() or "none")
