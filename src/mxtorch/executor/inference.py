@@ -359,8 +359,10 @@ class InferencePlan:
             constant = constant_slots | {fold.weight_slot for fold in self._folds}
             shapes = getattr(executor, "_slot_shapes", {})
             for entry in self._entries:
+                if not isinstance(entry.op, _FusedLinear):
+                    continue
                 data_shape = shapes.get(entry.inputs[0])
-                if isinstance(entry.op, _FusedLinear) and entry.inputs[1] in constant and data_shape:
+                if entry.inputs[1] in constant and data_shape:
                     self._packs.append((entry.inputs[1], self._num_values, int(data_shape[0])))
                     entry.inputs = [entry.inputs[0], self._num_values] + entry.inputs[2:]
                     self._num_values += 1
