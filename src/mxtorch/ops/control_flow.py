@@ -5,8 +5,8 @@ MXNet 1.9.1 builds them with ``mx.sym.contrib.foreach / while_loop / cond``
 (``op.subgraphs``, written to symbol JSON under the node's ``"subgraphs"`` key) and the node's
 inputs are the outer entries the subgraphs read.  Attributes, as MXNet writes them:
 
-- ``_foreach``: ``num_args`` (inputs + subgraphs, as for the other two), ``num_outputs``, ``num_out_data`` and the positions,
-  among the body's ``list_inputs()``, of the sliced data (``in_data_locs``), of the loop states
+- ``_foreach``: ``num_args`` (inputs + subgraphs, as for the other two), ``num_outputs``,
+  ``num_out_data`` and the positions, among the body's ``list_inputs()``, of the sliced data (``in_data_locs``), of the loop states
   (``in_state_locs``) and of the other inputs (``remain_locs``).  The node's inputs are the data
   arrays, the initial states, then the remaining inputs.  Outputs: the per-step outputs stacked
   on a new axis 0, then the final states.
