@@ -51,6 +51,7 @@ class _SubgraphOperator(Operator):
         self.output_count = self.__dict__.pop("num_outputs")
         self.subgraphs = []
         self._executors = {}
+        self._inferred = {}    # (kind, subgraph, given inputs) -> result: graph sweeps ask repeatedly
 
     def arguments(self):
         # MXNet counts the subgraphs among num_args
@@ -92,6 +93,12 @@ class _SubgraphOperator(Operator):
     def subgraph_shapes(self, position, in_shapes):
         """``(input shapes, output shapes)`` of subgraph ``position`` from partial input shapes
         (one per ``list_inputs()`` entry, None where unknown)."""
+        key = ("shape", position, tuple(None if s is None else tuple(s) for s in in_shapes))
+        if key not in self._inferred:
+            self._inferred[key] = self._subgraph_shapes(position, in_shapes)
+        return self._inferred[key]
+
+    def _subgraph_shapes(self, position, in_shapes):
         from ..symbol.inference import graph_shapes
         from ..symbol.symbol import topological_order
         graph = self.subgraphs[position]
@@ -107,6 +114,13 @@ class _SubgraphOperator(Operator):
         return inputs, outputs
 
     def subgraph_types(self, position, in_types):
+        """``(input dtypes, output dtypes)`` of subgraph ``position`` (None where unknown)."""
+        key = ("type", position, tuple(in_types))
+        if key not in self._inferred:
+            self._inferred[key] = self._subgraph_types(position, in_types)
+        return self._inferred[key]
+
+    def _subgraph_types(self, position, in_types):
         from ..symbol.inference import graph_types
         from ..symbol.symbol import topological_order
         graph = self.subgraphs[position]
