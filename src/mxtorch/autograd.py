@@ -260,9 +260,11 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: ARG001
     """The gradients of ``heads`` with respect to ``variables`` (an NDArray or a list), returned as a
     list of new NDArrays, one per variable, in order -- a list even when ``variables`` is one
-    NDArray, as MXNet 1.9.1 returns it; the variables' own ``grad`` arrays are not touched.  ``create_graph=True`` records the gradient computation so
-    the result can be differentiated again; ``retain_graph`` defaults to ``create_graph``.
-    A variable the heads do not depend on gets zeros.
+    NDArray, as MXNet 1.9.1 returns it; the variables' own ``grad`` arrays are not touched.
+    ``create_graph=True`` records the gradient computation so the result can be differentiated
+    again (higher-order gradients); ``retain_graph`` defaults to ``create_graph``.  A variable
+    the heads do not depend on gets zeros.  MXNetError for an empty ``variables`` list, a
+    variable not marked with ``attach_grad``, or heads not recorded.
     """
     from .ndarray.ndarray import NDArray
     variables = _as_list(variables)

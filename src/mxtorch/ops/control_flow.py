@@ -5,8 +5,8 @@ MXNet 1.9.1 builds them with ``mx.sym.contrib.foreach / while_loop / cond``
 (``op.subgraphs``, written to symbol JSON under the node's ``"subgraphs"`` key) and the node's
 inputs are the outer entries the subgraphs read.  Attributes, as MXNet writes them:
 
-- ``_foreach``: ``num_args`` (inputs + subgraphs, as for the other two), ``num_outputs``, ``num_out_data`` and the positions,
-  among the body's ``list_inputs()``, of the sliced data (``in_data_locs``), of the loop states
+- ``_foreach``: ``num_args`` (inputs + subgraphs, as for the other two), ``num_outputs``,
+  ``num_out_data`` and the positions, among the body's ``list_inputs()``, of the sliced data (``in_data_locs``), of the loop states
   (``in_state_locs``) and of the other inputs (``remain_locs``).  The node's inputs are the data
   arrays, the initial states, then the remaining inputs.  Outputs: the per-step outputs stacked
   on a new axis 0, then the final states.
@@ -51,6 +51,7 @@ class _SubgraphOperator(Operator):
         self.output_count = self.__dict__.pop("num_outputs")
         self.subgraphs = []
         self._executors = {}
+        self._inferred = {}    # (kind, subgraph, given inputs) -> result: graph sweeps ask repeatedly
 
     def arguments(self):
         # MXNet counts the subgraphs among num_args
@@ -92,6 +93,12 @@ class _SubgraphOperator(Operator):
     def subgraph_shapes(self, position, in_shapes):
         """``(input shapes, output shapes)`` of subgraph ``position`` from partial input shapes
         (one per ``list_inputs()`` entry, None where unknown)."""
+        key = ("shape", position, tuple(None if s is None else tuple(s) for s in in_shapes))
+        if key not in self._inferred:
+            self._inferred[key] = self._subgraph_shapes(position, in_shapes)
+        return self._inferred[key]
+
+    def _subgraph_shapes(self, position, in_shapes):
         from ..symbol.inference import graph_shapes
         from ..symbol.symbol import topological_order
         graph = self.subgraphs[position]
@@ -107,6 +114,13 @@ class _SubgraphOperator(Operator):
         return inputs, outputs
 
     def subgraph_types(self, position, in_types):
+        """``(input dtypes, output dtypes)`` of subgraph ``position`` (None where unknown)."""
+        key = ("type", position, tuple(in_types))
+        if key not in self._inferred:
+            self._inferred[key] = self._subgraph_types(position, in_types)
+        return self._inferred[key]
+
+    def _subgraph_types(self, position, in_types):
         from ..symbol.inference import graph_types
         from ..symbol.symbol import topological_order
         graph = self.subgraphs[position]

@@ -495,8 +495,8 @@ def _check_counts(op_class, op_attrs, name, input_count):
         extra = len(getattr(op_class, "subgraph_names", ()))
         limit = input_count + extra if key == "num_args" else _MAX_OUTPUTS_PER_NODE
         if count > limit:
-            raise MXNetError(f"symbol JSON node {name!r}: attribute {key}={op_attrs[key]!r} is larger than "
-                             f"{'the number of inputs given (' + str(input_count + extra) + ')' if key == 'num_args' else limit}")
+            bound = f"the number of inputs given ({limit})" if key == "num_args" else limit
+            raise MXNetError(f"symbol JSON node {name!r}: attribute {key}={op_attrs[key]!r} is larger than {bound}")
 
 
 def _make_operator(op_class, op_attrs, name, op_name):
