@@ -125,3 +125,17 @@ def test_op_hook_reports_operator_inputs_and_outputs_only():
     model(mx.nd.ones((2, 3, 4)))
     # the graph's variable 'data' is not reported under its own name (MXNet's CachedOp hook)
     assert seen == [("pool_pool0_fwd_data", "Pooling"), ("pool_pool0_fwd_output", "Pooling")]
+
+
+def test_bidirectional_unroll_with_valid_length_merges_like_its_cells():
+    cell = gluon.rnn.BidirectionalCell(gluon.rnn.RNNCell(3), gluon.rnn.RNNCell(3))
+    cell.collect_params().initialize()
+    x = mx.nd.random.uniform(shape=(5, 4, 2))                              # TNC
+    outs, _ = cell.unroll(5, x, layout="TNC", valid_length=mx.nd.array([3, 5, 2, 4]))
+    # a cell unrolled with valid_length merges its outputs; MXNet's BidirectionalCell follows
+    assert isinstance(outs, mx.nd.NDArray) and outs.shape == (5, 4, 6)
+    merged, _ = cell.unroll(5, x, layout="TNC", merge_outputs=True)
+    # sequence 1 has full length: its outputs equal those of the unmasked unroll
+    np.testing.assert_allclose(outs.asnumpy()[:, 1], merged.asnumpy()[:, 1], rtol=1e-6)
+    # padded steps of sequence 2 (length 2) are zero
+    np.testing.assert_array_equal(outs.asnumpy()[2:, 2], 0)
