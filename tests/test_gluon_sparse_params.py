@@ -190,3 +190,16 @@ def test_hybridized_block_input_format_with_none_arguments():
     np.testing.assert_array_equal(block(one).asnumpy(), [1, 1])
     with pytest.raises(ValueError, match="does not match"):
         block(one, one)
+
+
+def test_split_and_load_keeps_csr_storage():
+    dense = np.zeros((6, 4), dtype=np.float32)
+    dense[4, 3] = 2.0
+    parts = gluon.utils.split_and_load(mx.nd.sparse.csr_matrix(dense), [mx.cpu(0), mx.cpu(1)])
+    assert [type(part).__name__ for part in parts] == ["CSRNDArray", "CSRNDArray"]
+    assert parts[1].context == mx.cpu(1) and parts[1].shape == (3, 4)
+    # row 4 of the whole is row 1 of the second half
+    np.testing.assert_array_equal(parts[1].indptr.asnumpy(), [0, 0, 1, 1])
+    np.testing.assert_array_equal(parts[1].indices.asnumpy(), [3])
+    with pytest.raises(ValueError):
+        mx.nd.sparse.csr_matrix(dense)[0:4:2]

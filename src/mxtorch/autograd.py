@@ -14,6 +14,7 @@ The recording flags are per thread, as MXNet's were.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 import torch
@@ -142,7 +143,16 @@ def _make_variable(array, gradient, req):
     array._fresh_grad = False
     if req != "null" and array._tensor.is_floating_point():
         array.use_storage(array._tensor, requires_grad=True)
-        array._tensor._mx_grad_owner = array
+        # a weak reference: the array owns its tensor, and a strong link back would make a
+        # reference cycle that keeps both (and their memory) alive until the garbage collector
+        # runs, while MXNet freed an array as soon as its last reference went
+        array._tensor._mx_grad_owner = weakref.ref(array)
+
+
+def _grad_owner(tensor):
+    """The NDArray that ``tensor`` is the variable of (attach_grad / mark_variables), or None."""
+    owner = getattr(tensor, "_mx_grad_owner", None)
+    return owner() if owner is not None else None
 
 
 def _gradient_leaves(tensors):
@@ -152,7 +162,7 @@ def _gradient_leaves(tensors):
     pending = []
     for tensor in tensors:
         if tensor.grad_fn is None:
-            if getattr(tensor, "_mx_grad_owner", None) is not None:
+            if _grad_owner(tensor) is not None:
                 leaves[id(tensor)] = tensor
         else:
             pending.append(tensor.grad_fn)
@@ -162,7 +172,7 @@ def _gradient_leaves(tensors):
             continue
         seen.add(function)
         variable = getattr(function, "variable", None)
-        if variable is not None and getattr(variable, "_mx_grad_owner", None) is not None:
+        if variable is not None and _grad_owner(variable) is not None:
             leaves[id(variable)] = variable
         pending.extend(next_function for next_function, _ in function.next_functions)
     return list(leaves.values())
@@ -242,8 +252,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     results = _differentiate("backward", tensors, grads, leaves, retain_graph, False)
     with torch.no_grad():
         for leaf, value in zip(leaves, results):
-            owner = leaf._mx_grad_owner
-            if owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
+            owner = _grad_owner(leaf)
+            if owner is None or owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
                 continue
             target = owner._grad._tensor
             if value is None:
@@ -271,7 +281,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     if not variables:
         raise MXNetError("grad: variables cannot be an empty list")
     for index, variable in enumerate(variables):
-        if not isinstance(variable, NDArray) or getattr(variable._tensor, "_mx_grad_owner", None) is None:
+        if not isinstance(variable, NDArray) or _grad_owner(variable._tensor) is None:
             raise MXNetError(f"grad: variable {index} must be an NDArray marked with attach_grad() or "
                              f"mark_variables()")
     if retain_graph is None:

@@ -108,6 +108,25 @@ class _Step:
         self.context = context
 
 
+def _dense_views(results, inputs):
+    """The outputs of one step, with each strided view of an input (slice, transpose, ...)
+    copied into dense row-major memory: the layout the imperative call gives the same result
+    (``mx.nd`` results own their memory), so the operators after it compute on identically
+    laid-out data and a hybridized block reproduces its imperative values bit for bit.
+    Contiguous views (reshape, flatten) are kept as they are."""
+    storage = None
+    dense = []
+    for tensor in results:
+        if tensor.is_contiguous() or not tensor.numel():
+            dense.append(tensor)
+            continue
+        if storage is None:
+            storage = {t.untyped_storage().data_ptr() for t in inputs if t.numel()}
+        shared = tensor.untyped_storage().data_ptr() in storage
+        dense.append(tensor.contiguous() if shared else tensor)
+    return dense
+
+
 class Executor:
     """A bound graph.  ``arg_arrays`` / ``grad_arrays`` / ``aux_arrays`` are lists aligned
     with ``list_arguments()`` / ``list_auxiliary_states()`` (``grad_arrays`` holds None
@@ -431,6 +450,8 @@ class Executor:
                     shapes = [tuple(values[i].shape) for i in step.inputs]
                     raise MXNetError(f"Error in operator {step.node.name} ({step.op.name}) with input "
                                      f"shapes {shapes}: {error}") from None
+            if step.constant_shape is None:
+                results = _dense_views(results, [values[i] for i in step.inputs])
             for slot_index, tensor in zip(step.outputs, results):
                 values[slot_index] = tensor
             if release is not None:

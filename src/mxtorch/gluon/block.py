@@ -436,14 +436,23 @@ def _brief(names, limit=7):
 
 
 def _operator_names(sym):
-    """``{output name: operator name}`` for every operator node of ``sym``."""
+    """``{name: operator name}`` for every output of an operator node of ``sym`` and every
+    input as the monitor reports it (``<node>_<input>``)."""
     from ..symbol.symbol import topological_order
     result = {}
     for node in topological_order(sym._outputs):
         if node.op is not None:
-            for name in node.output_names():
+            inputs = list(node.op.arguments()) + list(node.op.auxiliary_states())
+            for name in node.output_names() + [f"{node.name}_{item}" for item in inputs]:
                 result[name] = node.op.name
     return result
+
+
+def _stand_in(array):
+    """An NDArray of ``array``'s shape, dtype and context backed by one element of memory."""
+    import torch
+    tensor = torch.zeros((), dtype=array._tensor.dtype, device=array._tensor.device).expand(array.shape)
+    return NDArray(tensor, array.context)
 
 
 class _CachedGraph:
@@ -483,13 +492,23 @@ class _CachedGraph:
         executor = self._executors.get(key)
         count = len(self._arg_names)
         if executor is None:
-            executor = self.symbol.bind(ctx, dict(zip(self._arg_names, arrays[:count])), grad_req="null",
-                                        aux_states=dict(zip(self._aux_names, arrays[count:])))
+            # the graph is bound once per signature and then run on each call's tensors
+            # (run_tensors): the data inputs are bound as shape-and-dtype stand-ins, so the cached
+            # graph keeps no reference to (and no memory of) the arrays of the first call
+            bound = [_stand_in(array) if kind == "input" else array for (kind, _), array in zip(sources, arrays)]
+            executor = self.symbol.bind(ctx, dict(zip(self._arg_names, bound[:count])), grad_req="null",
+                                        aux_states=dict(zip(self._aux_names, bound[count:])))
             if self._callback is not None:
                 callback, monitor_all = self._callback
                 operator_of = _operator_names(self.symbol)
-                executor.set_monitor_callback(
-                    lambda name, array: callback(name, operator_of.get(name, ""), array), monitor_all)
+                variables = set(self._arg_names) | set(self._aux_names)
+
+                def hook(name, array):
+                    # MXNet's CachedOp hook reports operator inputs (``<node>_<input>``) and
+                    # outputs only, not the graph's variables under their own names
+                    if name not in variables:
+                        callback(name, operator_of.get(name, ""), array)
+                executor.set_monitor_callback(hook, monitor_all)
             self._executors[key] = executor
         tensors = [array._tensor for array in arrays]
         import torch

@@ -112,6 +112,24 @@ class CSRNDArray(BaseSparseNDArray):
         indptr = torch.cat([torch.zeros(1, dtype=torch.int64, device=counts.device), counts.cumsum(0)])
         return indptr, cols, self._tensor[rows, cols]
 
+    def __getitem__(self, key):
+        """Rows of this array as a CSRNDArray, as MXNet: an int row ``i`` (rows ``i:i+1``) or a
+        step-less slice on axis 0; other keys raise MXNetError (a ValueError, as in MXNet)."""
+        from ..base import MXNetValueError
+        rows = self._tensor.shape[0]
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            begin = rows - 1 if key == -1 else int(key)
+            return CSRNDArray(self._tensor[begin:begin + 1].clone(), self._ctx)
+        if isinstance(key, slice):
+            if key.step is not None:
+                raise MXNetValueError("CSRNDArray only supports continuous slicing on axis 0")
+            if key.start is None and key.stop is None:
+                return self
+            return CSRNDArray(self._tensor[key].clone(), self._ctx)
+        if isinstance(key, tuple):
+            raise MXNetValueError("CSRNDArray: multi-dimension indexing is not supported")
+        raise MXNetValueError(f"CSRNDArray: undefined behaviour for index {key!r}")
+
     @property
     def indptr(self):
         return NDArray(self._parts()[0], self._ctx)

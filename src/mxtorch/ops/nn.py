@@ -221,7 +221,9 @@ class Pooling(Operator):
     ``count_include_pad`` (default True) makes avg divide by the whole window including
     padding; windows running past the padded input (full) are never counted.  MXNet's
     avg + 'full' data gradient is not always the gradient of its forward: it mirrors
-    MXNet's oneDNN backward (see ``_onednn_full_average_backward``).
+    MXNet's oneDNN backward (see ``_onednn_full_average_backward``).  ``layout`` NWC / NHWC /
+    NDHWC takes and gives ``(batch, *spatial, channel)``; a layout whose rank differs from the
+    data's raises MXNetError.
     """
 
     def plot_label(self, op_name, node_name):
@@ -250,8 +252,14 @@ class Pooling(Operator):
         if self.pooling_convention == "same" and any(self.pad):
             raise self.error(f"pooling_convention='same' does not take padding, got pad={tuple(self.pad)} "
                              f"(MXNet: 'Same pooling convention disables the use of pad parameter')")
-        if self.layout is not None and self.layout[1] != "C":
-            raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
+        if self.layout is not None and len(self.kernel) and len(self.layout) != len(self.kernel) + 2:
+            raise self.error(f"layout {self.layout} does not match the {len(self.kernel)}-D kernel {self.kernel}")
+
+    @property
+    def _channels_last(self):
+        """NWC / NHWC / NDHWC: data (batch, spatial..., channel); pooled on the channel-first
+        view (the same values, MXNet's layouts)."""
+        return self.layout is not None and self.layout[-1] == "C"
 
     def outputs(self):
         # MXNet 1.9.1 (oneDNN build) gives windowed max pooling a hidden workspace output;
@@ -283,9 +291,21 @@ class Pooling(Operator):
         return int(math.ceil(x / s))
 
     def infer_shape(self, in_shapes, out_shapes):
-        data = in_shapes[0]
-        out = out_shapes[0]
+        if self._channels_last:
+            def first(shape):
+                return None if shape is None else (shape[0], shape[-1]) + tuple(shape[1:-1])
+
+            def last(shape):
+                return None if shape is None else (shape[0],) + tuple(shape[2:]) + (shape[1],)
+            data, out = self._infer_channel_first(first(in_shapes[0]), first(out_shapes[0]))
+            return [last(data)], [last(out)], []
+        data, out = self._infer_channel_first(in_shapes[0], out_shapes[0])
+        return [data], [out], []
+
+    def _infer_channel_first(self, data, out):
         if data is not None:
+            if self.layout is not None and len(data) != len(self.layout):
+                raise self.error(f"data of shape {tuple(data)} does not match layout {self.layout}")
             if len(data) < 3 or len(data) > 5:
                 raise self.error(f"data must be 3-D, 4-D or 5-D (batch, channel, spatial...), got shape {tuple(data)}")
             kernel, stride, pad = self._geometry(data[2:])
@@ -299,9 +319,11 @@ class Pooling(Operator):
                     raise self.error(f"kernel {tuple(kernel)} is larger than the padded input {tuple(data[2:])}")
                 spatial.append(size)
             out = merge_shape(out, tuple(data[:2]) + tuple(spatial), f"Operator {self.name} output")
-        return [data], [out], []
+        return data, out
 
     def forward(self, is_train, inputs, aux):
+        if self._channels_last:
+            return [self._pool(inputs[0].movedim(-1, 1)).movedim(1, -1)]
         return [self._pool(inputs[0])]
 
     def declares_backward(self, inputs):
@@ -313,7 +335,10 @@ class Pooling(Operator):
         (``_pool(..., mxnet_gradient=True)``), found by autograd."""
         with torch.enable_grad():
             data = inputs[0].detach().requires_grad_(True)
-            surrogate = self._pool(data, mxnet_gradient=True)
+            if self._channels_last:
+                surrogate = self._pool(data.movedim(-1, 1), mxnet_gradient=True).movedim(1, -1)
+            else:
+                surrogate = self._pool(data, mxnet_gradient=True)
             return [torch.autograd.grad(surrogate, data, out_grads[0])[0]]
 
     def _pool(self, data, mxnet_gradient=False):

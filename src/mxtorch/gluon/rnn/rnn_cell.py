@@ -554,14 +554,16 @@ class BidirectionalCell(HybridRecurrentCell):
         l_cell, r_cell = self._children.values()
         count = len(l_cell.state_info(batch_size))
         l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=states[:count], layout=layout,
-                                            merge_outputs=False, valid_length=valid_length)
+                                            merge_outputs=merge_outputs, valid_length=valid_length)
         r_outputs, r_states = r_cell.unroll(length, inputs=reversed_inputs, begin_state=states[count:],
                                             layout=layout, merge_outputs=False, valid_length=valid_length)
         reversed_r_outputs = _reverse_sequences(r_outputs, length, valid_length)
         if merge_outputs is None:
-            merge_outputs = False
+            # as MXNet: merged when the left cell merged (a cell unrolled with valid_length does)
+            merge_outputs = isinstance(l_outputs, tensor_types)
+        l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout, merge_outputs)
         if merge_outputs:
-            outputs = F.concat(F.stack(*l_outputs, axis=axis), F.stack(*reversed_r_outputs, axis=axis), dim=2,
+            outputs = F.concat(l_outputs, F.stack(*reversed_r_outputs, axis=axis), dim=2,
                                name=f"{self._output_prefix}out")
         else:
             outputs = [F.concat(l_o, r_o, dim=1, name=f"{self._output_prefix}t{i}")
