@@ -88,3 +88,11 @@ def test_cli_rejects_values_that_train_nothing(capsys):
     assert "--num-epochs must be at least 1" in capsys.readouterr().err
     assert cli.main(["train", "--lr", "nan"]) == 1
     assert "--lr must be a positive finite number" in capsys.readouterr().err
+
+
+def test_clip_with_crossed_bounds_follows_mxnets_kernel_order():
+    # MXNet 1.9.1 (tools/gen_input_validation_reference.py): clip([1, 5], 4, 2) == [4, 2]
+    x = mx.nd.array([1, 3, 5])
+    assert mx.nd.clip(x, 4, 2).asnumpy().tolist() == [4.0, 2.0, 2.0]
+    assert mx.nd.clip(mx.nd.array([1, 5], dtype="int32"), 4, 2).asnumpy().tolist() == [4, 2]
+    assert mx.nd.clip(x, 2, 4).asnumpy().tolist() == [2.0, 3.0, 4.0]
