@@ -96,3 +96,23 @@ def test_clip_with_crossed_bounds_follows_mxnets_kernel_order():
     assert mx.nd.clip(x, 4, 2).asnumpy().tolist() == [4.0, 2.0, 2.0]
     assert mx.nd.clip(mx.nd.array([1, 5], dtype="int32"), 4, 2).asnumpy().tolist() == [4, 2]
     assert mx.nd.clip(x, 2, 4).asnumpy().tolist() == [2.0, 3.0, 4.0]
+
+
+def test_out_of_range_arguments_raise_as_in_mxnet():
+    # MXNet 1.9.1 raises for each (tools/gen_input_validation_reference.py)
+    with pytest.raises(mx.MXNetError, match="gather_nd.*index 5 is out of bounds for axis 0 with size 3") as info:
+        mx.nd.gather_nd(mx.nd.array([1, 2, 3]), mx.nd.array([[5]]))
+    assert isinstance(info.value, IndexError)
+    assert mx.nd.gather_nd(mx.nd.array([1, 2, 3]), mx.nd.array([[-3]])).asnumpy().tolist() == [1.0]
+    with pytest.raises(mx.MXNetError, match="'scale' must be positive.*scale=-1"):
+        mx.nd.random.normal(0, -1, shape=(2,))
+    with pytest.raises(mx.MXNetError, match="'low' must be less than or equal to 'high'"):
+        mx.nd.random.uniform(2, 1, shape=(2,))
+    with pytest.raises(mx.MXNetError, match="'lam' must be positive"):
+        mx.nd.random.exponential(-1, shape=(2,))
+    data = mx.nd.ones((2, 3))
+    for begin, end, message in ((5, 7, "invalid end=7"), (-5, 2, "invalid begin=-5"), (2, 1, "select no element"),
+                                (1, 1, "select no element")):
+        with pytest.raises(mx.MXNetError, match=f"slice_axis: .*{message}"):
+            mx.nd.slice_axis(data, axis=1, begin=begin, end=end)
+    assert mx.nd.slice_axis(data, axis=1, begin=-2, end=None).shape == (2, 2)

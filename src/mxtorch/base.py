@@ -59,6 +59,11 @@ class MXNetAssertionError(MXNetError, AssertionError):
     does not use): both an MXNetError and an AssertionError."""
 
 
+class MXNetIndexError(MXNetError, IndexError):
+    """An index out of range where MXNet raised IndexError (``gather_nd``, a metric's label
+    beyond the prediction's classes): both an MXNetError and an IndexError."""
+
+
 class MXNetUserWarning(MXNetError, UserWarning):
     """Misuse MXNet reported by raising UserWarning (``Optimizer.set_learning_rate`` with an
     lr_scheduler): both an MXNetError and a UserWarning, so handlers for either keep working."""
