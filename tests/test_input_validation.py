@@ -116,3 +116,15 @@ def test_out_of_range_arguments_raise_as_in_mxnet():
         with pytest.raises(mx.MXNetError, match=f"slice_axis: .*{message}"):
             mx.nd.slice_axis(data, axis=1, begin=begin, end=end)
     assert mx.nd.slice_axis(data, axis=1, begin=-2, end=None).shape == (2, 2)
+
+
+def test_executor_reshape_grows_only_with_allow_up_sizing():
+    # MXNet 1.9.1: "New shape of arg: data is larger than original ... set allow_up_sizing=True"
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3)
+    executor = net.simple_bind(mx.cpu(), data=(2, 4))
+    with pytest.raises(mx.MXNetError, match="'data' is larger than the bound shape \\(2, 4\\).*allow_up_sizing"):
+        executor.reshape(data=(5, 4))
+    assert executor.reshape(data=(5, 4), allow_up_sizing=True).arg_dict["data"].shape == (5, 4)
+    smaller = executor.reshape(data=(1, 4))
+    assert smaller.arg_dict["data"].shape == (1, 4)
+    assert smaller.forward()[0].shape == (1, 3)
