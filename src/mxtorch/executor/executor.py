@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError, numpy_dtype
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, numpy_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..autograd import head_gradient
@@ -170,7 +170,7 @@ class Executor:
         if isinstance(values, dict):
             missing = [n for n in names if n not in values]
             if missing and required:
-                raise MXNetError(f"bind: {label} is missing arrays for {missing}")
+                raise MXNetValueError(f"bind: {label} is missing arrays for {missing}")
             return [values.get(n) for n in names]
         values = list(values)
         if len(values) != len(names):
@@ -333,12 +333,12 @@ class Executor:
             arg_dict = self.arg_dict
             for name, value in kwargs.items():
                 if name not in arg_dict:
-                    raise MXNetError(f"forward: {name!r} is not an argument of the bound symbol; "
+                    raise MXNetTypeError(f"forward: {name!r} is not an argument of the bound symbol; "
                                      f"arguments are {self._arg_names}")
                 target = arg_dict[name]
                 shape = tuple(value.shape)
                 if shape != target.shape:
-                    raise MXNetError(f"forward: input {name!r} has shape {shape}, the executor is bound "
+                    raise MXNetValueError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
         record_inference = self._record_inference

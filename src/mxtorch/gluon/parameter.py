@@ -23,7 +23,7 @@ from .. import autograd
 from .. import initializer
 from .. import ndarray
 from .. import symbol
-from ..base import MXNetError, MXNetTypeError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError
 from ..context import Context, cpu, current_context
 from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse import to_storage
@@ -656,13 +656,13 @@ class ParameterDict:
         if not allow_missing:
             for name in self.keys():
                 if name not in arrays:
-                    raise MXNetError(f"Parameter '{name[prefix_length:]}' is missing in {source}, which contains "
+                    raise MXNetAssertionError(f"Parameter '{name[prefix_length:]}' is missing in {source}, which contains "
                                      f"parameters: {_brief_print_list(arrays)}. Please make sure source and "
                                      f"target networks have the same prefix.")
         for name, value in arrays.items():
             if name not in self._params:
                 if not ignore_extra:
-                    raise MXNetError(f"Parameter '{name[prefix_length:]}' loaded from {source} is not present in "
+                    raise MXNetAssertionError(f"Parameter '{name[prefix_length:]}' loaded from {source} is not present in "
                                      f"ParameterDict, choices are: {_brief_print_list(self._params)}. Set "
                                      f"ignore_extra to True to ignore. Please make sure source and target "
                                      f"networks have the same prefix.")

@@ -16,7 +16,7 @@ import torch.utils.dlpack
 
 from .. import autograd as _autograd
 from .. import base as _dtypes
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
 from . import indexing as _indexing
@@ -155,7 +155,7 @@ class NDArray:
     def asscalar(self):
         """The value of a 1-element array as a numpy scalar; MXNetError otherwise."""
         if self.size != 1:
-            raise MXNetError(f"asscalar: the array must have exactly one element, its shape is {self.shape}")
+            raise MXNetValueError(f"asscalar: the array must have exactly one element, its shape is {self.shape}")
         return self.asnumpy().reshape(())[()]
 
     def astype(self, dtype, copy=True):
@@ -435,7 +435,7 @@ class NDArray:
             return bool(self._tensor.reshape(()).item())
         if self.size == 0:
             return False
-        raise MXNetError("The truth value of an NDArray with more than one element is ambiguous.")
+        raise MXNetValueError("The truth value of an NDArray with more than one element is ambiguous.")
 
     def __float__(self):
         return float(self.asscalar())
