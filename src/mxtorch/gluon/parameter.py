@@ -45,6 +45,17 @@ def _storage(array, stype):
     return array if array.stype == stype else to_storage(array, stype)
 
 
+def _checked_dtype(dtype, name):
+    """``dtype`` as given (a name, numpy type or numpy dtype: ``Parameter.dtype`` returns what
+    was set, as MXNet's did, so ``cast('float16')`` gives ``'float16'``) after checking that
+    numpy knows it; MXNetTypeError otherwise."""
+    try:
+        np.dtype(dtype)
+    except TypeError:
+        raise MXNetTypeError(f"Parameter {name!r}: unknown dtype {dtype!r}") from None
+    return dtype
+
+
 class ParameterShapeError(MXNetError, AssertionError):
     """A value's shape (or a declared storage type) disagrees with the Parameter (also an
     AssertionError, as MXNet raised an assertion for these)."""
@@ -119,7 +130,7 @@ class Parameter:
             shape = (shape,)
         self._shape = tuple(shape) if shape is not None else None
         self.name = name
-        self._dtype = np.dtype(dtype).type if dtype is not None else np.float32
+        self._dtype = _checked_dtype(dtype, name) if dtype is not None else np.float32
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
         self.init = init
@@ -156,6 +167,9 @@ class Parameter:
 
     @property
     def dtype(self):
+        """The dtype as it was given (MXNet's behaviour): ``'float32'`` for layers, which pass
+        names, ``numpy.float32`` for a Parameter made without one, ``'float16'`` after
+        ``cast('float16')``."""
         return self._dtype
 
     @dtype.setter
@@ -428,7 +442,7 @@ class Parameter:
 
     def cast(self, dtype):
         """Convert the value and gradient to ``dtype``."""
-        self._dtype = np.dtype(dtype).type
+        self._dtype = _checked_dtype(dtype, self.name)
         self._var = None
         if self._data is None:
             return
