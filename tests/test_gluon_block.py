@@ -205,3 +205,22 @@ def test_trainer_sgd_momentum_matches_mxnet(tmp_path):
     # a step without a new backward: stale gradients are reported
     with pytest.raises(UserWarning, match="fc_(weight|bias)"):
         trainer.step(4)
+
+
+def test_parameter_dtype_is_kept_as_given_like_mxnet():
+    # MXNet 1.9.1: 'float16', numpy.float64, dtype('float32'), then 'float32' / 'float16' for Dense
+    param = mx.gluon.Parameter("w", dtype="float16", shape=(2,))
+    assert param.dtype == "float16"
+    param.initialize()
+    param.cast(np.float64)
+    assert param.dtype is np.float64 and param.data().dtype == np.float64
+    param.cast(np.dtype("float32"))
+    assert param.dtype == np.dtype("float32")
+    net = mx.gluon.nn.Dense(2, in_units=3)
+    assert net.weight.dtype == "float32"
+    net.initialize()
+    net.cast("float16")
+    assert net.weight.dtype == "float16" and net.weight.data().dtype == np.float16
+    with pytest.raises(mx.MXNetError, match="unknown dtype 'flot16'") as info:
+        net.cast("flot16")
+    assert isinstance(info.value, TypeError)

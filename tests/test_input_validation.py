@@ -88,3 +88,43 @@ def test_cli_rejects_values_that_train_nothing(capsys):
     assert "--num-epochs must be at least 1" in capsys.readouterr().err
     assert cli.main(["train", "--lr", "nan"]) == 1
     assert "--lr must be a positive finite number" in capsys.readouterr().err
+
+
+def test_clip_with_crossed_bounds_follows_mxnets_kernel_order():
+    # MXNet 1.9.1 (tools/gen_input_validation_reference.py): clip([1, 5], 4, 2) == [4, 2]
+    x = mx.nd.array([1, 3, 5])
+    assert mx.nd.clip(x, 4, 2).asnumpy().tolist() == [4.0, 2.0, 2.0]
+    assert mx.nd.clip(mx.nd.array([1, 5], dtype="int32"), 4, 2).asnumpy().tolist() == [4, 2]
+    assert mx.nd.clip(x, 2, 4).asnumpy().tolist() == [2.0, 3.0, 4.0]
+
+
+def test_out_of_range_arguments_raise_as_in_mxnet():
+    # MXNet 1.9.1 raises for each (tools/gen_input_validation_reference.py)
+    with pytest.raises(mx.MXNetError, match="gather_nd.*index 5 is out of bounds for axis 0 with size 3") as info:
+        mx.nd.gather_nd(mx.nd.array([1, 2, 3]), mx.nd.array([[5]]))
+    assert isinstance(info.value, IndexError)
+    assert mx.nd.gather_nd(mx.nd.array([1, 2, 3]), mx.nd.array([[-3]])).asnumpy().tolist() == [1.0]
+    with pytest.raises(mx.MXNetError, match="'scale' must be positive.*scale=-1"):
+        mx.nd.random.normal(0, -1, shape=(2,))
+    with pytest.raises(mx.MXNetError, match="'low' must be less than or equal to 'high'"):
+        mx.nd.random.uniform(2, 1, shape=(2,))
+    with pytest.raises(mx.MXNetError, match="'lam' must be positive"):
+        mx.nd.random.exponential(-1, shape=(2,))
+    data = mx.nd.ones((2, 3))
+    for begin, end, message in ((5, 7, "invalid end=7"), (-5, 2, "invalid begin=-5"), (2, 1, "select no element"),
+                                (1, 1, "select no element")):
+        with pytest.raises(mx.MXNetError, match=f"slice_axis: .*{message}"):
+            mx.nd.slice_axis(data, axis=1, begin=begin, end=end)
+    assert mx.nd.slice_axis(data, axis=1, begin=-2, end=None).shape == (2, 2)
+
+
+def test_executor_reshape_grows_only_with_allow_up_sizing():
+    # MXNet 1.9.1: "New shape of arg: data is larger than original ... set allow_up_sizing=True"
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3)
+    executor = net.simple_bind(mx.cpu(), data=(2, 4))
+    with pytest.raises(mx.MXNetError, match="'data' is larger than the bound shape \\(2, 4\\).*allow_up_sizing"):
+        executor.reshape(data=(5, 4))
+    assert executor.reshape(data=(5, 4), allow_up_sizing=True).arg_dict["data"].shape == (5, 4)
+    smaller = executor.reshape(data=(1, 4))
+    assert smaller.arg_dict["data"].shape == (1, 4)
+    assert smaller.forward()[0].shape == (1, 3)

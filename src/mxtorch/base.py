@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 __all__ = [
-    "MXNetError", "MXNetValueError", "MXNetTypeError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
+    "MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetAssertionError", "MXNetIndexError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "string_types",
     "numeric_types", "integer_types", "mx_real_t", "py_str", "data_dir_default", "data_dir",
     "parse_bool", "parse_tuple", "format_value",
     "BFLOAT16", "dtype_name", "torch_dtypes", "dtype_flag", "dtype_from_flag", "numpy_dtype", "numpy_type", "torch_dtype", "dtype_names",
@@ -56,7 +56,13 @@ class MXNetTypeError(MXNetError, TypeError):
 
 class MXNetAssertionError(MXNetError, AssertionError):
     """Invalid use MXNet reported with an ``assert`` (a foreach data or state input the loop body
-    does not use): both an MXNetError and an AssertionError."""
+    does not use, a module used before bind, a parameter missing from a file, an unknown
+    metric name): both an MXNetError and an AssertionError."""
+
+
+class MXNetIndexError(MXNetError, IndexError):
+    """An index out of range where MXNet raised IndexError (``gather_nd``, a metric's label
+    beyond the prediction's classes): both an MXNetError and an IndexError."""
 
 
 class MXNetUserWarning(MXNetError, UserWarning):
@@ -253,7 +259,7 @@ def _row(dtype):
     try:
         name = np.dtype(dtype).name
     except TypeError:
-        raise MXNetError(f"unknown dtype {dtype!r}; expected one of {dtype_names()}") from None
+        raise MXNetTypeError(f"unknown dtype {dtype!r}; expected one of {dtype_names()}") from None
     if name not in _BY_NAME or name == "bfloat16":
         raise MXNetError(f"dtype {name} is not supported; expected one of {dtype_names()}")
     return _BY_NAME[name]

@@ -16,11 +16,11 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError, numpy_dtype
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, numpy_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..autograd import head_gradient
-from ..ops.registry import gradient_carrier
+from ..ops.registry import gradient_carrier, product
 from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan
 from .fusion import fuse_recurrent_chains, fusion_enabled
@@ -192,7 +192,7 @@ class Executor:
         if isinstance(values, dict):
             missing = [n for n in names if n not in values]
             if missing and required:
-                raise MXNetError(f"bind: {label} is missing arrays for {missing}")
+                raise MXNetValueError(f"bind: {label} is missing arrays for {missing}")
             return [values.get(n) for n in names]
         values = list(values)
         if len(values) != len(names):
@@ -361,12 +361,12 @@ class Executor:
             arg_dict = self.arg_dict
             for name, value in kwargs.items():
                 if name not in arg_dict:
-                    raise MXNetError(f"forward: {name!r} is not an argument of the bound symbol; "
+                    raise MXNetTypeError(f"forward: {name!r} is not an argument of the bound symbol; "
                                      f"arguments are {self._arg_names}")
                 target = arg_dict[name]
                 shape = tuple(value.shape)
                 if shape != target.shape:
-                    raise MXNetError(f"forward: input {name!r} has shape {shape}, the executor is bound "
+                    raise MXNetValueError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
         record_inference = self._record_inference
@@ -604,8 +604,16 @@ class Executor:
         """A new executor for new input shapes sharing the arrays whose shapes do not change.
 
         Arguments whose inferred shape changes get new arrays; unless ``partial_shaping``
-        that is only allowed for the inputs named in ``kwargs``.
+        that is only allowed for the inputs named in ``kwargs``.  As in MXNet, an argument or
+        auxiliary state may only grow (more elements than it was bound with) with
+        ``allow_up_sizing=True``; otherwise MXNetError.
         """
+        def check_size(kind, name, old, new):
+            if not allow_up_sizing and product(new) > product(old):
+                raise MXNetError(f"reshape: the new shape {tuple(new)} of {kind} {name!r} is larger than the "
+                                 f"bound shape {tuple(old)}; bind the larger shape first and reshape down "
+                                 f"(cheaper), or pass allow_up_sizing=True")
+
         arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError(f"reshape: cannot infer all shapes from {kwargs}")
@@ -618,6 +626,7 @@ class Executor:
             if name not in kwargs and not partial_shaping:
                 raise MXNetError(f"reshape: the shape of {name!r} changes from {array.shape} to {tuple(shape)}; "
                                  f"pass partial_shaping=True to allow it")
+            check_size("argument", name, array.shape, shape)
             new_args.append(NDArray(torch.zeros(tuple(shape), dtype=array._tensor.dtype,
                                                 device=array._tensor.device), array.context))
             new_grads.append(None if grad is None else
@@ -625,6 +634,7 @@ class Executor:
                                                  device=grad._tensor.device), grad.context))
         new_aux = []
         for name, array, shape in zip(self._aux_names, self.aux_arrays, aux_shapes):
+            check_size("auxiliary state", name, array.shape, shape)
             if array.shape != tuple(shape):
                 raise MXNetError(f"reshape: auxiliary state {name!r} would change shape "
                                  f"from {array.shape} to {tuple(shape)}")

@@ -31,7 +31,7 @@ from .. import initializer
 from .. import name as _name
 from .. import ndarray
 from .. import symbol
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetValueError
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray
 from ..ndarray.serialization import STORAGE_ROW_SPARSE as _STORAGE_ROW_SPARSE
@@ -322,12 +322,12 @@ class Block:
                 names_of[value].append(key)
             for key, value in params.items():
                 if not any(name in loaded for name in names_of[value]):
-                    raise MXNetError(f"Parameter '{key}' is missing in file '{filename}', which contains "
+                    raise MXNetAssertionError(f"Parameter '{key}' is missing in file '{filename}', which contains "
                                      f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "
                                      f"parameters.")
         for key in loaded:
             if not ignore_extra and key not in params:
-                raise MXNetError(f"Parameter '{key}' loaded from file '{filename}' is not present in "
+                raise MXNetValueError(f"Parameter '{key}' loaded from file '{filename}' is not present in "
                                  f"ParameterDict, which contains parameters {_brief(params)}. Set "
                                  f"ignore_extra=True to ignore. ")
             if key in params:
@@ -623,7 +623,7 @@ class HybridBlock(Block):
         try:
             self.infer_shape(*args)
         except Exception as error:
-            raise MXNetError(f"Deferred initialization failed because shape cannot be inferred. {error}") from None
+            raise MXNetValueError(f"Deferred initialization failed because shape cannot be inferred. {error}") from None
 
     def _build_cache(self, *args):
         inputs, out = self._get_graph(*args)

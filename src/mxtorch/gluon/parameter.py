@@ -23,7 +23,7 @@ from .. import autograd
 from .. import initializer
 from .. import ndarray
 from .. import symbol
-from ..base import MXNetError, MXNetTypeError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError
 from ..context import Context, cpu, current_context
 from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse import to_storage
@@ -43,6 +43,17 @@ class DeferredInitializationError(MXNetError):
 def _storage(array, stype):
     """``array`` as storage type ``stype`` (a fresh copy is converted without copying again)."""
     return array if array.stype == stype else to_storage(array, stype)
+
+
+def _checked_dtype(dtype, name):
+    """``dtype`` as given (a name, numpy type or numpy dtype: ``Parameter.dtype`` returns what
+    was set, as MXNet's did, so ``cast('float16')`` gives ``'float16'``) after checking that
+    numpy knows it; MXNetTypeError otherwise."""
+    try:
+        np.dtype(dtype)
+    except TypeError:
+        raise MXNetTypeError(f"Parameter {name!r}: unknown dtype {dtype!r}") from None
+    return dtype
 
 
 class ParameterShapeError(MXNetError, AssertionError):
@@ -119,7 +130,7 @@ class Parameter:
             shape = (shape,)
         self._shape = tuple(shape) if shape is not None else None
         self.name = name
-        self._dtype = np.dtype(dtype).type if dtype is not None else np.float32
+        self._dtype = _checked_dtype(dtype, name) if dtype is not None else np.float32
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
         self.init = init
@@ -156,6 +167,9 @@ class Parameter:
 
     @property
     def dtype(self):
+        """The dtype as it was given (MXNet's behaviour): ``'float32'`` for layers, which pass
+        names, ``numpy.float32`` for a Parameter made without one, ``'float16'`` after
+        ``cast('float16')``."""
         return self._dtype
 
     @dtype.setter
@@ -428,7 +442,7 @@ class Parameter:
 
     def cast(self, dtype):
         """Convert the value and gradient to ``dtype``."""
-        self._dtype = np.dtype(dtype).type
+        self._dtype = _checked_dtype(dtype, self.name)
         self._var = None
         if self._data is None:
             return
@@ -656,13 +670,13 @@ class ParameterDict:
         if not allow_missing:
             for name in self.keys():
                 if name not in arrays:
-                    raise MXNetError(f"Parameter '{name[prefix_length:]}' is missing in {source}, which contains "
+                    raise MXNetAssertionError(f"Parameter '{name[prefix_length:]}' is missing in {source}, which contains "
                                      f"parameters: {_brief_print_list(arrays)}. Please make sure source and "
                                      f"target networks have the same prefix.")
         for name, value in arrays.items():
             if name not in self._params:
                 if not ignore_extra:
-                    raise MXNetError(f"Parameter '{name[prefix_length:]}' loaded from {source} is not present in "
+                    raise MXNetAssertionError(f"Parameter '{name[prefix_length:]}' loaded from {source} is not present in "
                                      f"ParameterDict, choices are: {_brief_print_list(self._params)}. Set "
                                      f"ignore_extra to True to ignore. Please make sure source and target "
                                      f"networks have the same prefix.")

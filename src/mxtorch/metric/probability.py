@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetIndexError
 from .base import MetricShapeError, _tensor, _same_device, check_label_shapes, EvalMetric
 from .registry import register, alias
 from .classification import _check_axis
@@ -87,7 +87,7 @@ def _picked_log_loss(metric, labels, preds, eps):
             if index.device.type == "cpu":
                 # labels from a host iterator: checking them costs no device synchronisation
                 if index.numel() and (int(index.max()) >= classes or int(index.min()) < -classes):
-                    raise MXNetError(f"{metric}: labels must be class indices in [0, {classes}), got values "
+                    raise MXNetIndexError(f"{metric}: labels must be class indices in [0, {classes}), got values "
                                      f"in [{int(index.min())}, {int(index.max())}]")
             else:
                 index = index.clamp(-classes, classes - 1)  # an out-of-range index would abort the device
@@ -95,7 +95,7 @@ def _picked_log_loss(metric, labels, preds, eps):
         try:
             probability = pred[torch.arange(num_examples, device=pred.device), index]
         except IndexError as error:
-            raise MXNetError(f"{metric}: labels must be class indices in [0, {classes}): {error}") from None
+            raise MXNetIndexError(f"{metric}: labels must be class indices in [0, {classes}): {error}") from None
         yield (-torch.log(probability + eps)).sum(), num_examples
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 
-from ..base import MXNetError, string_types
+from ..base import MXNetAssertionError, MXNetError, string_types
 from .base import EvalMetric
 
 __all__ = ["register", "alias", "create"]
@@ -68,7 +68,7 @@ def _create_registered(metric, *args, **kwargs):
         return create(json.loads(text))
     key = text.lower()
     if key not in _REGISTRY:
-        raise MXNetError(f"metric.create: unknown metric {metric!r}; valid names are {sorted(_REGISTRY)}")
+        raise MXNetAssertionError(f"metric.create: unknown metric {metric!r}; valid names are {sorted(_REGISTRY)}")
     return _REGISTRY[key](*args, **kwargs)
 
 

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ..base import MXNetError, MXNetTypeError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
 from ..context import cpu
 from ..model import BatchEndParam
 from .. import ndarray as nd
@@ -22,8 +22,9 @@ from ..ndarray.ndarray import NDArray
 __all__ = ["BaseModule", "ModuleStateError"]
 
 
-class ModuleStateError(MXNetError):
-    """A module method was called before the step it depends on (bind, init_params, ...)."""
+class ModuleStateError(MXNetAssertionError):
+    """A module method was called before the step it depends on (bind, init_params, ...); an
+    AssertionError too, as MXNet checked these with ``assert``."""
 
 
 

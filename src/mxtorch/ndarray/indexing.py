@@ -142,15 +142,16 @@ def _fit(value, target_shape, tensor):
 
 
 def setitem(tensor, key, value, unwrap=lambda k: k):
-    """``tensor[key] = value`` in place (numpy broadcasting of ``value``, leading unit axes dropped)."""
+    """``tensor[key] = value`` in place (numpy broadcasting of ``value``, leading unit axes dropped).
+    Runs under the caller's torch grad mode (``NDArray._check_writable`` decides whether the
+    write is recorded)."""
     flips, torch_key = _resolve(key, tuple(tensor.shape), tensor.device, unwrap)
-    with torch.no_grad():
-        if flips:
-            flipped = tensor.flip(flips)
-            flipped[torch_key] = _fit(value, flipped[torch_key].shape, tensor)
-            tensor.copy_(flipped.flip(flips))
-        else:
-            tensor[torch_key] = _fit(value, tensor[torch_key].shape, tensor)
+    if flips:
+        flipped = tensor.flip(flips)
+        flipped[torch_key] = _fit(value, flipped[torch_key].shape, tensor)
+        tensor.copy_(flipped.flip(flips))
+    else:
+        tensor[torch_key] = _fit(value, tensor[torch_key].shape, tensor)
 
 
 def slice_is_contiguous(slices, shape):

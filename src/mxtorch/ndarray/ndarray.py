@@ -16,7 +16,7 @@ import torch.utils.dlpack
 
 from .. import autograd as _autograd
 from .. import base as _dtypes
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
 from . import indexing as _indexing
@@ -155,7 +155,7 @@ class NDArray:
     def asscalar(self):
         """The value of a 1-element array as a numpy scalar; MXNetError otherwise."""
         if self.size != 1:
-            raise MXNetError(f"asscalar: the array must have exactly one element, its shape is {self.shape}")
+            raise MXNetValueError(f"asscalar: the array must have exactly one element, its shape is {self.shape}")
         return self.asnumpy().reshape(())[()]
 
     def astype(self, dtype, copy=True):
@@ -173,8 +173,7 @@ class NDArray:
                 return other
             if other.shape != self.shape:
                 raise MXNetError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
-            other._check_writable("copyto")
-            with torch.no_grad():
+            with other._check_writable("copyto", self):
                 other._tensor.copy_(self._tensor)
             return other
         if isinstance(other, Context):
@@ -342,10 +341,10 @@ class NDArray:
         """Write ``rhs`` into ``self[begin:end:step]`` (per-axis tuples, None entries meaning the
         whole axis, negative steps allowed) in place and return this array.  ``rhs`` must have the
         slice's shape (MXNet's ``_slice_assign``)."""
-        self._check_writable("slice_assign")
+        mode = self._check_writable("slice_assign", rhs, partial=True)
         key = self._slices(begin, end, step, "slice_assign")
         value = rhs._tensor if isinstance(rhs, NDArray) else torch.as_tensor(np.asarray(rhs))
-        with torch.no_grad():
+        with mode:
             target_shape = tuple(self._tensor[key].shape)
             if tuple(value.shape) != target_shape:
                 raise MXNetError(f"slice_assign: rhs has shape {tuple(value.shape)}, the slice has {target_shape}")
@@ -436,7 +435,7 @@ class NDArray:
             return bool(self._tensor.reshape(()).item())
         if self.size == 0:
             return False
-        raise MXNetError("The truth value of an NDArray with more than one element is ambiguous.")
+        raise MXNetValueError("The truth value of an NDArray with more than one element is ambiguous.")
 
     def __float__(self):
         return float(self.asscalar())
@@ -494,11 +493,8 @@ class NDArray:
         scalar, or an NDArray, broadcast onto the indexed region (leading unit axes of ``value``
         dropped) and cast to this array's dtype.  As in MXNet, assigning an array that autograd
         records (or into one) inside ``mx.autograd.record()`` raises MXNetError."""
-        self._check_writable("__setitem__")
-        if _autograd.is_recording() and (self._tensor.requires_grad or (
-                isinstance(value, NDArray) and value._tensor.requires_grad)):
-            raise MXNetError("__setitem__: Inplace operations (+=, -=, x[:]=, etc) are not supported when "
-                             "recording with autograd (the value or the array is part of the recorded graph)")
+        whole = key is Ellipsis or (isinstance(key, slice) and key == slice(None))
+        mode = self._check_writable("__setitem__", value, partial=not whole)
         value = _unwrap(value)
         if isinstance(value, (list, tuple)):
             value = np.asarray(value)
@@ -506,12 +502,41 @@ class NDArray:
             value = value.item()
         if isinstance(value, np.ndarray):
             value = torch.from_numpy(np.ascontiguousarray(value))
-        _indexing.setitem(self._tensor, key, value, _unwrap)
+        with mode:
+            _indexing.setitem(self._tensor, key, value, _unwrap)
 
     # -- arithmetic --------------------------------------------------------------------
-    def _check_writable(self, function):
+    def _check_writable(self, function, value=None, partial=False):
+        """The one guard every write into this array's memory passes (``x[key] = v``, ``+=`` and
+        the other in-place operators, ``out=``, ``copyto``, ``slice_assign``).  Returns the torch
+        grad mode the write runs under.
+
+        Raises MXNetError when the array is read-only, or, inside ``autograd.record()``, when the
+        array is already in the recorded graph (the result of a recorded operator, or a variable
+        marked with ``attach_grad``): MXNet 1.9.1 refuses such writes since they would make the
+        gradients wrong.  Writing a recorded ``value`` into an array outside the graph is
+        recorded (the write becomes part of the graph) when it replaces the whole array; a
+        ``partial`` write (one that keeps some of the old content: ``+=``, ``x[idx] = v``) of a
+        recorded value raises MXNetError, as in MXNet."""
         if not self.writable:
             raise MXNetError(f"{function}: the array is read-only (writable=False)")
+        if not _autograd.is_recording():
+            return torch.no_grad()
+        if self._tensor.requires_grad:
+            raise MXNetError(
+                f"{function}: Assigning to NDArrays that are already in a computational graph will cause "
+                f"undefined behavior when evaluating gradients. Call backward first or do this outside a "
+                f"record section; in-place operations like +=, *=, relu(x, out=x), y[idx]=x are not "
+                f"allowed inside a record section on arrays the graph holds (this array has shape "
+                f"{tuple(self._tensor.shape)})")
+        if isinstance(value, NDArray) and value._tensor.requires_grad:
+            if partial:
+                raise MXNetError(f"{function}: Inplace operations (+=, -=, x[idx]=, etc) are not supported "
+                                 f"when recording with autograd: the value is recorded and the write "
+                                 f"keeps part of the array's old content; write the whole array "
+                                 f"(x[:] = value) or use an out-of-place operator")
+            return torch.enable_grad()
+        return torch.no_grad()
 
     # Python operators run the registered operators MXNet's NDArray dispatches to (``add`` and the
     # other element-wise functions below: broadcast_* for two arrays, _*_scalar / _r*_scalar with
@@ -535,7 +560,7 @@ class NDArray:
         result = self._apply(function, other)
         if result is NotImplemented:
             return result
-        with torch.no_grad():
+        with self._check_writable("in-place arithmetic", result, partial=True):
             self._tensor.copy_(result._tensor)
         return self
 

@@ -71,7 +71,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import (MXNetError, UNSUPPORTED_DTYPE_FLAGS, dtype_flag, dtype_names, numpy_dtype,
+from ..base import (MXNetError, MXNetTypeError, UNSUPPORTED_DTYPE_FLAGS, dtype_flag, dtype_names, numpy_dtype,
                     torch_dtype)
 from ..context import cpu
 from .ndarray import NDArray
@@ -526,7 +526,7 @@ def _normalise_payload(data):
                 raise MXNetError(f"{function}: dict keys must be str, got {type(key).__name__} "
                                  f"key {key!r}")
             if not isinstance(value, NDArray):
-                raise MXNetError(f"{function}: dict values must be NDArrays, got "
+                raise MXNetTypeError(f"{function}: dict values must be NDArrays, got "
                                  f"{type(value).__name__} for key {key!r}")
             names.append(key)
             arrays.append(value)

@@ -305,16 +305,23 @@ class AddN(Operator):
 @register("clip", fluent=True)
 class Clip(Operator):
     """``data`` limited to ``[a_min, a_max]``; the gradient passes where
-    ``a_min <= data <= a_max`` (bounds included) and is zero elsewhere."""
+    ``a_min <= data <= a_max`` (bounds included) and is zero elsewhere.  MXNet's kernel order
+    decides when ``a_min > a_max``: a value above ``a_max`` becomes ``a_max``, else a value
+    below ``a_min`` becomes ``a_min`` (``clip([1, 5], 4, 2)`` is ``[4, 2]``)."""
 
     a_min = Attr(Float, required=True)
     a_max = Attr(Float, required=True)
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
+        low, high = self.a_min, self.a_max
         if not data.is_floating_point():
-            return [data.clamp(int(self.a_min), int(self.a_max))]
-        return [data.clamp(self.a_min, self.a_max)]
+            low, high = int(low), int(high)
+        if low > high:
+            low_value = torch.full_like(data, low)
+            return [torch.where(data > high, torch.full_like(data, high),
+                                torch.where(data < low, low_value, data))]
+        return [data.clamp(low, high)]
 
     def backward(self, out_grads, inputs, outputs, aux):
         data = inputs[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetIndexError
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, Choice, optional, known,
                        merge_shape, product)
 from .helpers import normalize_axis, torch_dtype, numpy_dtype
@@ -184,6 +184,13 @@ class GatherND(_IndexTypes, Operator):
         if count > data.dim():
             raise self.error(f"argument 'indices' {tuple(indices.shape)} addresses {count} axes, 'data' "
                              f"{tuple(data.shape)} has {data.dim()}")
+        for i in range(count):
+            size = data.shape[i]
+            bad = (index[i] >= size) | (index[i] < -size)
+            if bool(bad.any()):
+                value = int(index[i][bad].flatten()[0])
+                raise MXNetIndexError(f"Operator {self.name}: index {value} is out of bounds for axis {i} "
+                                      f"with size {size} (data {tuple(data.shape)})")
         keys = tuple(index[i].remainder(data.shape[i]) for i in range(count))
         return [data[keys]]
 

@@ -86,6 +86,25 @@ _SAMPLE_ARGUMENTS = {
     "generalized_negative_binomial": ("mu", "alpha"),
 }
 _FLOAT_DTYPES = optional(DtypeChoice("float16", "float32", "float64"))
+# MXNet's checks of the scalar parameters (sample_op.h): a violated one raises MXNetError
+_PARAMETER_CHECKS = {
+    "uniform": lambda p: p.high >= p.low or "'low' must be less than or equal to 'high'",
+    "normal": lambda p: p.scale > 0 or "'scale' must be positive",
+    "gamma": lambda p: (p.alpha > 0 and p.beta > 0) or "'alpha' and 'beta' must be positive",
+    "exponential": lambda p: p.lam > 0 or "'lam' must be positive",
+    "poisson": lambda p: p.lam >= 0 or "'lam' must be non-negative",
+    "negative_binomial": lambda p: (p.k >= 0 and p.p >= 0) or "'k' and 'p' must be non-negative",
+    "generalized_negative_binomial": lambda p: (p.mu >= 0 and p.alpha >= 0) or
+    "'mu' and 'alpha' must be non-negative",
+}
+
+
+def _check_parameters(self):
+    """``validate`` of the scalar-parameter samplers: MXNet's range check of each parameter."""
+    verdict = _PARAMETER_CHECKS[self.distribution](self)
+    if verdict is not True:
+        given = ", ".join(f"{name}={getattr(self, name)!r}" for name, _ in _PARAMETERS[self.distribution])
+        raise self.error(f"{verdict} in the {self.distribution} distribution, got {given}")
 
 
 def _float_dtype(value, name):
@@ -177,12 +196,12 @@ def _declare(distribution):
     names = {"uniform": ("uniform",), "normal": ("normal",)}.get(distribution, ())
     order = tuple(name for name, _ in _PARAMETERS[distribution]) + ("shape", "ctx", "dtype")
     creator = type(f"Random_{distribution}", (_RandomCreator,), dict(
-        attrs, distribution=distribution, positional_order=order,
+        attrs, distribution=distribution, positional_order=order, validate=_check_parameters,
         __doc__=f"Samples of the {distribution} distribution of ``shape`` "
                 f"(parameters {', '.join(n for n, _ in _PARAMETERS[distribution])})."))
     register(f"_random_{distribution}", f"random_{distribution}", *names)(creator)
     like = type(f"Random_{distribution}_like", (_RandomLike,), dict(
-        attrs, distribution=distribution,
+        attrs, distribution=distribution, validate=_check_parameters,
         __doc__=f"Samples of the {distribution} distribution with the shape and dtype of ``data``."))
     register(f"_random_{distribution}_like")(like)
     sample = type(f"Sample_{distribution}", (_Sample,), dict(

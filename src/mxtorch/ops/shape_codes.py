@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..base import MXNetError
+from ..base import MXNetError, MXNetValueError
 
 __all__ = ["infer_reshape"]
 
@@ -81,7 +81,7 @@ def infer_reshape(input_shape, codes, reverse=False, op_name="Reshape"):
             raise MXNetError(f"{op_name}: cannot infer -1 in target shape {codes} for input shape {input_shape}")
         output[infer_index] = total // rest
     if math.prod(output) != total:
-        raise MXNetError(f"{op_name}: target shape {codes} gives {tuple(output)} with "
+        raise MXNetValueError(f"{op_name}: target shape {codes} gives {tuple(output)} with "
                          f"{math.prod(output)} elements, the input {input_shape} has {total}")
     return tuple(output)
 

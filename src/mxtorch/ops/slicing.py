@@ -149,7 +149,9 @@ def _take_range(data, axis, begin, end, step):
 @register("slice_axis", fluent=True)
 class SliceAxis(_Unary):
     """``data`` sliced along one ``axis`` from ``begin`` to ``end`` (None: the end);
-    negative values count from the end."""
+    negative values count from the end.  As in MXNet, the range must lie inside the axis
+    and hold at least one element (MXNetError otherwise); an axis of size 0 gives an empty
+    slice."""
 
     axis = Attr(Int, required=True)
     begin = Attr(Int, required=True)
@@ -157,9 +159,17 @@ class SliceAxis(_Unary):
 
     def _range(self, data):
         axis = normalize_axis(self, self.axis, len(data))
-        b, e, _ = slice(self.begin, self.end).indices(data[axis])
-        if e < b:
-            raise self.error(f"empty slice [{self.begin}:{self.end}] of axis {axis} of 'data' {tuple(data)}")
+        size = data[axis]
+        b = self.begin + size if self.begin < 0 else self.begin
+        e = size if self.end is None else (self.end + size if self.end < 0 else self.end)
+        where = f"axis {axis} of 'data' {tuple(data)} (size {size})"
+        if e > size:
+            raise self.error(f"invalid end={self.end} for {where}")
+        if b < 0:
+            raise self.error(f"invalid begin={self.begin} for {where}")
+        if b >= e:
+            raise self.error(f"begin={self.begin}, end={self.end} select no element of {where}; begin must "
+                             f"come before end")
         return axis, b, e
 
     def output_shape(self, data):

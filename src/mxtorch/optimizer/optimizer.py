@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetUserWarning, py_str
+from ..base import MXNetError, MXNetUserWarning, MXNetValueError, py_str
 from ..ndarray.ndarray import NDArray
 
 __all__ = ["Optimizer", "Updater", "get_updater", "create", "register"]
@@ -134,7 +134,7 @@ class Optimizer:
             raise MXNetError(f"create_optimizer: name must be a string, got {type(name).__name__}")
         klass = Optimizer.opt_registry.get(name.lower())
         if klass is None:
-            raise MXNetError(f"create_optimizer: cannot find optimizer {name!r}; registered optimizers "
+            raise MXNetValueError(f"create_optimizer: cannot find optimizer {name!r}; registered optimizers "
                              f"are {sorted(Optimizer.opt_registry)}")
         return klass(**kwargs)
 

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import MXNetError, NotImplementedForSymbol, format_value, dtype_flag, dtype_name, numpy_dtype, numpy_type
+from ..base import MXNetError, MXNetValueError, NotImplementedForSymbol, format_value, dtype_flag, dtype_name, numpy_dtype, numpy_type
 from ..name import NameManager
 from ..ndarray.register import install_fluent_methods
 from ..ops import registry
@@ -156,7 +156,7 @@ class Symbol:
             names = self.list_outputs()
             matches = [i for i, n in enumerate(names) if n == index]
             if not matches:
-                raise MXNetError(f"Symbol: no output named {index!r}; outputs are {names}")
+                raise MXNetValueError(f"Symbol: no output named {index!r}; outputs are {names}")
             if len(matches) > 1:
                 raise MXNetError(f"Symbol: more than one output named {index!r}")
             index = matches[0]
