@@ -128,3 +128,16 @@ def test_executor_reshape_grows_only_with_allow_up_sizing():
     smaller = executor.reshape(data=(1, 4))
     assert smaller.arg_dict["data"].shape == (1, 4)
     assert smaller.forward()[0].shape == (1, 3)
+
+
+def test_inputs_of_the_wrong_front_end_are_named():
+    # MXNet 1.9.1: AssertionError "Argument data must be Symbol instances" / "must have NDArray type"
+    cases = ((lambda: mx.sym.FullyConnected(mx.nd.ones((2, 3)), num_hidden=2), "must be a Symbol, but got NDArray"),
+             (lambda: mx.nd.FullyConnected(mx.sym.Variable("data"), num_hidden=2),
+              "must be an NDArray, but got Symbol"),
+             (lambda: mx.nd.relu([1, -2]), "relu: input 'data' must be an NDArray, but got list \\[1, -2\\]"))
+    for action, message in cases:
+        with pytest.raises(mx.MXNetError, match=message) as info:
+            action()
+        assert isinstance(info.value, AssertionError)
+    assert mx.nd.clip(mx.nd.array([1, 5]), 2, 4).asnumpy().tolist() == [2.0, 4.0]
