@@ -128,3 +128,37 @@ def test_executor_reshape_grows_only_with_allow_up_sizing():
     smaller = executor.reshape(data=(1, 4))
     assert smaller.arg_dict["data"].shape == (1, 4)
     assert smaller.forward()[0].shape == (1, 3)
+
+
+def test_inputs_of_the_wrong_front_end_are_named():
+    # MXNet 1.9.1: AssertionError "Argument data must be Symbol instances" / "must have NDArray type"
+    cases = ((lambda: mx.sym.FullyConnected(mx.nd.ones((2, 3)), num_hidden=2), "must be a Symbol, but got NDArray"),
+             (lambda: mx.nd.FullyConnected(mx.sym.Variable("data"), num_hidden=2),
+              "must be an NDArray, but got Symbol"),
+             (lambda: mx.nd.relu([1, -2]), "relu: input 'data' must be an NDArray, but got list \\[1, -2\\]"))
+    for action, message in cases:
+        with pytest.raises(mx.MXNetError, match=message) as info:
+            action()
+        assert isinstance(info.value, AssertionError)
+    assert mx.nd.clip(mx.nd.array([1, 5]), 2, 4).asnumpy().tolist() == [2.0, 4.0]
+
+
+def _fit_module(**kwargs):
+    data = mx.sym.Variable("data")
+    out = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=2), name="softmax")
+    it = mx.io.NDArrayIter(np.random.RandomState(0).rand(8, 3).astype("f"), np.array([0, 1] * 4, "f"),
+                           batch_size=4)
+    module = mx.mod.Module(out)
+    module.fit(it, num_epoch=1, **kwargs)
+    return module
+
+
+def test_fit_rejects_an_unknown_kvstore_and_defaults_a_none_initializer():
+    with pytest.raises(mx.MXNetError, match="unknown kvstore type 'foo'"):
+        mx.kv.create("foo")
+    with pytest.raises(mx.MXNetError, match="unknown kvstore type 'foo'"):
+        _fit_module(kvstore="foo")
+    # documented difference (README): None means MXNet's default Uniform(0.01); fit trains from there
+    module = _fit_module(initializer=None, optimizer_params=(("learning_rate", 0.0),))
+    (weight,) = [value.asnumpy() for key, value in module.get_params()[0].items() if key.endswith("_weight")]
+    assert np.abs(weight).max() <= 0.01 and np.abs(weight).max() > 0

@@ -93,7 +93,8 @@ def _create_kvstore(kvstore, num_device, arg_params):
     """``(kvstore or None, update_on_kvstore)`` as MXNet's Module decides them.
 
     A str type creates a store, except that 'local' (and other non-distributed
-    types) on a single device uses none; ``MXNET_UPDATE_ON_KVSTORE`` and the
+    types) on a single device uses none (an unknown name raises MXNetError there too, where
+    MXNet silently trained without a store); ``MXNET_UPDATE_ON_KVSTORE`` and the
     store's own preference decide where the optimizer runs.
     """
     import os
@@ -105,6 +106,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
         kv = kvstore
     elif isinstance(kvstore, str):
         if num_device == 1 and "dist" not in kvstore:
+            kvs.base.store_factory(kvstore)   # an unknown name raises as kv.create does (MXNet trained on)
             kv = None
         else:
             kv = kvs.create(kvstore)

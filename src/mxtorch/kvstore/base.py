@@ -182,12 +182,18 @@ def create(name="local"):
         (also a TypeError) if ``name`` is not a str; (an MXNetError) for an unknown name.
         MXNet quietly made a local store for an unknown name.
     """
+    return store_factory(name)()
+
+
+def store_factory(name):
+    """A callable making a new store of type ``name`` (see ``create``), raising the errors
+    ``create`` documents; ``Module.fit`` checks a kvstore name with it where it needs no store."""
     if not isinstance(name, str):
         raise MXNetTypeError(f"kvstore.create: name must be a str, got {type(name).__name__}")
     name = name.lower()
     if name in KVStoreBase.kv_registry:
-        return KVStoreBase.kv_registry[name]()
+        return KVStoreBase.kv_registry[name]
     if name in _STORE_TYPES:
-        return _STORE_TYPES[name](name)
+        return lambda: _STORE_TYPES[name](name)
     raise MXNetError(f"kvstore.create: unknown kvstore type {name!r}; expected one of "
                      f"{sorted(_STORE_TYPES) + sorted(KVStoreBase.kv_registry)}")

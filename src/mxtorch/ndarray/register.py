@@ -63,7 +63,8 @@ def invoke(op_class, args, kwargs):
             raise MXNetError(f"Operator {op_class.name}: positional input {position} must be an NDArray, got "
                              f"{type(value).__name__} (wrap it with mx.nd.array)")
     if count < len(args) and not op_class.variadic:
-        for key, value in registry.positional_attributes(op_class, args[count:]).items():
+        for key, value in registry.positional_attributes(op_class, args[count:], None, "NDArray",
+                                                                  (_symbol_class(),), count).items():
             if key in attrs:
                 raise MXNetError(f"Operator {op_class.name}: attribute {key!r} given twice")
             attrs[key] = value
@@ -120,6 +121,12 @@ def invoke(op_class, args, kwargs):
             target[:] = result
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _symbol_class():
+    """The Symbol class (imported late: mxtorch.symbol imports this package)."""
+    from ..symbol.symbol import Symbol
+    return Symbol
 
 
 def _check_shapes(op, names, tensors):

@@ -18,7 +18,7 @@ import re
 import numpy as np
 import torch
 
-from ..base import MXNetError, format_value
+from ..base import MXNetAssertionError, MXNetError, format_value
 from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
                       SchemaError, Shape, Str, collect, optional, parse_params)
 
@@ -328,11 +328,27 @@ def product(values):
     return int(math.prod(values))
 
 
-def positional_attributes(op_class, values, op_name=None):
+def positional_attributes(op_class, values, op_name=None, input_kind=None, foreign=(), first_position=0):
     """Map positional values that follow an operator's inputs to its attributes, in the
     order the schema declares them (MXNet's generated functions take ``clip(x, 0, 1)``), or in
-    the operator's ``positional_order`` where its class hierarchy declares them in another order."""
+    the operator's ``positional_order`` where its class hierarchy declares them in another order.
+
+    ``values`` starts at positional index ``first_position``.  With ``input_kind`` (the front
+    end's input type name, 'NDArray' or 'Symbol'), a first value that is an input of the other
+    front end (an instance of ``foreign``), or any value for an operator without attributes,
+    was meant as an input: MXNetAssertionError (MXNet's AssertionError "Argument data must
+    have NDArray type") naming the operator, the input, the expected and the given type."""
     keys = list(getattr(op_class, "positional_order", None) or op_class.schema)
+    if input_kind is not None and values and (isinstance(values[0], foreign) or not keys):
+        try:
+            names = op_class({}).arguments()
+        except Exception:
+            names = []
+        label = repr(names[first_position]) if first_position < len(names) else f"at position {first_position}"
+        given = repr(values[0]).replace("\n", " ")
+        raise MXNetAssertionError(f"Operator {op_name or op_class.name}: input {label} must be "
+                                  f"{'an' if input_kind[0] in 'AEINOU' else 'a'} {input_kind}, "
+                                  f"but got {type(values[0]).__name__} {given[:80]}")
     if len(values) > len(keys):
         raise MXNetError(f"Operator {op_name or op_class.name}: {len(values)} positional attribute values for "
                          f"{len(keys)} attributes {keys}")

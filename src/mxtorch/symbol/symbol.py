@@ -17,6 +17,7 @@ import numpy as np
 from ..attribute import AttrScope
 from ..base import MXNetError, MXNetValueError, NotImplementedForSymbol, format_value, dtype_flag, dtype_name, numpy_dtype, numpy_type
 from ..name import NameManager
+from ..ndarray.ndarray import NDArray
 from ..ndarray.register import install_fluent_methods
 from ..ops import registry
 from . import graph_json
@@ -615,7 +616,8 @@ def create(op_name, *args, **kwargs):
     args = inputs_given + tuple(args[count:])
     count = len(inputs_given)
     if count < len(args) and not op_class.variadic:
-        for key, value in registry.positional_attributes(op_class, args[count:], op_name).items():
+        for key, value in registry.positional_attributes(op_class, args[count:], op_name, "Symbol",
+                                                                  (NDArray,), count).items():
             if key in attrs:
                 raise MXNetError(f"Operator {op_name}: attribute {key!r} given twice")
             attrs[key] = value
