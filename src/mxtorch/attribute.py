@@ -10,31 +10,12 @@ from __future__ import annotations
 import threading
 
 from .base import MXNetValueError
+from .util import ThreadCurrent
 
 __all__ = ["AttrScope"]
 
 
-class _ScopeType(type):
-    """Metaclass giving ``AttrScope.current``: the calling thread's scope, readable and
-    assignable on the class (MXNet's class property); a thread that never set one gets an
-    empty AttrScope."""
-
-    @property
-    def current(cls):
-        value = getattr(AttrScope._current, "value", None)
-        if value is None:
-            value = AttrScope()
-            AttrScope._current.value = value
-        return value
-
-    @current.setter
-    def current(cls, value):
-        if not isinstance(value, AttrScope):
-            raise MXNetValueError(f"AttrScope.current: expected an AttrScope, got {type(value).__name__}")
-        AttrScope._current.value = value
-
-
-class AttrScope(metaclass=_ScopeType):
+class AttrScope(metaclass=ThreadCurrent):
     """``with AttrScope(ctx_group='dev1'):`` adds ``__ctx_group__='dev1'`` to new symbols, and
     ``AttrScope(group='4')`` adds ``group='4'``.
 

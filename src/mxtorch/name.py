@@ -8,32 +8,12 @@ from __future__ import annotations
 
 import threading
 
-from .base import MXNetError
+from .util import ThreadCurrent
 
 __all__ = ["NameManager", "Prefix"]
 
 
-class _ManagerType(type):
-    """Metaclass giving ``NameManager.current``: the calling thread's manager, readable and
-    assignable on the class (MXNet's class property); a thread that never set one gets a
-    fresh NameManager."""
-
-    @property
-    def current(cls):
-        value = getattr(NameManager._current, "value", None)
-        if value is None:
-            value = NameManager()
-            NameManager._current.value = value
-        return value
-
-    @current.setter
-    def current(cls, value):
-        if not isinstance(value, NameManager):
-            raise MXNetError(f"NameManager.current: expected a NameManager, got {type(value).__name__}")
-        NameManager._current.value = value
-
-
-class NameManager(metaclass=_ManagerType):
+class NameManager(metaclass=ThreadCurrent):
     """Hands out automatic names; use as ``with NameManager():`` to restart the counters.
     ``NameManager.current`` is the calling thread's manager (each thread has its own)."""
 

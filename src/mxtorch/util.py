@@ -456,3 +456,32 @@ def decode_image(cv2, encoded, flag):
     except cv2.error:
         return None
 
+
+class ThreadCurrent(type):
+    """Metaclass giving a scope class MXNet's class property ``current``: the calling thread's
+    instance, readable and assignable on the class (``AttrScope.current``,
+    ``NameManager.current``).  The class declares ``_current = threading.local()``; a thread
+    that never set one gets ``cls()`` of the class that declared it.  Assigning something that
+    is not an instance of that class raises MXNetValueError."""
+
+    def _declaring(cls):
+        return next(klass for klass in cls.__mro__ if "_current" in vars(klass))
+
+    @property
+    def current(cls):
+        owner = cls._declaring()
+        value = getattr(owner._current, "value", None)
+        if value is None:
+            value = owner()
+            owner._current.value = value
+        return value
+
+    @current.setter
+    def current(cls, value):
+        from .base import MXNetValueError
+        owner = cls._declaring()
+        if not isinstance(value, owner):
+            article = "an" if owner.__name__[0] in "AEIOU" else "a"
+            raise MXNetValueError(f"{owner.__name__}.current: expected {article} {owner.__name__}, got {type(value).__name__}")
+        owner._current.value = value
+
