@@ -35,8 +35,14 @@ def generation_files(generation):
     return symbol, params, states
 
 
-def save_forever(prefix, start):
+def save_forever(prefix, start, ready=None):
+    """Save generations start+1, start+2, ... until killed; writes one byte to the file
+    descriptor ``ready`` when it starts (so the parent's random delay counts from the first
+    save, not from the fork, whose start-up time varies with the machine's load)."""
     generation = start
+    if ready is not None:
+        os.write(ready, b"s")
+        os.close(ready)
     while True:
         generation += 1
         symbol, params, states = generation_files(generation)
@@ -73,13 +79,18 @@ def run(kills, folder, seed=0, log=print):
               "save_ms": round(save_seconds * 1000, 3)}
     generation = 0
     for index in range(kills):
+        ready_read, ready_write = os.pipe()
         child = os.fork()
         if child == 0:
             try:
-                save_forever(prefix, generation)
+                os.close(ready_read)
+                save_forever(prefix, generation, ready_write)
             finally:
                 os._exit(0)
-        time.sleep(rng.uniform(0, 3 * save_seconds) + 0.002)   # + the fork's start
+        os.close(ready_write)
+        os.read(ready_read, 1)                 # the child is about to start its first save
+        os.close(ready_read)
+        time.sleep(rng.uniform(0, 4 * save_seconds))
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
         counts["kills"] += 1
