@@ -231,3 +231,33 @@ def test_prepacked_inner_product_weights_are_repacked_after_set_params(monkeypat
     for module in (plain, predict):
         module._exec_group.execs[0].arg_dict["f1_weight"][:] *= 0.5
     _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))
+
+
+def test_plan_rewrites_follow_operator_declarations_not_names():
+    """The passes ask the operator (``pointwise_fusion``, ``activation_kind``, ``traceable``):
+    the unary ``relu`` / ``sigmoid`` operators fuse into the inner product as Activation does,
+    a Dropout is traceable except with ``mode='always'``, and the numbers are NumPy's."""
+    from mxtorch.ops.registry import get_operator
+    assert get_operator("relu")({}).activation_kind() == "relu"
+    assert get_operator("Activation")({"act_type": "tanh"}).activation_kind() == "tanh"
+    assert get_operator("exp")({}).activation_kind() is None
+    assert get_operator("Dropout")({}).traceable and not get_operator("Dropout")({"mode": "always"}).traceable
+    assert get_operator("FullyConnected")({"num_hidden": 2, "flatten": "False"}).pointwise_fusion() is None
+    rng = np.random.RandomState(31)
+    data = mx.sym.Variable("data")
+    x = mx.sym.relu(mx.sym.FullyConnected(data, num_hidden=5, name="f1"))
+    out = mx.sym.sigmoid(mx.sym.FullyConnected(x, num_hidden=3, no_bias=True, name="f2"))
+    w1, b1 = rng.normal(size=(5, 4)).astype(np.float32), rng.normal(size=5).astype(np.float32)
+    w2 = rng.normal(size=(3, 5)).astype(np.float32)
+    executor = out.simple_bind(mx.cpu(), grad_req="null", data=(2, 4))
+    for name, value in (("f1_weight", w1), ("f1_bias", b1), ("f2_weight", w2)):
+        executor.arg_dict[name][:] = value
+    plan = executor._inference
+    if inference._linear_pointwise_works():
+        assert [(entry.op.name, entry.op.activation) for entry in plan._entries] == \
+            [("_fused_linear", "relu"), ("_fused_linear", "sigmoid")]
+    values = rng.normal(size=(2, 4)).astype(np.float32)
+    executor.arg_dict["data"][:] = values
+    got = executor.forward(is_train=False)[0].asnumpy()
+    expected = 1 / (1 + np.exp(-(np.maximum(values @ w1.T + b1, 0) @ w2.T)))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

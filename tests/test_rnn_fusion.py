@@ -288,3 +288,30 @@ def test_fused_gru_matches_a_numpy_recurrence(monkeypatch):
         hs.append(h)
     np.testing.assert_allclose(outputs[0], np.stack(hs, axis=1), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(outputs[1], h, rtol=1e-5, atol=1e-6)
+
+
+def _hand_written_lstm(length):
+    """An LSTM recurrence written with split / sigmoid / tanh / * / + instead of mx.rnn.LSTMCell:
+    the fusion recognises nodes by what their operators declare, not by their names."""
+    steps = mx.sym.split(mx.sym.Variable("data"), num_outputs=length, axis=1, squeeze_axis=True)
+    weights = [mx.sym.Variable(name) for name in ("wi", "bi", "wh", "bh")]
+    h, c = mx.sym.Variable("h0"), mx.sym.Variable("c0")
+    outputs = []
+    for t in range(length):
+        gates = mx.sym.FullyConnected(steps[t], weight=weights[0], bias=weights[1], num_hidden=4 * HIDDEN) + \
+            mx.sym.FullyConnected(h, weight=weights[2], bias=weights[3], num_hidden=4 * HIDDEN)
+        i, f, g, o = mx.sym.split(gates, num_outputs=4, axis=1)
+        c = mx.sym.sigmoid(f) * c + mx.sym.sigmoid(i) * mx.sym.tanh(g)
+        h = mx.sym.sigmoid(o) * mx.sym.tanh(c)
+        outputs.append(h)
+    return mx.sym.Group(outputs + [c])
+
+
+def test_a_hand_written_lstm_of_unary_operators_fuses_with_the_plain_numbers(monkeypatch):
+    symbol = _hand_written_lstm(3)
+    shapes = {"data": (2, 3, 4), "h0": (2, HIDDEN), "c0": (2, HIDDEN)}
+    fused = _bind(monkeypatch, symbol, True, **shapes)
+    plain = _bind(monkeypatch, symbol, False, **shapes)
+    assert [step.op.length for step in _fused_steps(fused)] == [3] and not _fused_steps(plain)
+    _fill([fused, plain], 41)
+    _assert_same(_run(fused), _run(plain))

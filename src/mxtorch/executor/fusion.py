@@ -7,7 +7,8 @@
     c_t     = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(g)
     h_t     = sigmoid(o) * tanh(c_t)
 
-which is, gate for gate and in the same gate order, the recurrence of torch's LSTM
+(each node recognised by what its operator declares, ``arithmetic_kind()``,
+``activation_kind()``, ``split_sections()``, ``dense_units()``, not by its name) which is, gate for gate and in the same gate order, the recurrence of torch's LSTM
 (``torch.nn.LSTM``: ``i, f, g, o`` chunks of ``x W_ih^T + b_ih + h W_hh^T + b_hh``).
 ``mx.rnn.GRUCell`` splits i2h and h2h into ``r, z, n`` thirds and computes
 ``n = tanh(i2h_n + r * h2h_n)``, ``h_t = (1 - z) * n + z * h_{t-1}``: torch's GRU, gate for gate.
@@ -34,11 +35,34 @@ import os
 
 import torch
 
+from ..ops.registry import Operator
+
 __all__ = ["fuse_recurrent_chains", "FusedRecurrent"]
 
-_ADD = frozenset({"elemwise_add", "_plus", "_Plus", "_add"})
-_MUL = frozenset({"elemwise_mul", "_mul", "_Mul"})
 _FLOATS = frozenset({"float32", "float64"})
+
+
+# what a node of a cell must compute, asked of its operator
+def _adds(op):
+    return op.arithmetic_kind() == "add"
+
+
+def _multiplies(op):
+    return op.arithmetic_kind() == "multiply"
+
+
+def _is_dense(op):
+    return op.dense_units() is not None
+
+
+def _splits(op):
+    return op.split_sections() is not None
+
+
+def _activation(kind):
+    def test(op):
+        return op.activation_kind() == kind
+    return test
 
 
 def fusion_enabled():
@@ -54,15 +78,14 @@ class _Name:
         self.name = name
 
 
-class FusedRecurrent:
+class FusedRecurrent(Operator):
     """The operator of a fused step, ``mode`` 'lstm' or 'gru': inputs ``x_0 .. x_{T-1}``, the
     initial states (``h_0, c_0`` / ``h_0``), ``W_ih, W_hh`` (then ``b_ih, b_hh`` with biases), each
-    ``x_t`` ``(batch, input)``, states ``(batch, hidden)``; outputs ``h_1 .. h_T`` (and ``c_T``)."""
-
-    is_loss = False
-    backward = None
+    ``x_t`` ``(batch, input)``, states ``(batch, hidden)``; outputs ``h_1 .. h_T`` (and ``c_T``).
+    A plan step, not a registered operator."""
 
     def __init__(self, mode, length, has_biases):
+        self.attrs = {}
         self.mode = mode
         self.name = f"_fused_{mode}"
         self.length = length
@@ -116,19 +139,18 @@ def _weights(fc):
 
 
 def _reader_finder(steps, readers, outputs):
-    def only_reader(slot, names):
-        """The position of the one step reading ``slot`` when it is one of ``names`` and ``slot``
-        is not a graph output, else None."""
+    def only_reader(slot, test):
+        """The position of the one step reading ``slot`` when its operator passes ``test`` and
+        ``slot`` is not a graph output, else None."""
         found = readers.get(slot, ())
-        if len(found) != 1 or slot in outputs or steps[found[0]].op.name not in names:
+        if len(found) != 1 or slot in outputs or not test(steps[found[0]].op):
             return None
         return found[0]
     return only_reader
 
 
 def _is_split(step, sections):
-    return (step.op.name == "SliceChannel" and step.op.sections == sections and not step.op.squeeze_axis
-            and step.op.axis == 1)
+    return step.op.split_sections() == (sections, 1)
 
 
 def _match_cell(position, steps, producer, readers, outputs):
@@ -139,17 +161,16 @@ def _match_cell(position, steps, producer, readers, outputs):
     only_reader = _reader_finder(steps, readers, outputs)
 
     def activation(slot, act_type):
-        at = only_reader(slot, ("Activation",))
-        return at if at is not None and steps[at].op.act_type == act_type else None
+        return only_reader(slot, _activation(act_type))
 
     gate_acts = [activation(slot, kind) for slot, kind in
                  zip(split.outputs, ("sigmoid", "sigmoid", "tanh", "sigmoid"))]
     if None in gate_acts:
         return None
     i_act, f_act, g_act, o_act = (steps[p] for p in gate_acts)
-    forget_mul = only_reader(f_act.outputs[0], _MUL)
-    input_mul = only_reader(i_act.outputs[0], _MUL)
-    if forget_mul is None or input_mul is None or input_mul != only_reader(g_act.outputs[0], _MUL):
+    forget_mul = only_reader(f_act.outputs[0], _multiplies)
+    input_mul = only_reader(i_act.outputs[0], _multiplies)
+    if forget_mul is None or input_mul is None or input_mul != only_reader(g_act.outputs[0], _multiplies):
         return None
     if sorted(steps[input_mul].inputs) != sorted([i_act.outputs[0], g_act.outputs[0]]):
         return None
@@ -157,13 +178,12 @@ def _match_cell(position, steps, producer, readers, outputs):
     c_prev = forget_inputs[1] if forget_inputs[0] == f_act.outputs[0] else forget_inputs[0]
     if c_prev == f_act.outputs[0]:
         return None
-    cell_add = only_reader(steps[forget_mul].outputs[0], _ADD)
-    if cell_add is None or only_reader(steps[input_mul].outputs[0], _ADD) != cell_add:
+    cell_add = only_reader(steps[forget_mul].outputs[0], _adds)
+    if cell_add is None or only_reader(steps[input_mul].outputs[0], _adds) != cell_add:
         return None
     c_new = steps[cell_add].outputs[0]
-    tanh_positions = [p for p in readers.get(c_new, ()) if steps[p].op.name == "Activation"
-                      and steps[p].op.act_type == "tanh"]
-    hidden_mul = only_reader(o_act.outputs[0], _MUL)
+    tanh_positions = [p for p in readers.get(c_new, ()) if steps[p].op.activation_kind() == "tanh"]
+    hidden_mul = only_reader(o_act.outputs[0], _multiplies)
     tanh = next((p for p in tanh_positions if readers.get(steps[p].outputs[0]) == [hidden_mul]
                  and steps[p].outputs[0] not in outputs), None)
     if hidden_mul is None or tanh is None:
@@ -171,17 +191,13 @@ def _match_cell(position, steps, producer, readers, outputs):
     if sorted(steps[hidden_mul].inputs) != sorted([o_act.outputs[0], steps[tanh].outputs[0]]):
         return None
     total = producer.get(split.inputs[0])
-    if total is None or steps[total].op.name not in _ADD or only_reader(split.inputs[0], ("SliceChannel",)) is None:
+    if total is None or not _adds(steps[total].op) or only_reader(split.inputs[0], _splits) is None:
         return None
     fcs = [producer.get(slot) for slot in steps[total].inputs]
-    if None in fcs or fcs[0] == fcs[1] or any(only_reader(steps[total].inputs[k], _ADD) != total for k in (0, 1)):
+    if None in fcs or fcs[0] == fcs[1] or any(only_reader(steps[total].inputs[k], _adds) != total for k in (0, 1)):
         return None
     fc_steps = [steps[p] for p in fcs]
-    if any(fc.op.name != "FullyConnected" for fc in fc_steps):
-        return None
-    if fc_steps[0].op.no_bias != fc_steps[1].op.no_bias:
-        return None
-    if fc_steps[0].op.num_hidden != fc_steps[1].op.num_hidden or fc_steps[0].op.num_hidden % 4:
+    if not _dense_pair(fc_steps, 4):
         return None
     positions = [position, total, cell_add, tanh, hidden_mul, forget_mul, input_mul] + gate_acts + fcs
     return _Cell(positions, fc_steps, c_prev, c_new, steps[hidden_mul].outputs[0])
@@ -191,13 +207,13 @@ def _match_gru_cell(position, steps, producer, readers, outputs):
     """The GRU cell (``mx.rnn.GRUCell``: r, z, n slices of i2h and h2h; ``n = tanh(i2h_n + r *
     h2h_n)``; ``h = (1 - z) * n + z * h_prev``) whose candidate tanh is ``steps[position]``."""
     tanh = steps[position]
-    if tanh.op.name != "Activation" or tanh.op.act_type != "tanh":
+    if tanh.op.activation_kind() != "tanh":
         return None
     only_reader = _reader_finder(steps, readers, outputs)
 
-    def made_by(slot, names):
+    def made_by(slot, test):
         at = producer.get(slot)
-        return at if at is not None and steps[at].op.name in names else None
+        return at if at is not None and test(steps[at].op) else None
 
     def part(slot):
         """``(split position, index)`` when ``slot`` is an output of a 3-way split read only once."""
@@ -206,38 +222,37 @@ def _match_gru_cell(position, steps, producer, readers, outputs):
             return None
         return at, steps[at].outputs.index(slot)
 
-    candidate_add = made_by(tanh.inputs[0], _ADD)
-    if candidate_add is None or only_reader(tanh.inputs[0], ("Activation",)) != position:
+    candidate_add = made_by(tanh.inputs[0], _adds)
+    if candidate_add is None or only_reader(tanh.inputs[0], _activation("tanh")) != position:
         return None
     reset_mul = x_part = None
     for first, second in (steps[candidate_add].inputs, steps[candidate_add].inputs[::-1]):
-        if made_by(second, _MUL) is not None and part(first) is not None and part(first)[1] == 2:
-            reset_mul, x_part = made_by(second, _MUL), part(first)
+        if made_by(second, _multiplies) is not None and part(first) is not None and part(first)[1] == 2:
+            reset_mul, x_part = made_by(second, _multiplies), part(first)
             break
-    if reset_mul is None or only_reader(steps[reset_mul].outputs[0], _ADD) != candidate_add:
+    if reset_mul is None or only_reader(steps[reset_mul].outputs[0], _adds) != candidate_add:
         return None
     reset_act = h_part = None
     for first, second in (steps[reset_mul].inputs, steps[reset_mul].inputs[::-1]):
-        act = made_by(first, ("Activation",))
-        if act is not None and steps[act].op.act_type == "sigmoid" and part(second) is not None \
-                and part(second)[1] == 2:
+        act = made_by(first, _activation("sigmoid"))
+        if act is not None and part(second) is not None and part(second)[1] == 2:
             reset_act, h_part = act, part(second)
             break
-    if reset_act is None or x_part[0] == h_part[0] or only_reader(steps[reset_act].outputs[0], _MUL) != reset_mul:
+    if reset_act is None or x_part[0] == h_part[0] or only_reader(steps[reset_act].outputs[0], _multiplies) != reset_mul:
         return None
     split_x, split_h = steps[x_part[0]], steps[h_part[0]]
 
     def gate(index, reader=None):
         """The sigmoid over ``split_x[index] + split_h[index]``."""
-        total = only_reader(split_x.outputs[index], _ADD)
-        if total is None or only_reader(split_h.outputs[index], _ADD) != total:
+        total = only_reader(split_x.outputs[index], _adds)
+        if total is None or only_reader(split_h.outputs[index], _adds) != total:
             return None
-        act = only_reader(steps[total].outputs[0], ("Activation",)) if reader is None else reader
-        if act is None or steps[act].op.act_type != "sigmoid" or steps[act].inputs[0] != steps[total].outputs[0]:
+        act = only_reader(steps[total].outputs[0], _activation("sigmoid")) if reader is None else reader
+        if act is None or not _activation("sigmoid")(steps[act].op) or steps[act].inputs[0] != steps[total].outputs[0]:
             return None
         return total, act
     reset = gate(0, reset_act)
-    update_total = only_reader(split_x.outputs[1], _ADD)
+    update_total = only_reader(split_x.outputs[1], _adds)
     if reset is None or update_total is None:
         return None
     update_readers = readers.get(steps[update_total].outputs[0], ())
@@ -248,25 +263,25 @@ def _match_gru_cell(position, steps, producer, readers, outputs):
     z_readers = readers.get(z, ())
     if z in outputs or len(z_readers) != 2:
         return None
-    minus = next((p for p in z_readers if steps[p].op.name == "_rminus_scalar" and steps[p].op.scalar == 1.0), None)
-    keep = next((p for p in z_readers if steps[p].op.name in _MUL), None)
+    minus = next((p for p in z_readers if steps[p].op.arithmetic_kind() == "one_minus"), None)
+    keep = next((p for p in z_readers if _multiplies(steps[p].op)), None)
     if minus is None or keep is None:
         return None
-    new_mul = only_reader(steps[minus].outputs[0], _MUL)
-    if new_mul is None or only_reader(tanh.outputs[0], _MUL) != new_mul:
+    new_mul = only_reader(steps[minus].outputs[0], _multiplies)
+    if new_mul is None or only_reader(tanh.outputs[0], _multiplies) != new_mul:
         return None
     keep_inputs = steps[keep].inputs
     h_prev = keep_inputs[1] if keep_inputs[0] == z else keep_inputs[0]
-    out = only_reader(steps[new_mul].outputs[0], _ADD)
-    if out is None or only_reader(steps[keep].outputs[0], _ADD) != out:
+    out = only_reader(steps[new_mul].outputs[0], _adds)
+    if out is None or only_reader(steps[keep].outputs[0], _adds) != out:
         return None
-    i2h, h2h = made_by(split_x.inputs[0], ("FullyConnected",)), made_by(split_h.inputs[0], ("FullyConnected",))
+    i2h, h2h = made_by(split_x.inputs[0], _is_dense), made_by(split_h.inputs[0], _is_dense)
     if i2h is None or h2h is None or steps[h2h].inputs[0] != h_prev:
         return None
-    if only_reader(split_x.inputs[0], ("SliceChannel",)) is None or only_reader(split_h.inputs[0], ("SliceChannel",)) is None:
+    if only_reader(split_x.inputs[0], _splits) is None or only_reader(split_h.inputs[0], _splits) is None:
         return None
     fc_x, fc_h = steps[i2h], steps[h2h]
-    if fc_x.op.no_bias != fc_h.op.no_bias or fc_x.op.num_hidden != fc_h.op.num_hidden or fc_x.op.num_hidden % 3:
+    if not _dense_pair([fc_x, fc_h], 3):
         return None
     positions = [position, candidate_add, reset_mul, reset_act, x_part[0], h_part[0], reset[0], update[0],
                  update[1], minus, keep, new_mul, out, i2h, h2h]
@@ -275,10 +290,17 @@ def _match_gru_cell(position, steps, producer, readers, outputs):
     return cell
 
 
+def _dense_pair(fcs, gates):
+    """Whether the two dense steps ``fcs`` have one size, divisible by ``gates``, and both have
+    biases or neither has."""
+    units = [fc.op.dense_units() for fc in fcs]
+    return len(fcs[0].inputs) == len(fcs[1].inputs) and units[0] == units[1] and units[0] % gates == 0
+
+
 def _check_shapes(chain, shapes, dtypes):
     """Whether every tensor of the chain is 2-D, of one floating dtype, with one hidden size."""
     first = chain[0]
-    hidden = first.i2h.op.num_hidden // (4 if first.mode == "lstm" else 3)
+    hidden = first.i2h.op.dense_units() // (4 if first.mode == "lstm" else 3)
     slots = [first.h_prev] + [cell.h_new for cell in chain]
     if first.mode == "lstm":
         slots += [first.c_prev, chain[-1].c_new]
@@ -310,6 +332,12 @@ def _chains(cells, readers, outputs):
         # c_t read only by its own tanh and the next cell's forget product
         if len(nexts) == 1 and len(readers.get(cell.c_new, ())) == 2 and cell.c_new not in outputs:
             followers[id(cell)] = nexts[0]
+    return [run for chain in _runs(cells, followers) for run in _split_consistent(chain)]
+
+
+def _runs(cells, followers):
+    """The maximal runs ``[cell, followers[cell], ...]`` of ``cells`` (``followers`` keyed by
+    ``id``), each starting at a cell that follows none."""
     led = {id(cell) for cell in followers.values()}
     chains = []
     for cell in cells:
@@ -318,7 +346,7 @@ def _chains(cells, readers, outputs):
         chain = [cell]
         while id(chain[-1]) in followers:
             chain.append(followers[id(chain[-1])])
-        chains.extend(_split_consistent(chain))
+        chains.append(chain)
     return chains
 
 
@@ -375,17 +403,7 @@ def _gru_chains(cells):
                  and _weights(n.i2h) == _weights(cell.i2h)]
         if len(nexts) == 1 and _weights(cell.i2h) != _weights(cell.h2h):
             followers[id(cell)] = nexts[0]
-    led = {id(cell) for cell in followers.values()}
-    chains = []
-    for cell in cells:
-        if id(cell) in led:
-            continue
-        chain = [cell]
-        while id(chain[-1]) in followers:
-            chain.append(followers[id(chain[-1])])
-        if len(chain) >= 2:
-            chains.append(chain)
-    return chains
+    return [chain for chain in _runs(cells, followers) if len(chain) >= 2]
 
 
 def fuse_recurrent_chains(steps, output_slots, shapes, dtypes, make_step):
@@ -414,7 +432,7 @@ def fuse_recurrent_chains(steps, output_slots, shapes, dtypes, make_step):
     units, removed = [], set()
     for chain in chains:
         first = chain[0]
-        has_biases = not first.i2h.op.no_bias
+        has_biases = len(first.i2h.inputs) == 3
         params = [first.i2h.inputs[1], first.h2h.inputs[1]]
         if has_biases:
             params += [first.i2h.inputs[2], first.h2h.inputs[2]]

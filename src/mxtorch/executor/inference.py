@@ -4,19 +4,21 @@ An executor whose arguments all have ``grad_req='null'`` (``Module.bind(for_trai
 ``Module.predict``, ``FeedForward.predict``) never needs autograd, so its graph is
 rewritten once for prediction:
 
-- BatchNorm folded into the Convolution or FullyConnected that feeds it (when the
-  convolution's output goes only to that BatchNorm, normalised over the channel axis):
+- BatchNorm (an operator declaring ``channel_affine()``) folded into the Convolution or
+  FullyConnected (``channel_linear_rank()``) that feeds it, when the layer's output goes only
+  to that BatchNorm, normalised over the channel axis:
   ``weight' = weight * gamma / sqrt(var + eps)`` per output channel and
   ``bias' = beta + (bias - mean) * gamma / sqrt(var + eps)`` (gamma = 1 under
   ``fix_gamma``), as MXNet's oneDNN subgraph backend does for inference;
 - on the CPU, float32 FullyConnected (flatten) and 2-D Convolution, with the relu / sigmoid /
-  tanh that is their only reader, run as one oneDNN inner product or convolution
+  tanh that is their only reader (``pointwise_fusion()``, ``activation_kind()``), run as one
+  oneDNN inner product or convolution
   (``torch.ops.mkldnn._linear_pointwise`` / ``_convolution_pointwise``, channels-last memory);
   in the eager plan the inner products' weights are reordered into oneDNN's layout once per
   parameter version (``MXTORCH_PREPACK=0`` turns that off);
 - every node run without autograd recording;
 - on the CPU, for float32 graphs made only of operators that trace exactly
-  (``_TRACEABLE``), the folded graph traced with ``torch.jit.trace``, frozen
+  (``Operator.traceable``), the folded graph traced with ``torch.jit.trace``, frozen
   (parameters become constants) and passed through ``torch.jit.optimize_for_inference``,
   which fuses activations into convolutions and runs them as oneDNN primitives on
   blocked memory.  The traced graph is checked against the eager folded graph on its
@@ -42,6 +44,7 @@ import numpy as np
 import torch
 
 from ..ops import nn as _nn_ops
+from ..ops.registry import Operator
 
 __all__ = ["InferencePlan", "compile_mode"]
 
@@ -51,25 +54,8 @@ _LOGGED = set()
 # argument names that hold learned parameters: variables used only there are constant in inference
 _PARAMETER_ARGUMENTS = frozenset({"weight", "bias", "gamma", "beta", "parameters", "alpha"})
 
-# operators whose inference forward is a fixed sequence of torch operations (no host values, no
-# randomness in inference, no Python callbacks), so a trace for fixed shapes is the whole computation
-_TRACEABLE = frozenset({
-    "Activation", "BatchNorm", "Convolution", "Deconvolution", "FullyConnected", "Pooling", "Flatten",
-    "Reshape", "Concat", "SoftmaxOutput", "Softmax", "SoftmaxActivation", "softmax", "log_softmax",
-    "Dropout", "LeakyReLU", "BlockGrad", "identity", "_copy", "elemwise_add", "elemwise_sub",
-    "elemwise_mul", "elemwise_div", "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
-    "_plus_scalar", "_minus_scalar", "_mul_scalar", "_div_scalar", "_rminus_scalar", "_rdiv_scalar",
-    "add_n", "ElementWiseSum", "relu", "sigmoid", "tanh", "exp", "sqrt", "square", "clip", "transpose",
-    "expand_dims", "SliceChannel", "Embedding", "LinearRegressionOutput", "LogisticRegressionOutput",
-    "mean", "sum", "LRN", "Pad", "UpSampling", "LayerNorm", "InstanceNorm", "L2Normalization",
-    "_contrib_AdaptiveAvgPooling2D", "squeeze", "dot", "batch_dot", "slice_axis", "SwapAxis",
-    "_fused_linear", "_fused_convolution",
-})
-
-_FOLDABLE = ("Convolution", "FullyConnected")
-
-# activations oneDNN's inner product applies in the same kernel
-_LINEAR_ACTIVATIONS = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh"}
+# activations oneDNN's inner product and convolution apply in the same kernel
+_POINTWISE_ACTIVATIONS = ("relu", "sigmoid", "tanh")
 _LINEAR_POINTWISE = []
 
 
@@ -135,13 +121,16 @@ def _fuse_convolutions():
     return _CONVOLUTION_POINTWISE[0]
 
 
-class _FusedLinear:
+class _FusedLinear(Operator):
     """FullyConnected (flatten=True) and the activation after it as one oneDNN inner product, for
-    float32 CPU inference: ``act(data.reshape(batch, -1) @ weight.T + bias)``."""
+    float32 CPU inference: ``act(data.reshape(batch, -1) @ weight.T + bias)``; a plan step, not
+    a registered operator."""
 
     name = "_fused_linear"
+    traceable = True
 
     def __init__(self, no_bias, activation):
+        self.attrs = {}
         self.no_bias = no_bias
         self.activation = activation
 
@@ -196,7 +185,7 @@ class _Fold:
 
     def __init__(self, layer, norm, weight_slot, bias_slot):
         self.weight = layer.inputs[1]
-        self.bias = None if layer.op.no_bias else layer.inputs[2]
+        self.bias = layer.inputs[2] if len(layer.inputs) > 2 else None
         self.gamma, self.beta = norm.inputs[1], norm.inputs[2]
         self.mean, self.var = norm.aux
         self.eps = norm.op.eps
@@ -217,18 +206,22 @@ class _Fold:
             values[self.bias_slot] = bias
 
 
-class _FusedConvolution:
+class _FusedConvolution(Operator):
     """A 2-D float32 CPU Convolution and the relu/sigmoid/tanh after it as one oneDNN convolution
-    on channels-last memory (``torch.ops.mkldnn._convolution_pointwise``)."""
+    on channels-last memory (``torch.ops.mkldnn._convolution_pointwise``); ``geometry`` is what
+    the convolution's ``pointwise_fusion()`` gives.  A plan step, not a registered operator."""
 
     name = "_fused_convolution"
+    traceable = True
+    is_convolution = True
 
-    def __init__(self, op, activation):
-        self.no_bias = op.no_bias
-        self.padding = list(op.pad_)
-        self.stride = list(op.stride_)
-        self.dilation = list(op.dilate_)
-        self.groups = op.num_group
+    def __init__(self, no_bias, geometry, activation):
+        self.attrs = {}
+        self.no_bias = no_bias
+        self.padding = geometry["padding"]
+        self.stride = geometry["stride"]
+        self.dilation = geometry["dilation"]
+        self.groups = geometry["groups"]
         self.activation = activation
 
     def forward(self, is_train, inputs, aux):
@@ -305,21 +298,20 @@ class InferencePlan:
         removed = set()
         next_slot = executor._num_slots
         for position, step in enumerate(steps):
-            if step.op.name not in _FOLDABLE:
+            output_dims = step.op.channel_linear_rank()
+            if output_dims is None:
                 continue
             consumers = uses.get(step.outputs[0], [])
             if len(consumers) != 1 or step.outputs[0] in graph_outputs:
                 continue
             norm_position, input_index, _ = consumers[0]
             norm = steps[norm_position]
-            if norm.op.name != "BatchNorm" or input_index != 0 or norm.op.output_mean_var:
+            affine = norm.op.channel_affine()
+            if affine is None or input_index != 0:
                 continue
             if any(uses.get(slot) or slot in graph_outputs for slot in norm.outputs[1:]):
                 continue
-            if step.op.name == "FullyConnected" and not step.op.flatten:
-                continue
-            output_dims = 2 if step.op.name == "FullyConnected" else len(step.op.kernel) + 2
-            if norm.op.axis % output_dims != 1:
+            if affine[0] % output_dims != 1:
                 continue
             read = step.inputs[1:] + norm.inputs[1:] + norm.aux
             if not all(slot in constant_slots for slot in read):
@@ -331,9 +323,7 @@ class InferencePlan:
             next_slot += 2
             self._folds.append(fold)
             layer = entries[position]
-            attrs = dict(step.op.attrs)
-            attrs["no_bias"] = "False"
-            layer.op = type(step.op)(attrs)
+            layer.op = step.op.with_bias()
             layer.inputs = [step.inputs[0], fold.weight_slot, fold.bias_slot]
             layer.outputs = [norm.outputs[0]]
             removed.add(norm_position)
@@ -344,14 +334,11 @@ class InferencePlan:
         self._output_slots = list(executor._output_slots)
 
         self._traceable = (self._mode != "0" and self._device.type == "cpu"
-                           and all(entry.op.name in _TRACEABLE for entry in self._entries)
+                           and all(entry.op.traceable for entry in self._entries)
                            and all(dtype == "float32" for dtype in dtypes.values())
-                           and not any(entry.op.name == "Dropout" and entry.op.mode == "always"
-                                       for entry in self._entries)
                            # what tracing gains is oneDNN convolutions with fused activations; on
                            # graphs without convolutions the eager fused inner products are faster
-                           and any(entry.op.name in ("Convolution", "Deconvolution", "_fused_convolution")
-                               for entry in self._entries))
+                           and any(entry.op.is_convolution for entry in self._entries))
         # eager plans on the CPU: the weights of the fused inner products reordered into oneDNN's
         # layout once per parameter version instead of on every call (the traced graph freezes its own)
         self._packs = []      # (weight slot, packed slot, batch size)
@@ -384,11 +371,8 @@ class InferencePlan:
         removed = set()
         for entry in self._entries:
             op = entry.op
-            if op.name == "Convolution" and len(op.kernel) == 2 and _fuse_convolutions():
-                fused = _FusedConvolution
-            elif op.name == "FullyConnected" and op.flatten:
-                fused = _FusedLinear
-            else:
+            fusion = op.pointwise_fusion()
+            if fusion is None or (fusion[0] == "convolution2d" and not _fuse_convolutions()):
                 continue
             if any(dtypes.get(slot, "float32") != "float32" for slot in entry.inputs if slot in dtypes):
                 continue
@@ -398,11 +382,13 @@ class InferencePlan:
             activation = "none"
             readers = consumers.get(entry.outputs[0], [])
             if (len(readers) == 1 and entry.outputs[0] not in graph_outputs
-                    and readers[0].op.name == "Activation" and readers[0].op.act_type in _LINEAR_ACTIVATIONS):
-                activation = _LINEAR_ACTIVATIONS[readers[0].op.act_type]
+                    and readers[0].op.activation_kind() in _POINTWISE_ACTIVATIONS):
+                activation = readers[0].op.activation_kind()
                 entry.outputs = list(readers[0].outputs)
                 removed.add(id(readers[0]))
-            entry.op = _FusedLinear(op.no_bias, activation) if fused is _FusedLinear else fused(op, activation)
+            no_bias = len(entry.inputs) < 3
+            entry.op = (_FusedLinear(no_bias, activation) if fusion[0] == "inner_product"
+                        else _FusedConvolution(no_bias, fusion[1], activation))
         self._entries = [entry for entry in self._entries if id(entry) not in removed]
 
     # -- running ------------------------------------------------------------------------------
@@ -454,7 +440,7 @@ class InferencePlan:
         try:
             with warnings.catch_warnings():
                 # shape arithmetic on traced sizes warns; shapes are fixed for a bound executor, and
-                # the operators in _TRACEABLE take no decision on tensor values in inference
+                # traceable operators take no decision on tensor values in inference
                 warnings.simplefilter("ignore")
                 # oneDNN's blocked format replaces the channels-last copies the eager convolutions make
                 channels_last, _nn_ops._CHANNELS_LAST = _nn_ops._CHANNELS_LAST, False

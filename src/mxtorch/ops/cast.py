@@ -15,6 +15,8 @@ __all__ = []
 class BlockGrad(Operator):
     """Identity forward; no gradient flows back to ``data`` (declared zero gradient)."""
 
+    traceable = True
+
     def forward(self, is_train, inputs, aux):
         return [inputs[0].detach()]
 
@@ -25,6 +27,8 @@ class BlockGrad(Operator):
 @register("_copy", "identity")
 class Identity(Operator):
     """Copy of ``data``."""
+
+    traceable = True
 
     def forward(self, is_train, inputs, aux):
         return [inputs[0].clone() if not inputs[0].requires_grad else inputs[0] * 1]

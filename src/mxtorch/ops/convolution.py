@@ -66,6 +66,11 @@ class Deconvolution(Operator):
     accepted and ignored.
     """
 
+    traceable = True
+    is_convolution = True
+    # weight (channels, num_filter / num_group, *kernel): input channels first
+    transposed_weight = True
+
     kernel = Attr(Shape, required=True)
     stride = Attr(Shape, default=())
     dilate = Attr(Shape, default=())

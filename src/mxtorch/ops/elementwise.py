@@ -68,6 +68,11 @@ _BINARY = {
 
 class _Binary(Operator):
     function = None
+    traceable = True
+    arithmetic = None       # what arithmetic_kind() answers
+
+    def arithmetic_kind(self):
+        return type(self).arithmetic
 
     def arguments(self):
         return ["lhs", "rhs"]
@@ -151,6 +156,7 @@ _BROADCAST_ALIASES = {
 for _key, _names in _SAME_SHAPE_ALIASES.items():
     register(*_names)(type(_names[0], (_Binary,), {
         "function": staticmethod(_BINARY[_key]),
+        "arithmetic": {"add": "add", "mul": "multiply"}.get(_key),
         "distinct_names": tuple(n for n in _names if n == "_grad_add"),
         "__doc__": f"Elementwise {_key} of two arrays of the same shape (``lhs``, ``rhs``)."}))
 for _key, _names in _BROADCAST_ALIASES.items():
@@ -164,6 +170,7 @@ class _Scalar(Operator):
     scalar = Attr(Float, default=1.0)
     is_int = Attr(Bool, default=True)
     function = None
+    traceable = True
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
@@ -223,9 +230,14 @@ _SCALAR = {
     ("_logical_xor_scalar",): _scalar_logical(torch.logical_xor),
 }
 
+def _one_minus(self):
+    return "one_minus" if self.scalar == 1.0 else None
+
+
 for _names, _function in _SCALAR.items():
     register(*_names)(type(_names[0], (_Scalar,), {
         "function": staticmethod(_function),
+        **({"arithmetic_kind": _one_minus} if _names[0] == "_rminus_scalar" else {}),
         "__doc__": f"``{_names[0]}``: elementwise operation of ``data`` with the attribute ``scalar``."}))
 
 
@@ -274,6 +286,11 @@ class HardSigmoid(Operator):
 
 class _Unary(Operator):
     function = None
+    traceable = True
+    activation = None       # what activation_kind() answers
+
+    def activation_kind(self):
+        return type(self).activation
 
     def forward(self, is_train, inputs, aux):
         return [type(self).function(inputs[0])]
@@ -285,6 +302,7 @@ _NOT_FLUENT = ("negative", "softsign", "erf", "erfinv", "gamma", "gammaln", "log
 for _names, _function in _UNARY.items():
     register(*_names, fluent=_names[0] not in _NOT_FLUENT)(type(_names[0], (_Unary,), {
         "function": staticmethod(_function),
+        "activation": _names[0] if _names[0] in ("relu", "sigmoid", "tanh") else None,
         "__doc__": f"Elementwise ``{_names[0]}`` of ``data`` (any shape)."}))
 
 
@@ -292,6 +310,7 @@ for _names, _function in _UNARY.items():
 class AddN(Operator):
     """Sum of ``num_args`` arrays of one shape."""
 
+    traceable = True
     variadic = True
     num_args = Attr(Int, required=True)
 
@@ -311,6 +330,7 @@ class Clip(Operator):
 
     a_min = Attr(Float, required=True)
     a_max = Attr(Float, required=True)
+    traceable = True
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]

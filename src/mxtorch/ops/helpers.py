@@ -85,6 +85,17 @@ def infer_outputs_from_data(op, in_shapes, out_shapes, output_shape):
     return [data], outs, []
 
 
+def infer_output_from_pair(op, in_shapes, out_shapes, output_shape):
+    """``infer_shape`` result of operator ``op`` with inputs ``lhs``, ``rhs`` and one output
+    whose shape is ``output_shape(lhs shape, rhs shape)`` once both are known (nothing is
+    inferred backwards: ``dot``, ``reshape_like``, ``broadcast_like``)."""
+    lhs, rhs = in_shapes
+    out = out_shapes[0]
+    if lhs is not None and rhs is not None:
+        out = merge_shape(out, output_shape(lhs, rhs), f"Operator {op.name} output")
+    return [lhs, rhs], [out], []
+
+
 def numpy_dtype_of(tensor):
     return np.dtype(str(tensor.dtype).replace("torch.", ""))
 

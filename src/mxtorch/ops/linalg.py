@@ -14,7 +14,7 @@ import torch
 
 from ..base import MXNetError
 from .registry import Attr, Operator, register, Int, Float, Bool, Choice, optional, merge_shape, product
-from .helpers import normalize_axis, shape_text
+from .helpers import infer_output_from_pair, normalize_axis, shape_text
 
 __all__ = []
 
@@ -44,6 +44,8 @@ class Dot(Operator):
     shapes when the contracted sizes differ.  ``forward_stype`` is accepted and ignored
     (dense storage only)."""
 
+    traceable = True
+
     transpose_a = Attr(Bool, default=False)
     transpose_b = Attr(Bool, default=False)
     forward_stype = Attr(optional(Choice("csr", "default", "row_sparse")), default=None)
@@ -61,11 +63,7 @@ class Dot(Operator):
         return out
 
     def infer_shape(self, in_shapes, out_shapes):
-        lhs, rhs = in_shapes
-        out = out_shapes[0]
-        if lhs is not None and rhs is not None:
-            out = merge_shape(out, self._check(lhs, rhs), f"Operator {self.name} output")
-        return [lhs, rhs], [out], []
+        return infer_output_from_pair(self, in_shapes, out_shapes, self._check)
 
     def forward(self, is_train, inputs, aux):
         lhs, rhs = inputs
@@ -93,6 +91,8 @@ class BatchDot(Operator):
     """Batched matrix product of ``lhs`` ``(..., M, K)`` and ``rhs`` ``(..., K, N)`` (either
     transposed on its last two axes with ``transpose_a`` / ``transpose_b``); the leading
     axes must agree.  Output ``(..., M, N)``."""
+
+    traceable = True
 
     transpose_a = Attr(Bool, default=False)
     transpose_b = Attr(Bool, default=False)

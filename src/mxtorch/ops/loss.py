@@ -57,6 +57,8 @@ class SoftmaxOutput(_LabelledLossHead):
     ``smooth_alpha`` spreads ``alpha / (classes - 1)`` onto the other classes.
     """
 
+    traceable = True
+
     def plot_label(self, op_name, node_name):
         # MXNet's plot_network colours only nodes written as "Softmax"
         return node_name, "softmax" if op_name == "Softmax" else "other"
@@ -197,10 +199,14 @@ class _Regression(_LabelledLossHead):
 class LinearRegressionOutput(_Regression):
     """Identity forward; gradient ``(data - label) * grad_scale / num_output`` (squared loss)."""
 
+    traceable = True
+
 
 @register("LogisticRegressionOutput")
 class LogisticRegressionOutput(_Regression):
     """Sigmoid forward; gradient ``(sigmoid(data) - label) * grad_scale / num_output``."""
+
+    traceable = True
 
     def transform(self, data):
         return torch.sigmoid(data)

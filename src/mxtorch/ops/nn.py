@@ -77,6 +77,20 @@ class FullyConnected(Operator):
     def summary_parameters(self, input_channels, output_shape):
         return (input_channels + (0 if self.no_bias else 1)) * self.num_hidden
 
+    traceable = True
+
+    def dense_units(self):
+        return self.num_hidden
+
+    def channel_linear_rank(self):
+        return 2 if self.flatten else None
+
+    def with_bias(self):
+        return type(self)({**self.attrs, "no_bias": "False"})
+
+    def pointwise_fusion(self):
+        return ("inner_product", {}) if self.flatten else None
+
     num_hidden = Attr(Int, required=True)
     no_bias = Attr(Bool, default=False)
     flatten = Attr(Bool, default=True)
@@ -154,6 +168,11 @@ class _ConvolutionBase(Operator):
     def arguments(self):
         return ["data", "weight"] + ([] if self.no_bias else ["bias"])
 
+    traceable = True
+    is_convolution = True
+    # weight (num_filter, channels / num_group, *kernel): output channels first (Gluon's Conv layers ask)
+    transposed_weight = False
+
 
 @register("Convolution", "Convolution_v1")
 class Convolution(_ConvolutionBase):
@@ -172,6 +191,18 @@ class Convolution(_ConvolutionBase):
         for size in self.kernel:
             count *= size
         return count + (0 if self.no_bias else self.num_filter)
+
+    def channel_linear_rank(self):
+        return len(self.kernel) + 2     # layouts are channel-first (validate)
+
+    def with_bias(self):
+        return type(self)({**self.attrs, "no_bias": "False"})
+
+    def pointwise_fusion(self):
+        if len(self.kernel) != 2:
+            return None
+        return ("convolution2d", {"padding": list(self.pad_), "stride": list(self.stride_),
+                                  "dilation": list(self.dilate_), "groups": self.num_group})
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]
@@ -225,6 +256,8 @@ class Pooling(Operator):
     NDHWC takes and gives ``(batch, *spatial, channel)``; a layout whose rank differs from the
     data's raises MXNetError.
     """
+
+    traceable = True
 
     def plot_label(self, op_name, node_name):
         kernel = "x".join(self.attr_digits("kernel")) if "kernel" in self.attrs else "[]"
@@ -436,6 +469,10 @@ class Activation(Operator):
         return f"{op_name}\n{self.act_type}", "activation"
 
     act_type = Attr(Choice(*_ACTIVATIONS), required=True)
+    traceable = True
+
+    def activation_kind(self):
+        return self.act_type
 
     def forward(self, is_train, inputs, aux):
         return [_ACTIVATIONS[self.act_type](inputs[0])]
@@ -467,6 +504,10 @@ class BatchNorm(Operator):
     fix_gamma = Attr(Bool, default=True)
     use_global_stats = Attr(Bool, default=False)
     output_mean_var = Attr(Bool, default=False)
+    traceable = True
+
+    def channel_affine(self):
+        return None if self.output_mean_var else (self.axis, self.eps, self.fix_gamma)
     axis = Attr(Int, default=1)
     cudnn_off = Attr(Bool, default=False)
     min_calib_range = Attr(optional(Float), default=None)
@@ -571,6 +612,11 @@ class Dropout(Operator):
     axes = Attr(Shape, default=())
     cudnn_off = Attr(optional(Bool), default=False)
 
+    @property
+    def traceable(self):
+        """The identity at inference, unless ``mode='always'`` (random then)."""
+        return self.mode != "always"
+
     def validate(self):
         if not 0 <= self.p <= 1:
             raise self.error(f"p must be in [0, 1], got {self.p}")
@@ -626,6 +672,8 @@ class LeakyReLU(Operator):
       ``(lower_bound + upper_bound) / 2``.  rrelu has a second output ``mask`` holding the
       slopes used (MXNet left it uninitialised in inference; mxtorch fills in the mean).
     """
+
+    traceable = True
 
     def plot_label(self, op_name, node_name):
         return f"{op_name}\n{self.attrs.get('act_type', 'Leaky')}", "activation"
@@ -714,6 +762,8 @@ class Embedding(Operator):
     did.  ``sparse_grad`` is accepted; mxtorch always produces a dense weight gradient.
     """
 
+    traceable = True
+
     def summary_parameters(self, input_channels, output_shape):
         return self.input_dim * self.output_dim
 
@@ -781,6 +831,8 @@ class SoftmaxActivation(Operator):
     ``y * (g - sum(g * y, axis=1))`` (summing over axis 1, not over the softmax axis);
     mxtorch reproduces it.
     """
+
+    traceable = True
 
     mode = Attr(Choice("instance", "channel"), default="instance")
 

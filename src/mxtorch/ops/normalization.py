@@ -43,6 +43,8 @@ class InstanceNorm(Operator):
     dimensions (MXNet failed at run time).
     """
 
+    traceable = True
+
     eps = Attr(Float, default=1e-3)
 
     def arguments(self):
@@ -92,6 +94,8 @@ class LayerNorm(_NormWithMeanStd):
     outputs ``mean`` and ``std`` (= ``sqrt(var + eps)``) have data's shape with ``axis``
     reduced to 1; they pass no gradient back.
     """
+
+    traceable = True
 
     axis = Attr(Int, default=-1)
     eps = Attr(Float, default=1e-5)
@@ -182,6 +186,8 @@ class L2Normalization(Operator):
     dimensions.
     """
 
+    traceable = True
+
     eps = Attr(Float, default=1e-10)
     mode = Attr(Choice("channel", "instance", "spatial"), default="instance")
 
@@ -213,6 +219,8 @@ class LRN(Operator):
     ``nsize`` (required, odd; MXNetError otherwise) is the window of channels centred on each
     channel; defaults ``alpha=1e-4``, ``beta=0.75``, ``knorm=2``.
     """
+
+    traceable = True
 
     alpha = Attr(Float, default=1e-4)
     beta = Attr(Float, default=0.75)

@@ -73,6 +73,8 @@ class _Reduce(Operator):
 class Sum(_Reduce):
     """Sum over ``axis``."""
 
+    traceable = True
+
     def reduce(self, data, axes):
         return data.sum(dim=axes)
 
@@ -89,6 +91,8 @@ class SquareSum(_Reduce):
 @register("mean", fluent=True)
 class Mean(_Reduce):
     """Mean over ``axis`` (integer inputs: the sum divided with truncation)."""
+
+    traceable = True
 
     def reduce(self, data, axes):
         if data.is_floating_point():
@@ -239,6 +243,8 @@ class Softmax(_SoftmaxBase):
     second input ``length`` (integers, the data shape without ``axis``) gives how many
     leading entries of each slice take part; the rest are 0."""
 
+    traceable = True
+
     def arguments(self):
         return ["data", "length"] if self.use_length else ["data"]
 
@@ -292,6 +298,8 @@ class _SoftmaxWithoutLength(_SoftmaxBase):
 @register("log_softmax", fluent=True)
 class LogSoftmax(_SoftmaxWithoutLength):
     """``log(softmax(x / T))`` along ``axis``, computed stably; result in ``dtype``."""
+
+    traceable = True
 
     def _normalize(self, logits, axis):
         return torch.log_softmax(logits, dim=axis)

@@ -221,6 +221,62 @@ class Operator:
             outputs[position]._mx_declared_gradient_carrier = carrier
         return outputs
 
+    # -- what the executor's plan passes ask (executor/inference.py, executor/fusion.py) ----------
+    # A pass rewrites the plan from these declarations, never from operator names.
+    traceable = False
+    """The inference forward (``is_train=False``) is a fixed sequence of torch operations for
+    fixed input shapes: no host values, no randomness, no Python callbacks, so
+    ``torch.jit.trace`` records the whole computation.  May be a property (Dropout)."""
+
+    is_convolution = False
+    """A (de)convolution.  The inference plan traces only graphs that have one: what tracing
+    gains over the eager plan is oneDNN convolutions with fused activations."""
+
+    def activation_kind(self):
+        """The elementwise activation this node applies to its one input ('relu', 'sigmoid',
+        'tanh', 'softrelu', ...), or None."""
+        return None
+
+    def arithmetic_kind(self):
+        """'add' / 'multiply' when the output is the elementwise sum / product of two inputs
+        of one shape (no broadcasting), 'one_minus' when it is ``1 - data``; else None."""
+        return None
+
+    def split_sections(self):
+        """``(sections, axis)`` when the outputs are ``data`` cut into ``sections`` equal parts
+        along ``axis`` (the axis kept); else None."""
+        return None
+
+    def dense_units(self):
+        """``num_hidden`` when the output is ``data @ weight.T (+ bias)`` for 2-D ``data``,
+        arguments ``data, weight (num_hidden, rows)[, bias (num_hidden,)]``; else None."""
+        return None
+
+    def channel_linear_rank(self):
+        """The output rank when the output is linear in ``weight`` (argument 1, output channels
+        on its axis 0) plus an optional per-channel ``bias`` (argument 2), channels on output
+        axis 1; else None.  A per-channel affine map that follows folds into weight and bias
+        (:meth:`with_bias` gives the operator taking the folded bias)."""
+        return None
+
+    def with_bias(self):
+        """The same operator with a ``bias`` argument (for :meth:`channel_linear_rank`)."""
+        raise self.error("has no bias argument to take a folded normalisation")
+
+    def channel_affine(self):
+        """``(axis, eps, fix_gamma)`` when at inference the only output used is
+        ``(data - mean) / sqrt(var + eps) * gamma + beta`` per channel along ``axis``, with
+        arguments ``data, gamma, beta`` and aux states ``mean, var`` (gamma taken as 1 with
+        ``fix_gamma``); else None."""
+        return None
+
+    def pointwise_fusion(self):
+        """How oneDNN runs this node with the activation that follows it, for float32 CPU
+        inference: ``('inner_product', {})`` (a dense layer on the flattened data) or
+        ``('convolution2d', {'padding', 'stride', 'dilation', 'groups'})`` (a 2-D
+        convolution, arguments data, weight[, bias]); else None."""
+        return None
+
     # -- how mx.viz draws and counts the node ----------------------------------------------------
     plot_input_count = None
     """How many inputs ``mx.viz.plot_network`` draws edges from (None: all)."""

@@ -9,7 +9,7 @@ import torch
 from ..base import MXNetError
 from .registry import Attr, Bool, Int, known, merge_shape, Operator, optional, product, register, Shape
 from .shape_codes import infer_reshape
-from .helpers import _Unary, normalize_axis, shape_text
+from .helpers import _Unary, infer_output_from_pair, normalize_axis, shape_text
 
 __all__ = []
 
@@ -17,6 +17,8 @@ __all__ = []
 @register("Flatten", "flatten", fluent="flatten")
 class Flatten(Operator):
     """``(batch, d1, d2, ...)`` -> ``(batch, d1 * d2 * ...)``."""
+
+    traceable = True
 
     def plot_label(self, op_name, node_name):
         return node_name, "reshaping"
@@ -43,6 +45,8 @@ class Reshape(Operator):
     too.  Unlike MXNet's shape inference, a target whose element count differs from the
     input raises MXNetError.
     """
+
+    traceable = True
 
     def plot_label(self, op_name, node_name):
         return node_name, "reshaping"
@@ -81,6 +85,8 @@ class Reshape(Operator):
 @register("Concat", "concat")
 class Concat(Operator):
     """Join ``num_args`` arrays along ``dim`` (default 1); the other axes must agree."""
+
+    traceable = True
 
     def plot_label(self, op_name, node_name):
         return node_name, "reshaping"
@@ -131,8 +137,25 @@ class Concat(Operator):
         return [torch.cat(list(inputs), dim=self.dim)]
 
 
+class _ShapedLike(Operator):
+    """``lhs`` given a shape taken from ``rhs``: the output shape is ``target(lhs, rhs)``, the
+    dtype is ``lhs``'s."""
+
+    def arguments(self):
+        return ["lhs", "rhs"]
+
+    def target(self, lhs, rhs):
+        raise NotImplementedError
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return infer_output_from_pair(self, in_shapes, out_shapes, self.target)
+
+    def infer_type(self, in_types):
+        return [in_types[0], in_types[1] if in_types[1] is not None else in_types[0]], [in_types[0]], []
+
+
 @register("reshape_like", fluent=True)
-class ReshapeLike(Operator):
+class ReshapeLike(_ShapedLike):
     """Reshape ``lhs`` to the shape of ``rhs`` (same element count).
 
     With ``lhs_begin``/``lhs_end``/``rhs_begin``/``rhs_end`` only the axes
@@ -146,8 +169,6 @@ class ReshapeLike(Operator):
     rhs_begin = Attr(optional(Int), default=None)
     rhs_end = Attr(optional(Int), default=None)
 
-    def arguments(self):
-        return ["lhs", "rhs"]
 
     @staticmethod
     def _range(begin, end, ndim):
@@ -167,15 +188,6 @@ class ReshapeLike(Operator):
                              f"(from argument 'rhs' of shape {tuple(rhs)}): the element counts differ")
         return shape
 
-    def infer_shape(self, in_shapes, out_shapes):
-        lhs, rhs = in_shapes
-        out = out_shapes[0]
-        if lhs is not None and rhs is not None:
-            out = merge_shape(out, self.target(lhs, rhs), f"Operator {self.name} output")
-        return [lhs, rhs], [out], []
-
-    def infer_type(self, in_types):
-        return [in_types[0], in_types[1] if in_types[1] is not None else in_types[0]], [in_types[0]], []
 
     def forward(self, is_train, inputs, aux):
         lhs, rhs = inputs
@@ -186,6 +198,8 @@ class ReshapeLike(Operator):
 class Transpose(Operator):
     """Permute the axes of ``data``: output axis i is input axis ``axes[i]``; empty ``axes``
     (the default) reverses them."""
+
+    traceable = True
 
     axes = Attr(Shape, default=())
 
@@ -221,6 +235,8 @@ class Transpose(Operator):
 class SwapAxis(_Unary):
     """Exchange axes ``dim1`` and ``dim2`` of ``data``."""
 
+    traceable = True
+
     dim1 = Attr(Int, default=0)
     dim2 = Attr(Int, default=0)
 
@@ -241,6 +257,8 @@ class SwapAxis(_Unary):
 class ExpandDims(_Unary):
     """Insert a size-1 axis at position ``axis`` (in ``[-ndim-1, ndim]``)."""
 
+    traceable = True
+
     axis = Attr(Int, required=True)
 
     def output_shape(self, data):
@@ -256,6 +274,8 @@ class ExpandDims(_Unary):
 class Squeeze(_Unary):
     """Remove size-1 axes: all of them (``axis=None``) or those listed in ``axis`` (each must
     have size 1).  A result with no axes left has shape ``(1,)``, as in MXNet."""
+
+    traceable = True
 
     axis = Attr(optional(Shape), default=None)
 
@@ -466,7 +486,7 @@ class BroadcastTo(_Unary):
 
 
 @register("broadcast_like", fluent=True)
-class BroadcastLike(Operator):
+class BroadcastLike(_ShapedLike):
     """Broadcast ``lhs`` to the shape of ``rhs``; with ``lhs_axes``/``rhs_axes`` only those
     axes of ``lhs`` take the sizes of the matching ``rhs`` axes.  ``rhs`` gets no gradient."""
 
@@ -478,10 +498,8 @@ class BroadcastLike(Operator):
             if getattr(self, name) == ():
                 raise self.error(f"argument {name!r} must not be an empty tuple (give None to broadcast every axis)")
 
-    def arguments(self):
-        return ["lhs", "rhs"]
 
-    def _target(self, lhs, rhs):
+    def target(self, lhs, rhs):
         if self.lhs_axes is None and self.rhs_axes is None:
             if len(lhs) != len(rhs):
                 raise self.error(f"arguments 'lhs' {tuple(lhs)} and 'rhs' {tuple(rhs)} must have the same "
@@ -501,19 +519,10 @@ class BroadcastLike(Operator):
         _broadcast_check(self, lhs, target, "the shape of 'rhs'")
         return target
 
-    def infer_shape(self, in_shapes, out_shapes):
-        lhs, rhs = in_shapes
-        out = out_shapes[0]
-        if lhs is not None and rhs is not None:
-            out = merge_shape(out, self._target(lhs, rhs), f"Operator {self.name} output")
-        return [lhs, rhs], [out], []
-
-    def infer_type(self, in_types):
-        return [in_types[0], in_types[1] if in_types[1] is not None else in_types[0]], [in_types[0]], []
 
     def forward(self, is_train, inputs, aux):
         lhs, rhs = inputs
-        return [lhs.expand(*self._target(tuple(lhs.shape), tuple(rhs.shape)))]
+        return [lhs.expand(*self.target(tuple(lhs.shape), tuple(rhs.shape)))]
 
 
 @register("broadcast_axis", "broadcast_axes", fluent="broadcast_axes")

@@ -33,6 +33,11 @@ class SliceChannel(Operator):
     def outputs(self):
         return [f"output{i}" for i in range(self.sections)]
 
+    traceable = True
+
+    def split_sections(self):
+        return None if self.squeeze_axis else (self.sections, self.axis)
+
     def _part(self, data):
         axis = normalize_axis(self, self.axis, len(data))
         size = data[axis]
@@ -152,6 +157,8 @@ class SliceAxis(_Unary):
     negative values count from the end.  As in MXNet, the range must lie inside the axis
     and hold at least one element (MXNetError otherwise); an axis of size 0 gives an empty
     slice."""
+
+    traceable = True
 
     axis = Attr(Int, required=True)
     begin = Attr(Int, required=True)

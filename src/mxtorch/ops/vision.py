@@ -33,6 +33,8 @@ class UpSampling(Operator):
     ``mx.init.Bilinear``).  ``num_filter`` and ``workspace`` are accepted as in MXNet.
     """
 
+    traceable = True
+
     variadic = True
     scale = Attr(Int, required=True)
     num_filter = Attr(Int, default=0)
@@ -203,6 +205,8 @@ class Pad(Operator):
     'constant' (fill with ``constant_value``, default 0), 'edge' (repeat the border value)
     or 'reflect' (mirror without repeating the border; widths must be smaller than the axis).
     """
+
+    traceable = True
 
     mode = Attr(Choice("constant", "edge", "reflect"), required=True)
     pad_width = Attr(Shape, required=True)
@@ -488,6 +492,8 @@ class AdaptiveAvgPooling2D(Operator):
     ``ceil((i + 1) * H / oh)`` (exclusive) and the columns likewise, as PyTorch's
     ``adaptive_avg_pool2d``.  Gradients flow to data.
     """
+
+    traceable = True
 
     output_size = Attr(Shape, default=())
 

@@ -123,7 +123,7 @@ class _Policy:
             return "fp32"
         if op_name in self.widest_ops:
             return "widest"
-        if op_name in self.passthrough_ops or op_name in ("amp_cast", "amp_multicast"):
+        if op_name in self.passthrough_ops:
             return None
         return "fp32"
 
@@ -172,8 +172,8 @@ def _rewrite(sym, policy, stored_low=()):
             copies[id(node)] = node
             continue
         inputs = [(copies[id(child)], index) for child, index in node.inputs]
-        op_name = node.op.name
-        category = policy.category(op_name, node.attrs, node.name)
+        # the casts AMP inserted (a graph converted twice) pass their inputs through
+        category = None if node.op.is_amp_cast else policy.category(node.op.name, node.attrs, node.name)
         if category in ("low", "fp32"):
             dtype = policy.target if category == "low" else "float32"
             inputs = [cast(entry, dtype) if needs(entry, dtype) else entry for entry in inputs]

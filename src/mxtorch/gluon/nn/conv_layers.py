@@ -13,6 +13,7 @@ import numbers
 
 from ..block import HybridBlock
 from ...base import numeric_types  # noqa: F401  (MXNet's module namespace)
+from ...ops.registry import get_operator
 from ...util import is_np_array  # noqa: F401
 from .activations import Activation
 
@@ -45,7 +46,8 @@ class _Conv(HybridBlock):
                 self._kwargs["adj"] = _tuple(adj, length)
             per_group_in = in_channels // groups if in_channels else 0
             channels_last = layout.find("C") == len(layout) - 1
-            if op_name == "Convolution":
+            self._transposed = get_operator(op_name).transposed_weight
+            if not self._transposed:
                 weight_shape = (channels,) + ((*kernel_size, per_group_in) if channels_last
                                               else (per_group_in, *kernel_size))
             else:
@@ -92,7 +94,7 @@ class _Conv(HybridBlock):
             text += f", {self.act}"
         text += ")"
         shape = self.weight.shape
-        if self._op_name == "Convolution":
+        if not self._transposed:
             inputs, outputs = shape[1] * kwargs["num_group"] if shape[1] else None, shape[0]
         else:
             inputs, outputs = shape[0] if shape[0] else None, shape[1] * kwargs["num_group"]
