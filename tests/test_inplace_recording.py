@@ -48,6 +48,16 @@ def test_out_names_the_operator():
             nd.relu(h, out=h)
 
 
+def test_out_into_a_read_only_array_names_the_operator_and_leaves_it_unchanged():
+    target = nd.array([5.0, 5.0])
+    target.writable = False
+    with pytest.raises(mx.MXNetError, match=r"Operator relu \(out=\): the array is read-only"):
+        nd.relu(nd.array([1.0, -2.0]), out=target)
+    assert target.asnumpy().tolist() == [5.0, 5.0]
+    fresh = nd.zeros((2,))
+    assert nd.relu(nd.array([1.0, -2.0]), out=fresh) is fresh and fresh.asnumpy().tolist() == [1.0, 0.0]
+
+
 @pytest.mark.parametrize("write", ["iadd", "index"])
 def test_partial_write_of_a_recorded_value_into_a_fresh_array_raises(write):
     # MXNet 1.9.1: "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording"

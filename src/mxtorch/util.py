@@ -485,3 +485,46 @@ class ThreadCurrent(type):
             raise MXNetValueError(f"{owner.__name__}.current: expected {article} {owner.__name__}, got {type(value).__name__}")
         owner._current.value = value
 
+
+
+# -- nested lists of arrays or symbols (control flow, HybridBlock inputs and outputs) ----------------
+def flatten_nested(value, leaf_format, error):
+    """``(flat list, format)`` of ``value``, a leaf or a (nested) list / tuple of them.
+
+    ``leaf_format(item)`` is the format of a leaf (an int: 0 one item, ``n > 0`` a group of
+    ``n`` outputs kept as one item, -1 a ``None``), or None when ``item`` is not a leaf; a
+    non-leaf that is not a list or tuple raises ``error(item)``.  The format of a list is the
+    list of its items' formats.  :func:`regroup_nested` inverts it."""
+    fmt = leaf_format(value)
+    if fmt is not None:
+        return [value], fmt
+    if not isinstance(value, (list, tuple)):
+        raise error(value)
+    flat, formats = [], []
+    for item in value:
+        items, item_format = flatten_nested(item, leaf_format, error)
+        flat.extend(items)
+        formats.append(item_format)
+    return flat, formats
+
+
+def regroup_nested(flat, fmt, error=None):
+    """The inverse of :func:`flatten_nested`: ``(nested value, the items of flat left over)``;
+    a format 0 takes one item, ``n > 0`` the next ``n`` items as a list, -1 a ``None``
+    (MXNetError for anything else there).  With ``error``, a ``flat`` that is not a list or tuple
+    where a list format is expected raises ``error(flat)``."""
+    if isinstance(fmt, int):
+        if fmt == 0:
+            return flat[0], flat[1:]
+        if fmt == -1:
+            if flat[0] is not None:
+                raise MXNetError(f"expected None where the nesting format has a None, got {type(flat[0]).__name__}")
+            return None, flat[1:]
+        return flat[:fmt], flat[fmt:]
+    if error is not None and not isinstance(flat, (list, tuple)):
+        raise error(flat)
+    result = []
+    for item_format in fmt:
+        value, flat = regroup_nested(flat, item_format, error)
+        result.append(value)
+    return result, flat

@@ -40,6 +40,7 @@ from .utils import HookHandle
 from ..base import mx_real_t  # noqa: F401  (MXNet's module namespace)
 from ..symbol import load_json  # noqa: F401
 from ..util import is_np_array, np_array, np_shape  # noqa: F401
+from ..util import flatten_nested, regroup_nested
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, _shape_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -97,25 +98,22 @@ class _BlockScope:
         _BlockScope._current.value = self._old_scope
 
 
+def _leaf_format(item):
+    """The nesting format of an input or output leaf (``util.flatten_nested``): 0 for an NDArray
+    or a single-output Symbol, the output count of a grouped Symbol, -1 for None."""
+    if isinstance(item, NDArray):
+        return 0
+    if isinstance(item, Symbol):
+        length = len(item.list_outputs())
+        return length if length > 1 else 0
+    return -1 if item is None else None
+
+
 def _flatten(args, inout_str):
     """Nested lists/tuples of arrays or symbols -> a flat list and the nesting format."""
-    if isinstance(args, NDArray):
-        return [args], 0
-    if isinstance(args, Symbol):
-        length = len(args.list_outputs())
-        length = length if length > 1 else 0
-        return [args], length
-    if args is None:
-        return [None], -1
-    if not isinstance(args, (list, tuple)):
-        raise MXNetValueError(f"HybridBlock {inout_str} must be (nested) list of Symbol or NDArray, but got "
-                         f"{args} of type {type(args).__name__}")
-    flat, formats = [], []
-    for item in args:
-        items, fmt = _flatten(item, inout_str)
-        flat.extend(items)
-        formats.append(fmt)
-    return flat, formats
+    return flatten_nested(args, _leaf_format, lambda item: MXNetValueError(
+        f"HybridBlock {inout_str} must be (nested) list of Symbol or NDArray, but got {item} of type "
+        f"{type(item).__name__}"))
 
 
 def _leaves(args):
@@ -140,21 +138,8 @@ def _formats_agree(stored, given):
 
 def _regroup(args, fmt):
     """Undo ``_flatten``: returns (nested structure, remaining items)."""
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        if fmt == -1:
-            if args[0] is not None:
-                raise MXNetError("HybridBlock: expected None in the input format")
-            return None, args[1:]
-        return args[:fmt], args[fmt:]
-    if not isinstance(args, (list, tuple)):
-        raise MXNetError(f"HybridBlock output must be (nested) list of Symbol or NDArray, got {args}")
-    result = []
-    for item_fmt in fmt:
-        item, args = _regroup(args, item_fmt)
-        result.append(item)
-    return result, args
+    return regroup_nested(args, fmt, lambda item: MXNetError(
+        f"HybridBlock output must be (nested) list of Symbol or NDArray, got {item}"))
 
 
 def _indent(text, spaces):

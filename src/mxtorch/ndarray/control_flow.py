@@ -7,6 +7,7 @@ graph node, are in ``mxtorch.symbol.control_flow``.
 from __future__ import annotations
 
 from ..base import MXNetError
+from ..util import flatten_nested, regroup_nested
 from .ndarray import NDArray
 
 __all__ = ["foreach", "while_loop", "cond"]
@@ -14,26 +15,9 @@ __all__ = ["foreach", "while_loop", "cond"]
 
 def _flatten(args, where):
     """``(flat list of NDArrays, format)``: format 0 for one array, a list for a (nested) list."""
-    if isinstance(args, NDArray):
-        return [args], 0
-    if not isinstance(args, (list, tuple)):
-        raise MXNetError(f"{where} must be an NDArray or a (nested) list of NDArrays, got {type(args).__name__}")
-    flat, formats = [], []
-    for item in args:
-        items, fmt = _flatten(item, where)
-        flat.extend(items)
-        formats.append(fmt)
-    return flat, formats
+    return flatten_nested(args, lambda item: 0 if isinstance(item, NDArray) else None, lambda item: MXNetError(
+        f"{where} must be an NDArray or a (nested) list of NDArrays, got {type(item).__name__}"))
 
-
-def _regroup(args, fmt):
-    if isinstance(fmt, int):
-        return args[0], args[1:]
-    result = []
-    for item in fmt:
-        value, args = _regroup(args, item)
-        result.append(value)
-    return result, args
 
 
 def _scalar(value, kind, label, function):
@@ -66,14 +50,14 @@ def foreach(body, data, init_states):
     states = init_states
     steps, out_fmt = [], None
     for t in range(length):
-        slices = data[t] if single else _regroup([d[t] for d in flat_data], _flatten(data, "data")[1])[0]
+        slices = data[t] if single else regroup_nested([d[t] for d in flat_data], _flatten(data, "data")[1])[0]
         outputs, states = body(slices, states)
         flat_out, out_fmt = _flatten(outputs, "foreach: the body's outputs")
         steps.append(flat_out)
     if out_fmt is None:
         return [], states
     stacked = [_stack(items) for items in zip(*steps)]
-    outputs, _ = _regroup(stacked, out_fmt)
+    outputs, _ = regroup_nested(stacked, out_fmt)
     return outputs, states
 
 
@@ -120,7 +104,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
             rows.append(zeros((max_iterations - len(rows),) + tuple(items[0].shape), ctx=items[0].context,
                               dtype=items[0].dtype))
         stacked.append(concat(*rows, dim=0))
-    outputs = _regroup(stacked, out_fmt)[0] if out_fmt is not None else []
+    outputs = regroup_nested(stacked, out_fmt)[0] if out_fmt is not None else []
     return outputs, (loop_vars[0] if single else loop_vars)
 
 

@@ -493,8 +493,13 @@ class NDArray:
         scalar, or an NDArray, broadcast onto the indexed region (leading unit axes of ``value``
         dropped) and cast to this array's dtype.  As in MXNet, assigning an array that autograd
         records (or into one) inside ``mx.autograd.record()`` raises MXNetError."""
+        self._assign(key, value, "__setitem__")
+
+    def _assign(self, key, value, function):
+        """``self[key] = value`` past one :meth:`_check_writable` whose errors name ``function``
+        (``__setitem__``, or the operator writing its result with ``out=``)."""
         whole = key is Ellipsis or (isinstance(key, slice) and key == slice(None))
-        mode = self._check_writable("__setitem__", value, partial=not whole)
+        mode = self._check_writable(function, value, partial=not whole)
         value = _unwrap(value)
         if isinstance(value, (list, tuple)):
             value = np.asarray(value)

@@ -117,8 +117,7 @@ def invoke(op_class, args, kwargs):
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, result in zip(targets, results):
-            target._check_writable(f"Operator {op.name} (out=)")
-            target[:] = result
+            target._assign(slice(None), result, f"Operator {op.name} (out=)")
         return out
     return results[0] if len(results) == 1 else results
 

@@ -14,7 +14,7 @@ import torch
 
 from ..base import MXNetError
 from .registry import Attr, Operator, register, Float, Bool, Int, known, merge_shape
-from .helpers import shape_text
+from .helpers import round_half_away, shape_text
 
 __all__ = ["broadcast_shapes"]
 
@@ -242,10 +242,6 @@ for _names, _function in _SCALAR.items():
 
 
 # -- unary math ------------------------------------------------------------------------------------
-def _round_half_away(x):
-    return torch.sign(x) * torch.floor(torch.abs(x) + 0.5)
-
-
 def _softsign(x):
     return x / (1 + x.abs())
 
@@ -262,7 +258,7 @@ _UNARY = {
     ("rcbrt",): lambda x: 1 / (torch.sign(x) * x.abs().pow(1 / 3)),
     ("square",): torch.square, ("abs",): torch.abs, ("sign",): torch.sign, ("negative",): torch.neg,
     ("reciprocal",): torch.reciprocal, ("floor",): torch.floor, ("ceil",): torch.ceil,
-    ("round",): _round_half_away, ("rint",): lambda x: torch.ceil(x - 0.5), ("fix",): torch.trunc, ("trunc",): torch.trunc,
+    ("round",): round_half_away, ("rint",): lambda x: torch.ceil(x - 0.5), ("fix",): torch.trunc, ("trunc",): torch.trunc,
     ("sin",): torch.sin, ("cos",): torch.cos, ("tan",): torch.tan, ("arcsin",): torch.asin,
     ("arccos",): torch.acos, ("arctan",): torch.atan, ("sinh",): torch.sinh, ("cosh",): torch.cosh,
     ("tanh",): torch.tanh, ("arcsinh",): torch.asinh, ("arccosh",): torch.acosh, ("arctanh",): torch.atanh,
@@ -439,7 +435,7 @@ class _StraightThrough(Operator):
 class RoundSTE(_StraightThrough):
     """``round(data)`` (halves away from zero) whose gradient is the head gradient unchanged
     (MXNet's ``contrib.round_ste``)."""
-    function = staticmethod(_round_half_away)
+    function = staticmethod(round_half_away)
 
 
 @register("_contrib_sign_ste")

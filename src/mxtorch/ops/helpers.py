@@ -96,6 +96,11 @@ def infer_output_from_pair(op, in_shapes, out_shapes, output_shape):
     return [lhs, rhs], [out], []
 
 
+def round_half_away(values):
+    """C's ``round`` (MXNet's ``round`` operator, ROI box corners): halves go away from zero."""
+    return torch.sign(values) * torch.floor(values.abs() + 0.5)
+
+
 def numpy_dtype_of(tensor):
     return np.dtype(str(tensor.dtype).replace("torch.", ""))
 

@@ -12,7 +12,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where
+from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, round_half_away
 from .loss import data_label_types
 from .registry import Attr, Bool, Float, Int, merge_shape, Operator, register, Shape, upcast_half
 
@@ -83,7 +83,7 @@ class ROIPooling(_ROIOperator):
         boxes = rois.detach().to(torch.float32)
         scale = torch.tensor(self.spatial_scale, dtype=torch.float32)
         index = boxes[:, 0].long()
-        x1, y1, x2, y2 = (_round_half_away(boxes[:, i] * scale).long() for i in range(1, 5))
+        x1, y1, x2, y2 = (round_half_away(boxes[:, i] * scale).long() for i in range(1, 5))
         roi_w = (x2 - x1 + 1).clamp(min=1).to(torch.float32)
         roi_h = (y2 - y1 + 1).clamp(min=1).to(torch.float32)
 
@@ -247,11 +247,6 @@ class ROIAlign(_ROIOperator):
 _BLOCK_ELEMENTS = 1 << 24
 
 
-def _round_half_away(values):
-    """C's ``round``: halves go away from zero."""
-    return torch.sign(values) * torch.floor(values.abs() + 0.5)
-
-
 def _check_rois(op, rois):
     if rois is not None and (len(rois) != 2 or (rois[1] and rois[1] != 5)):
         raise op.error(f"rois must have shape (num_rois, 5) = (batch_index, x1, y1, x2, y2), got {tuple(rois)}")
@@ -325,10 +320,10 @@ class PSROIPooling(Operator):
         boxes = rois.detach().to(dtype)
         scale = torch.tensor(self.spatial_scale, dtype=dtype)
         index = boxes[:, 0].long()
-        start_w = _round_half_away(boxes[:, 1]) * scale
-        start_h = _round_half_away(boxes[:, 2]) * scale
-        end_w = (_round_half_away(boxes[:, 3]) + 1) * scale
-        end_h = (_round_half_away(boxes[:, 4]) + 1) * scale
+        start_w = round_half_away(boxes[:, 1]) * scale
+        start_h = round_half_away(boxes[:, 2]) * scale
+        end_w = (round_half_away(boxes[:, 3]) + 1) * scale
+        end_h = (round_half_away(boxes[:, 4]) + 1) * scale
         bin_w = torch.clamp(end_w - start_w, min=0.1) / pooled
         bin_h = torch.clamp(end_h - start_h, min=0.1) / pooled
         steps = torch.arange(pooled, dtype=dtype, device=device)
@@ -465,10 +460,10 @@ class DeformablePSROIPooling(Operator):
         boxes = rois.detach().to(dtype)
         scale = torch.tensor(self.spatial_scale, dtype=dtype)
         index = boxes[:, 0].long()
-        start_w = _round_half_away(boxes[:, 1]) * scale - 0.5
-        start_h = _round_half_away(boxes[:, 2]) * scale - 0.5
-        end_w = (_round_half_away(boxes[:, 3]) + 1) * scale - 0.5
-        end_h = (_round_half_away(boxes[:, 4]) + 1) * scale - 0.5
+        start_w = round_half_away(boxes[:, 1]) * scale - 0.5
+        start_h = round_half_away(boxes[:, 2]) * scale - 0.5
+        end_w = (round_half_away(boxes[:, 3]) + 1) * scale - 0.5
+        end_h = (round_half_away(boxes[:, 4]) + 1) * scale - 0.5
         roi_w = torch.clamp(end_w - start_w, min=0.1)
         roi_h = torch.clamp(end_h - start_h, min=0.1)
         bin_w, bin_h = roi_w / pooled, roi_h / pooled

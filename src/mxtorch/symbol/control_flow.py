@@ -22,6 +22,7 @@ from ..attribute import AttrScope
 from ..base import MXNetError, MXNetAssertionError
 from ..name import NameManager
 from ..ops import registry
+from ..util import flatten_nested, regroup_nested
 from .symbol import Node, Symbol, Group, topological_order, var, create
 
 __all__ = ["foreach", "while_loop", "cond"]
@@ -34,33 +35,21 @@ if not hasattr(AttrScope, "_subgraph_names"):
 
 
 # -- nested lists ----------------------------------------------------------------------------------------
+def _symbol_format(item):
+    """The nesting format of a Symbol (0 with one output, else its output count), None for
+    anything else (``util.flatten_nested``)."""
+    if not isinstance(item, Symbol):
+        return None
+    count = len(item.list_outputs())
+    return count if count > 1 else 0
+
+
 def _flatten(args, where):
     """``(flat list of Symbols, format)``; the format is 0 for one single-output Symbol, the
     output count for a group, or a list of formats for a (nested) list."""
-    if isinstance(args, Symbol):
-        count = len(args.list_outputs())
-        return [args], count if count > 1 else 0
-    if not isinstance(args, (list, tuple)):
-        raise MXNetError(f"{where} must be a Symbol or a (nested) list of Symbols, got {type(args).__name__}")
-    flat, formats = [], []
-    for item in args:
-        items, fmt = _flatten(item, where)
-        flat.extend(items)
-        formats.append(fmt)
-    return flat, formats
+    return flatten_nested(args, _symbol_format, lambda item: MXNetError(
+        f"{where} must be a Symbol or a (nested) list of Symbols, got {type(item).__name__}"))
 
-
-def _regroup(args, fmt):
-    """The inverse of :func:`_flatten`: ``(nested value, remaining args)``."""
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        return args[:fmt], args[fmt:]
-    result = []
-    for item in fmt:
-        value, args = _regroup(args, item)
-        result.append(value)
-    return result, args
 
 
 def _check_symbols(values, where):
@@ -179,8 +168,8 @@ def foreach(body, data, init_states, name="foreach"):
     _check_symbols(flat_states, "foreach: init_states")
     name = _unique_subgraph_name(name)
     with AttrScope(**{SUBGRAPH_KEY: name}):
-        slices, _ = _regroup([var(_placeholder_name(s)) for s in flat_data], data_fmt)
-        states, _ = _regroup([var(_placeholder_name(s)) for s in flat_states], copy.deepcopy(state_fmt))
+        slices, _ = regroup_nested([var(_placeholder_name(s)) for s in flat_data], data_fmt)
+        states, _ = regroup_nested([var(_placeholder_name(s)) for s in flat_states], copy.deepcopy(state_fmt))
         outputs, new_states = body(slices, states)
         flat_out, out_fmt = _flatten(outputs, "foreach: the body's outputs")
         flat_new, new_fmt = _flatten(new_states, "foreach: the body's states")
@@ -213,8 +202,8 @@ def foreach(body, data, init_states, name="foreach"):
         "num_outputs": num_outputs, "num_out_data": len(flat_out),
         "in_state_locs": [names.index(n) for n in state_names],
         "in_data_locs": [names.index(n) for n in data_names], "remain_locs": remain_locs})
-    outs, _ = _regroup(result[:len(flat_out)], out_fmt)
-    finals, _ = _regroup(result[len(flat_out):], new_fmt)
+    outs, _ = regroup_nested(result[:len(flat_out)], out_fmt)
+    finals, _ = regroup_nested(result[len(flat_out):], new_fmt)
     return outs, finals
 
 
@@ -234,7 +223,7 @@ def _subgraph_of(graph_vars, function, subgraph_name, placeholder):
     subgraph_name = _unique_subgraph_name(subgraph_name)
     with AttrScope(**{SUBGRAPH_KEY: subgraph_name}):
         flat, fmt = _flatten(graph_vars, "loop_vars")
-        placeholders, _ = _regroup([var(placeholder(s)) for s in flat], fmt) if flat else ([], [])
+        placeholders, _ = regroup_nested([var(placeholder(s)) for s in flat], fmt) if flat else ([], [])
         outputs, finals, out_fmt = function(placeholders)
         graph = _close_outputs(outputs + finals, subgraph_name)
     return graph, len(outputs), out_fmt
@@ -322,8 +311,8 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     result = _make_node("_while_loop", [cond_graph, func_graph], inputs, {
         "max_iterations": max_iterations, "cond_input_locs": cond_locs, "func_input_locs": func_locs,
         "func_var_locs": func_var_locs, "num_out_data": num_out_data, "num_outputs": num_outputs})
-    outputs, _ = _regroup(result[:num_out_data], out_fmt)
-    finals, _ = _regroup(result[num_out_data:], var_fmt)
+    outputs, _ = regroup_nested(result[:num_out_data], out_fmt)
+    finals, _ = regroup_nested(result[num_out_data:], var_fmt)
     return outputs, finals
 
 
@@ -353,5 +342,5 @@ def cond(pred, then_func, else_func, name="cond"):
     result = _make_node("_cond", graphs, inputs, {
         "cond_input_locs": cond_locs, "then_input_locs": then_locs, "else_input_locs": else_locs,
         "num_outputs": formats[1][0]})
-    outputs, _ = _regroup(result, formats[1][1])
+    outputs, _ = regroup_nested(result, formats[1][1])
     return outputs
