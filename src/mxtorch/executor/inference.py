@@ -56,26 +56,48 @@ _PARAMETER_ARGUMENTS = frozenset({"weight", "bias", "gamma", "beta", "parameters
 
 # activations oneDNN's inner product and convolution apply in the same kernel
 _POINTWISE_ACTIVATIONS = ("relu", "sigmoid", "tanh")
-_LINEAR_POINTWISE = []
+_PROBES = {}
+
+
+def _probe(name, check):
+    """Whether ``check()`` (a small oneDNN computation compared with plain torch) runs and
+    returns True in this torch build; asked once per process, any exception counting as no."""
+    if name not in _PROBES:
+        try:
+            _PROBES[name] = bool(torch.backends.mkldnn.is_available() and check())
+        except Exception:
+            _PROBES[name] = False
+    return _PROBES[name]
+
+
+def _relu_linear_sample():
+    x, w, b = torch.rand(3, 4), torch.rand(2, 4) - 0.5, torch.rand(2) - 0.5
+    return x, w, b, torch.relu(torch.nn.functional.linear(x, w, b))
+
+
+def _check_linear_pointwise():
+    x, w, b, expected = _relu_linear_sample()
+    return torch.allclose(torch.ops.mkldnn._linear_pointwise(x, w, b, "relu", [], ""), expected, atol=1e-5)
+
+
+def _check_prepacked_linear():
+    x, w, b, expected = _relu_linear_sample()
+    packed = torch.ops.mkldnn._reorder_linear_weight(w, 3)
+    return torch.allclose(torch.ops.mkldnn._linear_pointwise(x, packed, b, "relu", [], ""), expected, atol=1e-5)
+
+
+def _check_convolution_pointwise():
+    x, w, b = torch.rand(1, 2, 5, 5), torch.rand(3, 2, 3, 3) - 0.5, torch.rand(3) - 0.5
+    got = torch.ops.mkldnn._convolution_pointwise(
+        x.contiguous(memory_format=torch.channels_last), w.contiguous(memory_format=torch.channels_last),
+        b, [1, 1], [1, 1], [1, 1], 1, "relu", [], "")
+    return torch.allclose(got, torch.relu(torch.nn.functional.conv2d(x, w, b, 1, 1)), atol=1e-5)
 
 
 def _linear_pointwise_works():
     """Whether ``torch.ops.mkldnn._linear_pointwise`` (oneDNN inner product with a fused
     activation) exists in this torch build and computes ``relu(x @ w.T + b)``."""
-    if not _LINEAR_POINTWISE:
-        works = False
-        try:
-            if torch.backends.mkldnn.is_available():
-                x, w, b = torch.rand(3, 4), torch.rand(2, 4) - 0.5, torch.rand(2) - 0.5
-                got = torch.ops.mkldnn._linear_pointwise(x, w, b, "relu", [], "")
-                works = bool(torch.allclose(got, torch.relu(torch.nn.functional.linear(x, w, b)), atol=1e-5))
-        except Exception:
-            works = False
-        _LINEAR_POINTWISE.append(works)
-    return _LINEAR_POINTWISE[0]
-
-
-_PREPACKED_LINEAR = []
+    return _probe("linear_pointwise", _check_linear_pointwise)
 
 
 def _prepacked_linear_works():
@@ -84,20 +106,7 @@ def _prepacked_linear_works():
     ``MXTORCH_PREPACK=0`` turns prepacking off."""
     if os.environ.get("MXTORCH_PREPACK", "1") == "0" or not _linear_pointwise_works():
         return False
-    if not _PREPACKED_LINEAR:
-        works = False
-        try:
-            x, w, b = torch.rand(3, 4), torch.rand(2, 4) - 0.5, torch.rand(2) - 0.5
-            packed = torch.ops.mkldnn._reorder_linear_weight(w, 3)
-            got = torch.ops.mkldnn._linear_pointwise(x, packed, b, "relu", [], "")
-            works = bool(torch.allclose(got, torch.relu(torch.nn.functional.linear(x, w, b)), atol=1e-5))
-        except Exception:
-            works = False
-        _PREPACKED_LINEAR.append(works)
-    return _PREPACKED_LINEAR[0]
-
-
-_CONVOLUTION_POINTWISE = []
+    return _probe("prepacked_linear", _check_prepacked_linear)
 
 
 def _fuse_convolutions():
@@ -105,20 +114,7 @@ def _fuse_convolutions():
     ``relu(conv2d(x, w, b))`` (``MXTORCH_FUSE_CONV=0`` turns the fusion off)."""
     if os.environ.get("MXTORCH_FUSE_CONV", "1") == "0":
         return False
-    if not _CONVOLUTION_POINTWISE:
-        works = False
-        try:
-            if torch.backends.mkldnn.is_available():
-                x, w, b = torch.rand(1, 2, 5, 5), torch.rand(3, 2, 3, 3) - 0.5, torch.rand(3) - 0.5
-                got = torch.ops.mkldnn._convolution_pointwise(
-                    x.contiguous(memory_format=torch.channels_last), w.contiguous(memory_format=torch.channels_last),
-                    b, [1, 1], [1, 1], [1, 1], 1, "relu", [], "")
-                expected = torch.relu(torch.nn.functional.conv2d(x, w, b, 1, 1))
-                works = bool(torch.allclose(got, expected, atol=1e-5))
-        except Exception:
-            works = False
-        _CONVOLUTION_POINTWISE.append(works)
-    return _CONVOLUTION_POINTWISE[0]
+    return _probe("convolution_pointwise", _check_convolution_pointwise)
 
 
 class _FusedLinear(Operator):

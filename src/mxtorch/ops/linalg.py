@@ -36,13 +36,9 @@ def _dot_parts(lhs, rhs, transpose_a, transpose_b):
     return lhs_k, rhs_k, _scalar_shape(lhs_rest + rhs_rest)
 
 
-@register("dot", "_sparse_dot")
-class Dot(Operator):
-    """MXNet's dot: the last axis of ``lhs`` (the first with ``transpose_a``) is contracted
-    with the first axis of ``rhs`` (the last with ``transpose_b``); output shape
-    ``lhs.shape[:-1] + rhs.shape[1:]`` (1-D . 1-D gives ``(1,)``).  MXNetError naming both
-    shapes when the contracted sizes differ.  ``forward_stype`` is accepted and ignored
-    (dense storage only)."""
+class _Product(Operator):
+    """A product of ``lhs`` and ``rhs``, either one transposed first (``transpose_a`` /
+    ``transpose_b``)."""
 
     traceable = True
 
@@ -52,6 +48,16 @@ class Dot(Operator):
 
     def arguments(self):
         return ["lhs", "rhs"]
+
+
+@register("dot", "_sparse_dot")
+class Dot(_Product):
+    """MXNet's dot: the last axis of ``lhs`` (the first with ``transpose_a``) is contracted
+    with the first axis of ``rhs`` (the last with ``transpose_b``); output shape
+    ``lhs.shape[:-1] + rhs.shape[1:]`` (1-D . 1-D gives ``(1,)``).  MXNetError naming both
+    shapes when the contracted sizes differ.  ``forward_stype`` is accepted and ignored
+    (dense storage only)."""
+
 
     def _check(self, lhs, rhs):
         if not lhs or not rhs:
@@ -87,19 +93,11 @@ def _matrix_shape(op, shape, transpose, argument):
 
 
 @register("batch_dot")
-class BatchDot(Operator):
+class BatchDot(_Product):
     """Batched matrix product of ``lhs`` ``(..., M, K)`` and ``rhs`` ``(..., K, N)`` (either
     transposed on its last two axes with ``transpose_a`` / ``transpose_b``); the leading
     axes must agree.  Output ``(..., M, N)``."""
 
-    traceable = True
-
-    transpose_a = Attr(Bool, default=False)
-    transpose_b = Attr(Bool, default=False)
-    forward_stype = Attr(optional(Choice("csr", "default", "row_sparse")), default=None)
-
-    def arguments(self):
-        return ["lhs", "rhs"]
 
     def _out(self, lhs, rhs):
         if len(lhs) < 3 or len(rhs) < 3:
