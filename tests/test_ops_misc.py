@@ -214,3 +214,25 @@ def test_kl_sparse_reg_repeated_backward_keeps_averaging():
     np.testing.assert_allclose(average, [0.428, 0.372], rtol=1e-6)
     np.testing.assert_allclose(executor.grad_dict["data"].asnumpy()[0], [1.4656558, 1.3681254], rtol=1e-6)
     assert mx.sym.IdentityAttachKLSparseReg(mx.sym.var("d")).infer_shape(d=(2, 3, 4, 5))[2] == [(3,)]
+
+
+def test_a_num_outputs_attribute_counts_outputs_through_one_registry_rule():
+    """SliceChannel, amp_multicast and the subgraph operators declare MXNet's ``num_outputs``
+    attribute; the registry keeps its value as ``output_count`` and ``num_outputs()`` stays the
+    method.  Output names and the JSON attribute as MXNet 1.9.1 writes them
+    (``['sp_output0', 'sp_output1', 'sp_output2']``, ``{'num_outputs': '2'}``)."""
+    from mxtorch.ops import registry
+    counted = sorted({cls.name for cls in map(registry.get_operator, registry.list_operators())
+                      if "num_outputs" in cls.schema})
+    assert {"SliceChannel", "amp_multicast", "_foreach", "_while_loop", "_cond"} <= set(counted)
+    for name in ("SliceChannel", "amp_multicast", "_cond"):
+        op = get_operator(name)({"num_outputs": "3", **({"num_args": "3"} if name == "_cond" else {})})
+        assert callable(op.num_outputs) and op.num_outputs() == 3 == op.output_count == len(op.outputs())
+        assert op.attrs["num_outputs"] == "3"
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    assert mx.sym.split(a, num_outputs=3, name="sp").list_outputs() == ["sp_output0", "sp_output1", "sp_output2"]
+    multicast = mx.sym.amp_multicast(a, b, num_outputs=2, name="mc")
+    assert multicast.list_outputs() == ["mc_output0", "mc_output1"]
+    assert json.loads(multicast.tojson())["nodes"][-1]["attrs"] == {"num_outputs": "2"}
+    with pytest.raises(MXNetError, match="num_outputs"):
+        get_operator("amp_multicast")({})

@@ -260,6 +260,20 @@ def test_tojson_remove_amp_cast_leaves_the_graph_alone():
     assert [n["name"] for n in kept["nodes"]] == ["data", "cast", "act"]
 
 
+def test_tojson_remove_amp_cast_keeps_casts_that_are_outputs():
+    """MXNet 1.9.1's RemoveAmpCast rewires the readers of a cast and leaves a cast that is a
+    graph output: ``Group([amp_multicast(a, b)[0] + 1, amp_multicast(a, b)[1]])`` is written as
+    nodes ``['null', '_plus_scalar', 'null', 'amp_multicast']``, a lone amp_cast as
+    ``['null', 'amp_cast']`` (MXNet 1.9.1's tojson)."""
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    multicast = mx.sym.amp_multicast(a, b, num_outputs=2, name="mc")
+    written = json.loads(mx.sym.Group([multicast[0] + 1, multicast[1]]).tojson())
+    assert [n["op"] for n in written["nodes"]] == ["null", "_plus_scalar", "null", "amp_multicast"]
+    assert written["nodes"][1]["inputs"] == [[0, 0, 0]] and written["heads"] == [[1, 0, 0], [3, 1, 0]]
+    lone = json.loads(mx.sym.amp_cast(mx.sym.amp_cast(a, dtype="float16"), dtype="float32", name="c").tojson())
+    assert [n["op"] for n in lone["nodes"]] == ["null", "amp_cast"] and lone["nodes"][1]["inputs"] == [[0, 0, 0]]
+
+
 # -- robustness property ---------------------------------------------------------------------------------
 SEEDS = seed_graphs()
 SCHEMAS = operator_schemas()

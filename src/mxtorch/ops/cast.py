@@ -105,26 +105,18 @@ class AmpMulticast(Operator):
     is_amp_cast = True
 
     variadic = True
+    num_outputs = Attr(Int, required=True)
     cast_narrow = Attr(Bool, default=False)
 
-    def __init__(self, attrs=None, **kwargs):
-        # the attribute is called num_outputs, which is also the Operator method's name
-        given = dict(attrs or {})
-        given.update(kwargs)
-        if "num_outputs" not in given:
-            raise self.error("required attribute 'num_outputs' is missing")
-        count = given.pop("num_outputs")
-        super().__init__(given)
-        self.count = Int(count, "num_outputs")
-        if self.count < 1:
-            raise self.error(f"num_outputs must be positive, got {self.count}")
-        self.attrs = {"num_outputs": str(count), **self.attrs}
+    def validate(self):
+        if self.output_count < 1:
+            raise self.error(f"num_outputs must be positive, got {self.output_count}")
 
     def arguments(self):
-        return [f"data{i}" for i in range(self.count)]
+        return [f"data{i}" for i in range(self.output_count)]
 
     def outputs(self):
-        return [f"output{i}" for i in range(self.count)]
+        return [f"output{i}" for i in range(self.output_count)]
 
     def infer_shape(self, in_shapes, out_shapes):
         shapes = [merge_shape(s, o, f"Operator {self.name}") for s, o in zip(in_shapes, out_shapes)]

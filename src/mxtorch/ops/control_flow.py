@@ -47,8 +47,6 @@ class _SubgraphOperator(Operator):
 
     def __init__(self, attrs=None, **kwargs):
         super().__init__(attrs, **kwargs)
-        # the attribute shares its name with Operator.num_outputs(): keep the method usable
-        self.output_count = self.__dict__.pop("num_outputs")
         self.subgraphs = []
         self._executors = {}
         self._inferred = {}    # (kind, subgraph, given inputs) -> result: graph sweeps ask repeatedly
@@ -328,12 +326,3 @@ class Cond(_SubgraphOperator):
             if position:
                 outputs = [o if o is not None else r for o, r in zip(outputs, result)]
         return values, outputs, []
-
-
-def _output_count(self):
-    return self.output_count
-
-
-# the ``num_outputs`` attribute (in the three schemas above) shares its name with
-# Operator.num_outputs(); once the schemas are built the method takes the name back
-_SubgraphOperator.num_outputs = _output_count

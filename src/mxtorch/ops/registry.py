@@ -45,6 +45,10 @@ def register(name, *aliases, fluent=False):
         cls.aliases = tuple(aliases)
         cls.fluent = (name if fluent is True else fluent) or None
         cls.schema = collect(cls)
+        if "num_outputs" in cls.schema:
+            # the attribute's class field hides the method: give the method its name back (the
+            # parsed value lives in ``output_count``, see Operator.__init__)
+            cls.num_outputs = Operator.num_outputs
         for key in (name,) + tuple(aliases):
             if key in _REGISTRY and _REGISTRY[key] is not cls:
                 raise MXNetError(f"operator {key!r} is registered twice")
@@ -119,7 +123,9 @@ class Operator:
 
     ``is_loss`` marks the ``*Output`` heads whose backward ignores head gradients;
     ``is_amp_cast`` the casts MXNet's AMP pass inserts (``tojson(remove_amp_cast=True)`` drops them).
-    ``variadic`` operators take any number of inputs, counted by ``num_args``.
+    ``variadic`` operators take any number of inputs, counted by ``num_args``.  An attribute
+    declared as ``num_outputs`` is read as ``self.output_count`` (the method ``num_outputs()``
+    keeps its name and counts ``outputs()``).
     ``distinct_names``: aliases that are separate operators in MXNet (``Convolution_v1``);
     a node created under one is written back to JSON under that name (``json_name``).
     """
@@ -143,7 +149,10 @@ class Operator:
         given.update(kwargs)
         values = parse_params(self.schema, given, f"Operator {self.name}", "attribute", error=OperatorSchemaError)
         for key, value in values.items():
-            setattr(self, key, value)
+            # MXNet's ``num_outputs`` attribute (SliceChannel, amp_multicast, the subgraph
+            # operators) is kept as ``output_count``: ``num_outputs()`` is the method every
+            # operator has, counting ``outputs()``
+            setattr(self, "output_count" if key == "num_outputs" else key, value)
         # the attributes as given, written back to JSON unchanged
         self.attrs = {key: value if isinstance(value, str) else format_value(value)
                       for key, value in given.items() if key in self.schema}

@@ -21,33 +21,28 @@ class SliceChannel(Operator):
     axis = Attr(Int, default=1)
     squeeze_axis = Attr(Bool, default=False)
 
-    def __init__(self, attrs=None, **kwargs):
-        super().__init__(attrs, **kwargs)
-        # the attribute shares its name with Operator.num_outputs(): keep the method usable
-        self.sections = self.__dict__.pop("num_outputs")
-
     def validate(self):
-        if self.num_outputs < 1:
-            raise self.error(f"argument 'num_outputs' must be positive, got {self.num_outputs}")
+        if self.output_count < 1:
+            raise self.error(f"argument 'num_outputs' must be positive, got {self.output_count}")
 
     def outputs(self):
-        return [f"output{i}" for i in range(self.sections)]
+        return [f"output{i}" for i in range(self.output_count)]
 
     traceable = True
 
     def split_sections(self):
-        return None if self.squeeze_axis else (self.sections, self.axis)
+        return None if self.squeeze_axis else (self.output_count, self.axis)
 
     def _part(self, data):
         axis = normalize_axis(self, self.axis, len(data))
         size = data[axis]
-        if size and size % self.sections:
+        if size and size % self.output_count:
             raise self.error(f"cannot split axis {axis} of 'data' {tuple(data)} into num_outputs="
-                             f"{self.sections} equal parts")
-        if self.squeeze_axis and size and size != self.sections:
+                             f"{self.output_count} equal parts")
+        if self.squeeze_axis and size and size != self.output_count:
             raise self.error(f"squeeze_axis=True needs axis {axis} of 'data' {tuple(data)} to have size "
-                             f"num_outputs={self.sections}")
-        part = size // self.sections
+                             f"num_outputs={self.output_count}")
+        part = size // self.output_count
         if self.squeeze_axis:
             return tuple(data[:axis]) + tuple(data[axis + 1:])
         return tuple(data[:axis]) + (part,) + tuple(data[axis + 1:])
@@ -62,9 +57,9 @@ class SliceChannel(Operator):
             # the input follows from the (merged) outputs, also where it is partly known
             axis = self.axis % (len(first) + (1 if self.squeeze_axis else 0))
             if self.squeeze_axis:
-                from_outputs = tuple(first[:axis]) + (self.sections,) + tuple(first[axis:])
+                from_outputs = tuple(first[:axis]) + (self.output_count,) + tuple(first[axis:])
             else:
-                from_outputs = tuple(first[:axis]) + (first[axis] * self.sections,) + tuple(first[axis + 1:])
+                from_outputs = tuple(first[:axis]) + (first[axis] * self.output_count,) + tuple(first[axis + 1:])
             data = merge_shape(data, from_outputs, f"Operator {self.name} argument 'data'")
         if data is not None:
             part = self._part(data)
@@ -75,17 +70,10 @@ class SliceChannel(Operator):
         data = inputs[0]
         self._part(tuple(data.shape))
         axis = normalize_axis(self, self.axis, data.dim())
-        parts = torch.chunk(data, self.sections, dim=axis)
+        parts = torch.chunk(data, self.output_count, dim=axis)
         if self.squeeze_axis:
             parts = [p.squeeze(axis) for p in parts]
         return list(parts)
-
-
-def _slice_channel_count(self):
-    return self.sections
-
-
-SliceChannel.num_outputs = _slice_channel_count
 
 
 def _slice_indices(op, size, begin, end, step):

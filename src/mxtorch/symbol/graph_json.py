@@ -101,8 +101,9 @@ def _is_hidden(key):
 def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
     """The graph of ``symbol`` as MXNet 1.9.1 writes it (``Symbol.tojson``).
 
-    ``remove_amp_cast`` drops ``amp_cast`` / ``amp_multicast`` nodes (their consumers read
-    the cast's input instead), without changing ``symbol`` itself.  A node whose operator runs
+    ``remove_amp_cast`` drops ``amp_cast`` / ``amp_multicast`` nodes read by other nodes (their
+    consumers read the cast's input instead); a cast that is itself an output of ``symbol``
+    stays, as in MXNet's RemoveAmpCast pass.  ``symbol`` itself is not changed.  A node whose operator runs
     subgraphs (``_foreach``, ``_while_loop``, ``_cond``) carries them under ``"subgraphs"``,
     each written as a graph without the ``attrs`` block (``graph_attrs=False``), as MXNet does.
     """
@@ -115,8 +116,7 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
         return replace.get((id(node), index), entry)
 
     # visit with amp casts bypassed, without touching the nodes' own inputs
-    heads = [resolve(entry) for entry in outputs]
-    order = _topological_order_with(heads, resolve) if replace else topological_order(heads)
+    order = _topological_order_with(outputs, resolve) if replace else topological_order(outputs)
     index_of = {id(node): i for i, node in enumerate(order)}
     mutation_count = {}
     records = []
@@ -130,7 +130,7 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
         if node.op is None:
             arg_nodes.append(position)
         row_pointer.append(row_pointer[-1] + node.num_outputs())
-    head_entries = [(index_of[id(node)], index, 0) for node, index in heads]
+    head_entries = [(index_of[id(node)], index, 0) for node, index in outputs]
     return _write_graph(records, arg_nodes, row_pointer, head_entries, remove_amp_cast, graph_attrs)
 
 
