@@ -3,7 +3,10 @@
 ``DataDesc``, ``DataBatch``, ``DataIter``, ``NDArrayIter``, ``ResizeIter``,
 ``PrefetchingIter`` and ``MXDataIter`` live in :mod:`mxtorch.io.io`;
 ``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`; the RecordIO image
-iterators (``ImageRecordIter`` and relatives) in :mod:`mxtorch.io.image_record`.
+iterators (``ImageRecordIter`` and relatives) in :mod:`mxtorch.io.image_record` and
+``ImageDetRecordIter`` in :mod:`mxtorch.io.image_det_record`, on a shared reading / batching
+backend (:mod:`mxtorch.io.record_source`), pixel augmentation (:mod:`mxtorch.io.image_augment`)
+and parameter declarations (:mod:`mxtorch.io.image_record_arguments`).
 """
 from . import io
 from . import utils
