@@ -7,6 +7,8 @@ det.rec/.idx, multilabel.rec/.idx (image records with array labels), iterators.j
 iterators.npz (ImageRecordIter / ImageRecordUInt8Iter / ImageRecordInt8Iter /
 ImageDetRecordIter batches), mean_img.nd (the mean image MXNet computed) and image.npz
 (mx.image functions, augmenters and iterators under seeded random).
+It reads the shared cases of index.json (images_png / images_jpg95 / raw_records records and the
+imagerecorditer_* batches), which tools/gen_recordio_seed.py rebuilds.
 """
 import json
 import random
