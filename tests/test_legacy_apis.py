@@ -222,6 +222,27 @@ def test_group2ctx_places_arrays_and_outputs_and_keeps_the_numbers():
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
 
 
+def test_group2ctx_every_node_output_is_on_its_group_context():
+    """Each node's output (the monitor sees all of them; an internal output of the graph too)
+    is an array of its ``ctx_group``'s context, and the numbers are the single-device ones."""
+    net = mx.sym.Group([_two_group_net().get_internals()["fc1_output"], _two_group_net()])
+    seen = {}
+    ex = net.simple_bind(mx.cpu(0), group2ctx={"dev1": mx.cpu(2), "dev2": mx.cpu(3)}, a=(4, 5))
+    single = net.simple_bind(mx.cpu(0), a=(4, 5))
+    for name, array in ex.arg_dict.items():
+        array[:] = np.random.RandomState(len(name)).randn(*array.shape)
+        single.arg_dict[name][:] = array
+    ex.set_monitor_callback(lambda name, array: seen.__setitem__(name, array.context), monitor_all=True)
+    outputs = ex.forward(is_train=False)
+    assert [o.context for o in outputs] == [mx.cpu(2), mx.cpu(3)]
+    assert seen["fc1_output"] == mx.cpu(2) and seen["fc2_output"] == mx.cpu(3)
+    assert seen["fc2_data"] == mx.cpu(3)              # the input copied onto fc2's device
+    assert [k for k, v in seen.items() if k.endswith("_output") and v == mx.cpu(3)] == \
+        [k for k in seen if k.endswith("_output") and not k.startswith("fc1")]
+    for got, expected in zip(outputs, single.forward(is_train=False)):
+        np.testing.assert_allclose(got.asnumpy(), expected.asnumpy(), rtol=1e-6)
+
+
 def test_module_group2ctxs_forms_give_input_grads_on_group_contexts():
     with mx.AttrScope(ctx_group="dev1"):
         a = mx.sym.Variable("a") * 2

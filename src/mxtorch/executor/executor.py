@@ -428,8 +428,6 @@ class Executor:
         # last reader: what autograd does not keep is freed during the forward pass, not after it
         steps, release = (self._steps, None) if monitor is not None else (self._run_steps, self._release)
         for position, step in enumerate(steps):
-            if monitor is not None and self._monitor_all:
-                self._monitor_inputs(monitor, step, values)
             if step.context is not None:
                 # model parallelism: copy the inputs onto this node's device (a no-op when
                 # they are there already; differentiable, so gradients flow back across)
@@ -437,6 +435,8 @@ class Executor:
                 for i in step.inputs:
                     if values[i].device != device:
                         values[i] = values[i].to(device)
+            if monitor is not None and self._monitor_all:
+                self._monitor_inputs(monitor, step, values)
             if step.constant_shape is not None:
                 device = self._device if step.context is None else step.context.torch_device
                 results = [step.op.create(step.constant_shape, device)]
@@ -459,8 +459,9 @@ class Executor:
                     values[slot_index] = None
             if monitor is not None:
                 names = step.node.output_names()
+                context = self._ctx if step.context is None else step.context
                 for name, tensor in zip(names[:step.op.num_visible_outputs()], results):
-                    monitor(name, NDArray(tensor.detach(), self._ctx))
+                    monitor(name, NDArray(tensor.detach(), context))
 
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs with respect to the arguments whose grad_req is not 'null'.
@@ -569,11 +570,12 @@ class Executor:
         and auxiliary-state names of the operator), a variable input first under its own name,
         as MXNet 1.9.1 reported them."""
         names = list(step.op.arguments()) + list(step.op.auxiliary_states())
+        context = self._ctx if step.context is None else step.context     # the inputs were copied there
         for (child, _), name, slot_index in zip(step.node.inputs, names, step.inputs + step.aux):
             tensor = values[slot_index].detach()
             if child.op is None:
-                callback(child.name, NDArray(tensor, self._ctx))
-            callback(f"{step.node.name}_{name}", NDArray(tensor, self._ctx))
+                callback(child.name, NDArray(tensor, context))
+            callback(f"{step.node.name}_{name}", NDArray(tensor, context))
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, NDArray)`` with every node output after each forward; with
