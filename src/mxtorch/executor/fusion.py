@@ -7,9 +7,11 @@
     c_t     = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(g)
     h_t     = sigmoid(o) * tanh(c_t)
 
-(each node recognised by what its operator declares, ``arithmetic_kind()``,
-``activation_kind()``, ``split_sections()``, ``dense_units()``, not by its name) which is, gate for gate and in the same gate order, the recurrence of torch's LSTM
+which is, gate for gate and in the same gate order, the recurrence of torch's LSTM
 (``torch.nn.LSTM``: ``i, f, g, o`` chunks of ``x W_ih^T + b_ih + h W_hh^T + b_hh``).
+Each node is recognised by what its operator declares (``arithmetic_kind()``,
+``activation_kind()``, ``split_sections()``, ``dense_units()``), not by its name, so the
+same recurrence written with ``sigmoid`` / ``tanh`` / ``split`` is found too.
 ``mx.rnn.GRUCell`` splits i2h and h2h into ``r, z, n`` thirds and computes
 ``n = tanh(i2h_n + r * h2h_n)``, ``h_t = (1 - z) * n + z * h_{t-1}``: torch's GRU, gate for gate.
 :func:`fuse_recurrent_chains` finds runs of such cells sharing their four weights, where each
