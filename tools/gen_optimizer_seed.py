@@ -25,6 +25,8 @@ import sys
 import numpy as np
 import mxnet as mx
 
+from seed_files import same_arrays, write_json_if_changed, write_npz_if_changed
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                                          "tests", "data", "optimizer")
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "optimizer")
@@ -69,12 +71,6 @@ def run_case(case, source):
     return arrays
 
 
-def _same(path, arrays):
-    stored = np.load(path)
-    return sorted(stored.files) == sorted(arrays) and all(
-        stored[key].dtype == arrays[key].dtype and np.array_equal(stored[key], arrays[key]) for key in arrays)
-
-
 def main():
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(SOURCE, "index.json")) as handle:
@@ -84,11 +80,9 @@ def main():
     for case, old in zip(index["cases"], committed["cases"]):
         source_path = os.path.join(SOURCE, case["file"])
         arrays = run_case(case, np.load(source_path))
-        same = _same(source_path, arrays) and case == old
+        same = same_arrays(source_path, arrays) and case == old
         differing += not same
-        target = os.path.join(OUT, case["file"])
-        if not (os.path.exists(target) and _same(target, arrays)):
-            np.savez_compressed(target, **arrays)
+        write_npz_if_changed(os.path.join(OUT, case["file"]), arrays)
         print("%-26s %s" % (case["name"], "reproduced" if same else "DIFFERS"))
     for curve, old in zip(index["schedulers"], committed["schedulers"]):
         scheduler = _scheduler(curve)
@@ -96,15 +90,7 @@ def main():
         same = curve == old
         differing += not same
         print("%-26s %s" % ("scheduler " + curve["name"], "reproduced" if same else "DIFFERS"))
-    path = os.path.join(OUT, "index.json")
-    existing = None
-    if os.path.exists(path):
-        with open(path) as handle:
-            existing = json.load(handle)
-    if existing != index:
-        with open(path, "w") as handle:
-            json.dump(index, handle, indent=1)
-            handle.write("\n")
+    write_json_if_changed(os.path.join(OUT, "index.json"), index)
     sys.exit(1 if differing else 0)
 
 

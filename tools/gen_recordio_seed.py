@@ -31,26 +31,11 @@ import sys
 import numpy as np
 import mxnet as mx
 
+from seed_files import same_arrays, write_json_if_changed, write_npz_if_changed
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                                          "tests", "data", "recordio")
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "recordio")
-
-
-def _arrays_equal(path, arrays):
-    if not os.path.exists(path):
-        return False
-    stored = np.load(path)
-    return sorted(stored.files) == sorted(arrays) and all(
-        stored[key].dtype == arrays[key].dtype and np.array_equal(stored[key], arrays[key]) for key in arrays)
-
-
-def _write_npz(name, arrays):
-    """Write ``arrays`` unless the file already holds exactly them; returns whether it did."""
-    path = os.path.join(OUT, name)
-    if _arrays_equal(path, arrays):
-        return False
-    np.savez_compressed(path, **arrays)
-    return True
 
 
 def _write_bytes(name, reference):
@@ -155,20 +140,12 @@ def main():
     for case in order:
         source = np.load(os.path.join(SOURCE, case["file"]))
         arrays, same_bytes = KINDS[case["kind"]](case, source)
-        same_arrays = _arrays_equal(os.path.join(SOURCE, case["file"]), arrays)
-        _write_npz(case["file"], arrays)
-        differences += not (same_bytes and same_arrays)
+        reproduced = same_arrays(os.path.join(SOURCE, case["file"]), arrays)
+        write_npz_if_changed(os.path.join(OUT, case["file"]), arrays)
+        differences += not (same_bytes and reproduced)
         print("%-28s files %s, arrays %s" % (case["name"], "reproduced" if same_bytes else "DIFFER",
-                                             "reproduced" if same_arrays else "DIFFER"))
-    path = os.path.join(OUT, "index.json")
-    existing = None
-    if os.path.exists(path):
-        with open(path) as handle:
-            existing = json.load(handle)
-    if existing != index:
-        with open(path, "w") as handle:
-            json.dump(index, handle, indent=1)
-            handle.write("\n")
+                                             "reproduced" if reproduced else "DIFFER"))
+    write_json_if_changed(os.path.join(OUT, "index.json"), index)
     print("index.json", "reproduced" if index == committed_index else "DIFFERS")
     differences += index != committed_index
     sys.exit(1 if differences else 0)
