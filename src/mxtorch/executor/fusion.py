@@ -293,10 +293,11 @@ def _match_gru_cell(position, steps, producer, readers, outputs):
 
 
 def _dense_pair(fcs, gates):
-    """Whether the two dense steps ``fcs`` have one size, divisible by ``gates``, and both have
-    biases or neither has."""
+    """Whether the two steps ``fcs`` are dense layers (``dense_units()``) of one size, divisible
+    by ``gates``, both with biases or neither."""
     units = [fc.op.dense_units() for fc in fcs]
-    return len(fcs[0].inputs) == len(fcs[1].inputs) and units[0] == units[1] and units[0] % gates == 0
+    return (units[0] is not None and units[0] == units[1] and units[0] % gates == 0
+            and len(fcs[0].inputs) == len(fcs[1].inputs))
 
 
 def _check_shapes(chain, shapes, dtypes):
