@@ -8,6 +8,7 @@ mxtorch.
 __version__ = "1.9.1"
 
 from . import base
+from . import error
 from .base import MXNetError
 from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
