@@ -33,7 +33,7 @@ __all__ = [
     "c_str", "c_str_array", "c_array", "c_array_buf", "c_handle_array", "ctypes2buffer",
     "ctypes2numpy_shared", "build_param_doc", "add_fileline_to_docstring",
     "error_types", "register_error", "c2pyerror", "get_last_ffi_error", "check_call",
-    "MXCallbackList", "classproperty", "with_metaclass",
+    "MXCallbackList", "classproperty", "with_metaclass", "NDArrayBase", "SymbolBase",
 ]
 
 basestring = str
@@ -350,3 +350,18 @@ def with_metaclass(meta, *bases):
             return meta.__prepare__(name, bases)
 
     return type.__new__(_Temporary, "temporary_class", (), {})
+
+
+# -- the handle-holding base classes ------------------------------------------------------------------
+class NDArrayBase:
+    """Base class of ``NDArray`` (MXNet's ``mxnet._ctypes.ndarray.NDArrayBase``, the holder of the
+    C handle).  Under mxtorch an array holds a torch tensor, not a handle; the class stays so that
+    ``isinstance(x, NDArrayBase)`` checks in legacy code keep working."""
+    __slots__ = ()
+
+
+class SymbolBase:
+    """Base class of ``Symbol`` (MXNet's ``mxnet._ctypes.symbol.SymbolBase``, the holder of the C
+    handle).  Under mxtorch a Symbol holds its graph nodes; the class stays so that
+    ``isinstance(s, SymbolBase)`` checks in legacy code keep working."""
+    __slots__ = ()

@@ -20,6 +20,8 @@ import secrets
 import threading
 
 from .base import MXNetError
+# names MXNet 1.9.1's mxnet.util had in its namespace from its ctypes binding
+from .base import (c_str, check_call, py_str)  # noqa: E402,F401
 
 __all__ = ["atomic_write", "atomic_write_group", "recover_group", "getenv", "setenv", "get_gpu_count", "get_gpu_memory",
            "get_cuda_compute_capability", "is_np_shape", "is_np_array", "set_np_shape", "set_np",

@@ -22,6 +22,10 @@ import torch
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .utils import _init_data, _getdata_by_idx
+# names MXNet 1.9.1's mxnet.io.io had in its namespace from its ctypes binding
+from ..base import (  # noqa: E402,F401
+    DataIterHandle, NDArrayHandle, c_str_array, check_call, mx_real_t, mx_uint, py_str,
+)
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter", "MXDataIter"]
 
@@ -631,3 +635,11 @@ class MXDataIter(_CurrentBatchIter):
 
     def getlabel(self):
         return self.current_batch.label[0]
+
+# names MXNet 1.9.1's mxnet.io.io had in its namespace (imported there, not defined)
+from ..ndarray.ndarray import array, concat  # noqa: E402,F401
+from ..ndarray import tile  # noqa: E402,F401
+from ..ndarray.sparse import CSRNDArray  # noqa: E402,F401
+from .native import CSVIter, MNISTIter  # noqa: E402,F401
+from .image_record import (ImageDetRecordIter, ImageRecordInt8Iter, ImageRecordIter, ImageRecordIter_v1,  # noqa: E402,F401
+                           ImageRecordUInt8Iter, ImageRecordUInt8Iter_v1)

@@ -8,6 +8,11 @@ from .. import autograd
 from ..base import MXNetError
 from ..ops import registry
 from .ndarray import NDArray
+# names MXNet 1.9.1's mxnet.ndarray.register had in its namespace from its ctypes binding
+from ..base import (check_call, mx_uint, py_str)  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.ndarray.register had in its namespace (imported there, not defined)
+from ..base_ctypes import NDArrayBase  # noqa: E402,F401
+from ..util import use_np_shape  # noqa: E402,F401
 
 __all__ = ["invoke", "install", "install_fluent_methods", "invoke_method",
            "OperatorNamespace"]
