@@ -423,3 +423,11 @@ def unscale(optimizer_or_trainer):
         for grad in grads:
             grad[:] *= optimizer_or_trainer._scale
     optimizer_or_trainer._scale = 1.0
+
+# names MXNet 1.9.1's mxnet.contrib.amp.amp had in its namespace (imported there, not defined)
+from array import array  # noqa: E402,F401
+from ...base import BFLOAT16 as bfloat16  # noqa: E402,F401
+from ...context import gpu  # noqa: E402,F401
+from ...module.bucketing_module import BucketingModule  # noqa: E402,F401
+from ...ndarray.ndarray import NDArray  # noqa: E402,F401
+from ...symbol.symbol import Symbol  # noqa: E402,F401
