@@ -22,7 +22,7 @@ import torch
 from ..base import MXNetError, MXNetUserWarning, MXNetValueError, py_str
 from ..ndarray.ndarray import NDArray
 # names MXNet 1.9.1's mxnet.optimizer.optimizer had in its namespace (imported there, not defined)
-from ..ndarray import abs as NDabs, norm as NDnorm  # noqa: E402,F401
+from ..ndarray import abs as NDabs, norm as NDnorm, mp_lamb_update_phase1, mp_lamb_update_phase2  # noqa: E402,F401
 from ..util import is_np_array  # noqa: E402,F401
 
 __all__ = ["Optimizer", "Updater", "get_updater", "create", "register"]
