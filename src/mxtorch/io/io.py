@@ -563,6 +563,10 @@ class NDArrayIter(DataIter):
         self.data_list = [array for _, array in self.data] + [array for _, array in self.label]
 
 
+def _as_batch_array(value):
+    return value if isinstance(value, NDArray) else NDArray(torch.from_numpy(value))
+
+
 class MXDataIter(_CurrentBatchIter):
     """The iterator object that file-reading iterators (``CSVIter``, ``MNISTIter``) return.
 
@@ -611,8 +615,9 @@ class MXDataIter(_CurrentBatchIter):
         if result is None:
             return False
         data, label, pad, index = result
-        self.current_batch = DataBatch(data=[NDArray(torch.from_numpy(data))],
-                                  label=[NDArray(torch.from_numpy(label))], pad=pad, index=index)
+        # the backend hands NumPy arrays, or NDArrays where it builds them (LibSVMIter's CSR batches)
+        self.current_batch = DataBatch(data=[_as_batch_array(data)], label=[_as_batch_array(label)], pad=pad,
+                                       index=index)
         return True
 
     def next(self):
@@ -641,5 +646,6 @@ from ..ndarray.ndarray import array, concat  # noqa: E402,F401
 from ..ndarray import tile  # noqa: E402,F401
 from ..ndarray.sparse import CSRNDArray  # noqa: E402,F401
 from .native import CSVIter, MNISTIter  # noqa: E402,F401
+from .libsvm import LibSVMIter  # noqa: E402,F401
 from .image_record import (ImageDetRecordIter, ImageRecordInt8Iter, ImageRecordIter, ImageRecordIter_v1,  # noqa: E402,F401
                            ImageRecordUInt8Iter, ImageRecordUInt8Iter_v1)
