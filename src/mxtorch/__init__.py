@@ -55,4 +55,8 @@ from . import libinfo
 from . import contrib
 from . import operator
 from . import gluon
+from . import log
+from . import notebook
+from . import torch  # MXNet's Lua Torch plug-in module (mx.th); PyTorch stays `import torch`
+from . import torch as th
 from .install import install_as_mxnet

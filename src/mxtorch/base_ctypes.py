@@ -104,26 +104,37 @@ def c_array_buf(ctype, buf):
     return (ctype * len(buf)).from_buffer(buf)
 
 
-def c_handle_array(objs):
-    """A ``(ctypes.c_void_p * len(objs))`` array of the ``.handle`` of each object.
+class _NoHandleError(AttributeError):
+    """Raised by ``c_handle_array`` for an object without a C pointer handle; ``base`` makes it
+    an MXNetError subclass as well (see ``_no_handle_error``)."""
 
-    mxtorch's NDArray and Symbol live in PyTorch and have no C handle: they raise an error that
-    is both an MXNetError and an AttributeError (MXNet raised AttributeError for objects without
-    a handle), naming the object's type."""
+
+def _no_handle_error(obj):
+    from .base import MXNetError
+
+    class NoCHandleError(MXNetError, _NoHandleError):
+        pass
+    return NoCHandleError(
+        f"c_handle_array: a {type(obj).__name__} has no C handle (mxtorch objects live in PyTorch, with "
+        f"no MXNet C library behind them; an NDArray's .handle is its torch.Tensor); expected objects "
+        f"whose .handle is a ctypes pointer")
+
+
+def c_handle_array(objs):
+    """A ``(ctypes.c_void_p * len(objs))`` array of the ``.handle`` of each object (a ctypes
+    pointer, an address or None).
+
+    mxtorch's NDArray and Symbol have no C handle (``NDArray.handle`` is its torch tensor): they
+    raise an error that is both an MXNetError and an AttributeError (MXNet raised AttributeError
+    for objects without a handle), naming the object's type."""
     handles = []
     for obj in objs:
-        try:
-            handles.append(obj.handle)
-        except AttributeError:
-            from .base import MXNetError
-
-            class _NoHandleError(MXNetError, AttributeError):
-                pass
-
-            raise _NoHandleError(
-                f"c_handle_array: a {type(obj).__name__} has no C handle (mxtorch objects live in "
-                f"PyTorch, with no MXNet C library behind them); expected objects with a .handle "
-                f"attribute") from None
+        handle = getattr(obj, "handle", _NoHandleError)
+        if isinstance(handle, ctypes.c_void_p):
+            handle = handle.value
+        if handle is not None and not isinstance(handle, int):
+            raise _no_handle_error(obj)
+        handles.append(handle)
     array = (ctypes.c_void_p * len(objs))()
     array[:] = handles
     return array
