@@ -5,6 +5,7 @@ from .ndarray import (NDArray, array, zeros, ones, empty, full, arange, linspace
                       lesser, lesser_equal, logical_and, logical_or, logical_xor, split_v2, histogram, from_numpy,
                       from_dlpack, to_dlpack_for_read, to_dlpack_for_write, CachedOp)
 from .serialization import save, load, load_frombuffer
+from .legacy import imdecode  # noqa: F401  (MXNet's deprecated mx.nd.imdecode)
 from .indexing import (get_indexing_dispatch_code, get_oshape_of_gather_nd_op,  # noqa: F401
                        indexing_key_expand_implicit_axes)
 from . import register as _register
