@@ -528,7 +528,9 @@ def _check_ufunc_keywords(function_name, kwargs, unary):
             if np_ufunc_legal_option(key, value):
                 suffix = f" for operator {function_name}" if unary else ""
                 raise UfuncOptionNotImplemented(f"{key}={value} is not implemented yet{suffix}")
-            raise MXNetTypeError(f"{key}={value} not understood for operator {function_name}")
+            if unary:
+                raise MXNetTypeError(f"{key}={value} not understood for operator {function_name}")
+            raise MXNetTypeError(f"{key} {value} not understood")
 
 
 def wrap_np_unary_func(func):
