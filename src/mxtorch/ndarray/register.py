@@ -256,3 +256,12 @@ class OperatorNamespace:
 
     def __dir__(self):
         return registry.list_operators()
+
+
+def __getattr__(name):
+    # MXNet's mxnet.ndarray.register imported the contrib AdamW updates; they resolve to the
+    # registered operators when those are declared (``_contrib_adamw_update``, ...)
+    if name in ("adamw_update", "mp_adamw_update"):
+        from . import contrib
+        return getattr(contrib, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -38,3 +38,12 @@ def install(namespace):
         if op_name in namespace and op_name in ("zeros", "ones"):
             continue
         namespace[op_name] = make_function(op_name)
+
+
+def __getattr__(name):
+    # MXNet's mxnet.symbol.register imported the contrib AdamW updates; they resolve to the
+    # registered operators when those are declared (``_contrib_adamw_update``, ...)
+    if name in ("adamw_update", "mp_adamw_update"):
+        from . import contrib
+        return getattr(contrib, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
