@@ -29,7 +29,8 @@ from .base import MXNetError
 from .ops import registry as _registry
 from .ops.custom import register_custom_prop
 # names MXNet 1.9.1's mxnet.operator had in its namespace from its ctypes binding
-from ctypes import CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_int, c_void_p, cast, pointer  # noqa: E402,F401
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_int,  # noqa: E402,F401
+                    c_void_p, cast, pointer)
 from .base import (  # noqa: E402,F401
     MXCallbackList, NDArrayHandle, OpHandle, c_array, c_array_buf, c_str, check_call, ctypes2numpy_shared,
     mx_float, mx_int, mx_uint, py_str,

@@ -2,7 +2,8 @@
 
 ``DataDesc``, ``DataBatch``, ``DataIter``, ``NDArrayIter``, ``ResizeIter``,
 ``PrefetchingIter`` and ``MXDataIter`` live in :mod:`mxtorch.io.io`;
-``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`; ``LibSVMIter`` in :mod:`mxtorch.io.libsvm`; the RecordIO image
+``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`; ``LibSVMIter`` in
+:mod:`mxtorch.io.libsvm`; the RecordIO image
 iterators (``ImageRecordIter`` and relatives) in :mod:`mxtorch.io.image_record`.
 """
 from . import io
@@ -14,5 +15,6 @@ from .image_record import (ImageRecordIter, ImageRecordUInt8Iter, ImageRecordInt
                            ImageRecordIter_v1, ImageRecordUInt8Iter_v1)
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter",
-           "MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter", "ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter",
+           "MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter",
+           "ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter",
            "ImageDetRecordIter", "ImageRecordIter_v1", "ImageRecordUInt8Iter_v1"]
