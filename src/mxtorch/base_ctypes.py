@@ -104,17 +104,20 @@ def c_array_buf(ctype, buf):
     return (ctype * len(buf)).from_buffer(buf)
 
 
-class _NoHandleError(AttributeError):
-    """Raised by ``c_handle_array`` for an object without a C pointer handle; ``base`` makes it
-    an MXNetError subclass as well (see ``_no_handle_error``)."""
+_NO_HANDLE_ERROR = []
+_MISSING = object()
 
 
 def _no_handle_error(obj):
-    from .base import MXNetError
+    """The error for an object without a C pointer handle: an MXNetError that is also the
+    AttributeError MXNet raised (the class is made on first use: ``base`` imports this module)."""
+    if not _NO_HANDLE_ERROR:
+        from .base import MXNetError
 
-    class NoCHandleError(MXNetError, _NoHandleError):
-        pass
-    return NoCHandleError(
+        class NoCHandleError(MXNetError, AttributeError):
+            """An object passed where MXNet wanted a C handle has none."""
+        _NO_HANDLE_ERROR.append(NoCHandleError)
+    return _NO_HANDLE_ERROR[0](
         f"c_handle_array: a {type(obj).__name__} has no C handle (mxtorch objects live in PyTorch, with "
         f"no MXNet C library behind them; an NDArray's .handle is its torch.Tensor); expected objects "
         f"whose .handle is a ctypes pointer")
@@ -129,7 +132,7 @@ def c_handle_array(objs):
     for objects without a handle), naming the object's type."""
     handles = []
     for obj in objs:
-        handle = getattr(obj, "handle", _NoHandleError)
+        handle = getattr(obj, "handle", _MISSING)
         if isinstance(handle, ctypes.c_void_p):
             handle = handle.value
         if handle is not None and not isinstance(handle, int):
