@@ -181,3 +181,23 @@ def test_record_and_folder_image_datasets(tmp_path):
     np.testing.assert_array_equal(image.asnumpy(), images[2])
     with pytest.raises(MXNetError, match="idx"):
         gdata.RecordFileDataset(str(tmp_path / "missing.rec"))
+
+
+def test_wikitext2_reads_placed_tokens_like_mxnet(tmp_path):
+    # MXNet 1.9.1 on the same file (its SHA-1 check bypassed): vocabulary order and shifted rows
+    import zipfile
+    from mxtorch.gluon.contrib.data.text import WikiText2
+    tokens = " = Title = \n\n the cat sat on the mat . \n the dog sat . \n"
+    with zipfile.ZipFile(tmp_path / "wikitext-2-v1.zip", "w") as bundle:      # placed as the archive
+        bundle.writestr("wikitext-2/wiki.train.tokens", tokens)
+    with pytest.warns(UserWarning, match="differs from the published"):
+        data = WikiText2(root=str(tmp_path), segment="train", seq_len=3)
+    assert data.vocabulary.idx_to_token == ["<unk>", "<eos>", "the", ".", "=", "sat", "Title", "cat", "dog", "mat",
+                                            "on"]
+    assert data.frequencies["the"] == 3 and len(data) == 5
+    rows = [(d.asnumpy().tolist(), l.asnumpy().tolist()) for d, l in (data[i] for i in range(len(data)))]
+    assert rows == [([4, 6, 4], [6, 4, 1]), ([1, 2, 7], [2, 7, 5]), ([5, 10, 2], [10, 2, 9]),
+                    ([9, 3, 1], [3, 1, 2]), ([2, 8, 5], [8, 5, 3])]
+    assert data[0][0].dtype == np.int32
+    with pytest.raises(MXNetError, match="wiki.valid.tokens"):
+        WikiText2(root=str(tmp_path), segment="validation")

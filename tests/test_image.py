@@ -262,3 +262,30 @@ def test_imrotate():
         mx.image.imrotate(mx.nd.zeros((3, 4, 4), dtype="uint8"), 10)
     with pytest.raises(ValueError):
         mx.image.imrotate(chw, 10, zoom_in=True, zoom_out=True)
+
+
+def test_nd_imdecode_channels_first_bgr_with_clip_mean_and_out():
+    # mx.nd.imdecode (deprecated, mxnet.ndarray.ndarray): (channels, height, width) float32 in
+    # OpenCV's BGR order, as MXNet's C++ decoder wrote it.  MXNet 1.9.1 itself could not decode
+    # Python bytes here, so the expectation is the BGR reference image transposed.
+    encoded = REFERENCE["png"].tobytes()
+    bgr = REFERENCE["imdecode_bgr"].astype(np.float32).transpose(2, 0, 1)
+    decoded = mx.nd.imdecode(encoded)
+    assert decoded.dtype == np.float32 and decoded.shape == bgr.shape
+    np.testing.assert_array_equal(decoded.asnumpy(), bgr)
+    clipped = mx.nd.imdecode(encoded, clip_rect=(2, 1, 7, 4))
+    np.testing.assert_array_equal(clipped.asnumpy(), bgr[:, 1:4, 2:7])
+    mean = mx.nd.ones(bgr.shape) * 10
+    np.testing.assert_array_equal(mx.nd.imdecode(encoded, mean=mean).asnumpy(), bgr - 10)
+    gray = mx.nd.imdecode(encoded, channels=1)
+    np.testing.assert_array_equal(gray.asnumpy()[0], REFERENCE["imdecode_gray"][:, :, 0].astype(np.float32))
+    out = mx.nd.zeros((2,) + bgr.shape)
+    assert mx.nd.imdecode(encoded, out=out, index=1) is out
+    np.testing.assert_array_equal(out.asnumpy()[1], bgr)
+    assert out.asnumpy()[0].sum() == 0
+    with pytest.raises(MXNetError, match="failed to decode"):
+        mx.nd.imdecode(b"not an image")
+    with pytest.raises(MXNetError, match="mean has shape"):
+        mx.nd.imdecode(encoded, mean=mx.nd.ones((3, 2, 2)))
+    with pytest.raises(MXNetError, match="reaches outside"):
+        mx.nd.imdecode(encoded, clip_rect=(0, 0, 500, 500))

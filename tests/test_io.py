@@ -421,3 +421,68 @@ def test_mxdataiter_iter_next_protocol_reads_every_batch_once():
         seen.append(it.getindex().tolist())
     assert seen == [[0, 1, 2], [3, 4, 5], [6, 4, 5]]
     assert isinstance(it.getdata()[0]._tensor, torch.Tensor)
+
+
+# -- LibSVMIter: expected batches recorded with MXNet 1.9.1 on the same files ----------------------------
+_LIBSVM_DATA = "1 0:1.5 2:2\n0 1:3\n2 0:0.5 3:4\n1\n0 2:7\n"
+_LIBSVM_LABELS = "0 0:1 1:2\n1 1:3\n0 0:4\n1 1:5\n0 0:6\n"
+
+
+def _libsvm_files(tmp_path):
+    data, labels = tmp_path / "data.libsvm", tmp_path / "labels.libsvm"
+    data.write_text(_LIBSVM_DATA)
+    labels.write_text(_LIBSVM_LABELS)
+    return str(data), str(labels)
+
+
+def test_libsvmiter_batches_wrap_and_continue_like_mxnet(tmp_path):
+    data, _ = _libsvm_files(tmp_path)
+    it = mx.io.LibSVMIter(data_libsvm=data, data_shape=(4,), batch_size=2)
+    assert it.provide_data[0].shape == (2, 4) and it.provide_label[0].shape == (2,)
+    epochs = []
+    for _ in range(2):
+        epochs.append([(type(b.data[0]).__name__, b.data[0].asnumpy().tolist(), b.label[0].asnumpy().tolist(), b.pad,
+                        b.index.tolist()) for b in it])
+        it.reset()
+    assert epochs[0] == [
+        ("CSRNDArray", [[1.5, 0, 2, 0], [0, 3, 0, 0]], [1, 0], 0, [0, 1]),
+        ("CSRNDArray", [[0.5, 0, 0, 4], [0, 0, 0, 0]], [2, 1], 0, [2, 3]),
+        ("CSRNDArray", [[0, 0, 7, 0], [1.5, 0, 2, 0]], [0, 1], 1, [4, 0])]
+    # the next epoch starts after the row that completed the last batch
+    assert [(b[1], b[2], b[3]) for b in epochs[1]] == [
+        ([[0, 3, 0, 0], [0.5, 0, 0, 4]], [0, 2], 0), ([[0, 0, 0, 0], [0, 0, 7, 0]], [1, 0], 0)]
+
+
+def test_libsvmiter_sparse_labels_parts_and_errors(tmp_path):
+    data, labels = _libsvm_files(tmp_path)
+    it = mx.io.LibSVMIter(data_libsvm=data, data_shape=(4,), label_libsvm=labels, label_shape=(2,), batch_size=3)
+    batches = [(type(b.label[0]).__name__, b.label[0].asnumpy().tolist(), b.pad) for b in it]
+    assert batches == [("CSRNDArray", [[1, 2], [0, 3], [4, 0]], 0), ("CSRNDArray", [[0, 5], [6, 0], [1, 2]], 1)]
+    parts = [[(b.data[0].asnumpy().tolist(), b.pad) for b in
+              mx.io.LibSVMIter(data_libsvm=data, data_shape=(4,), batch_size=2, num_parts=2, part_index=index)]
+             for index in range(2)]
+    assert parts == [[([[1.5, 0, 2, 0], [0, 3, 0, 0]], 0), ([[0.5, 0, 0, 4], [1.5, 0, 2, 0]], 1)],
+                     [([[0, 0, 0, 0], [0, 0, 7, 0]], 0)]]
+    with pytest.raises(MXNetError, match="feature index 2, outside"):
+        mx.io.LibSVMIter(data_libsvm=data, data_shape=(2,), batch_size=2)
+    with pytest.raises(MXNetError, match="round_batch=False is not supported"):
+        mx.io.LibSVMIter(data_libsvm=data, data_shape=(4,), batch_size=2, round_batch=False)
+    with pytest.raises(MXNetError, match="needs label_libsvm"):
+        mx.io.LibSVMIter(data_libsvm=data, data_shape=(4,), batch_size=2, label_shape=(3,))
+    with pytest.raises(MXNetError, match="does not exist"):
+        mx.io.LibSVMIter(data_libsvm=str(tmp_path / "missing"), data_shape=(4,), batch_size=2)
+    assert mx.io.io.LibSVMIter is mx.io.LibSVMIter
+
+
+def test_dataloaderiter_feeds_gluon_batches_to_module_code():
+    from mxtorch.contrib.io import DataLoaderIter
+    features = np.arange(30, dtype=np.float32).reshape(10, 3)
+    dataset = mx.gluon.data.ArrayDataset(features, np.arange(10).astype(np.float32))
+    it = DataLoaderIter(mx.gluon.data.DataLoader(dataset, batch_size=4), dtype="float16")
+    assert [d.shape for d in it.provide_data] == [(4, 3)] and it.provide_label[0].name == "softmax_label"
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 0, 2] and batches[0].data[0].dtype == np.float16
+    np.testing.assert_array_equal(batches[2].data[0].asnumpy(), np.concatenate([features[8:], np.zeros((2, 3))]))
+    assert batches[2].label[0].asnumpy().tolist() == [8, 9, 0, 0]
+    it.reset()
+    assert len(list(it)) == 3

@@ -31,3 +31,49 @@ def test_symbol_files_in_latin1_load_and_garbage_raises(tmp_path):
     garbage.write_bytes(bytes(range(256)))
     with pytest.raises(mx.MXNetError, match="garbage-symbol.json"):
         mx.sym.load(str(garbage))
+
+
+def test_generated_namespaces_carry_the_names_mxnet_modules_imported():
+    import mxtorch.symbol.register as symbol_register
+    assert mx.nd.random.NDArray is mx.nd.NDArray and mx.nd.random.current_context is mx.current_context
+    assert mx.sym.random.Symbol is mx.sym.Symbol and mx.nd.op.CachedOp is mx.nd.CachedOp
+    assert mx.nd.random.numeric_types is mx.base.numeric_types
+    # mxnet.symbol.register generates the mx.sym operator functions
+    fc = symbol_register.make_function("FullyConnected")(mx.sym.var("x"), num_hidden=2, name="fc")
+    assert fc.list_arguments() == ["x", "fc_weight", "fc_bias"]
+    namespace = {}
+    symbol_register.install(namespace)
+    assert "Convolution" in namespace and symbol_register.SymbolBase is mx.symbol.symbol.SymbolBase
+
+
+def test_notebook_placeholders_when_bokeh_or_pandas_are_missing():
+    import importlib.util
+    from mxtorch import notebook
+    from mxtorch.notebook import callback
+    if importlib.util.find_spec("bokeh") is None:
+        assert notebook.bokeh is notebook.Bokeh_Failed_To_Import
+    if importlib.util.find_spec("pandas") is None:
+        assert callback.pd is callback.Pandas_Failed_To_Import
+    with pytest.raises(AttributeError):
+        notebook.no_such_name
+
+
+def test_ufunc_keyword_checks_match_mxnet():
+    import numpy as np
+    from mxtorch import util
+    # MXNet 1.9.1: np_ufunc_legal_option and the wrap_np_*_func errors
+    assert [util.np_ufunc_legal_option("dtype", np.float32), util.np_ufunc_legal_option("dtype", "int16"),
+            util.np_ufunc_legal_option("casting", "bad"), util.np_ufunc_legal_option("order", "C"),
+            util.np_ufunc_legal_option("subok", 1)] == [True, False, False, True, False]
+    add = util.wrap_np_binary_func(lambda a, b, out=None: a + b)
+    assert add(1, 2, where=True, casting="same_kind") == 3
+    with pytest.raises(NotImplementedError, match="casting=unsafe is not implemented yet"):
+        add(1, 2, casting="unsafe")
+    with pytest.raises(TypeError, match="foo is an invalid keyword"):
+        add(1, 2, foo=1)
+    with pytest.raises(TypeError, match="dtype int16 not understood"):
+        add(1, 2, dtype="int16")
+    negate = util.wrap_np_unary_func(lambda x, out=None: -x)
+    assert negate(2, order="K") == -2
+    with pytest.raises(NotImplementedError, match="for operator"):
+        negate(2, order="C")

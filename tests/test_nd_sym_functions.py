@@ -267,15 +267,16 @@ def test_cached_op_runs_a_symbol_on_arrays():
         cached(mx.nd.array(x))
 
 
-def test_imdecode_decodes_like_mx_image():
+def test_imdecode_decodes_like_mxnet_cpp_decoder():
+    # MXNet's C++ Imdecode: (channels, height, width) float32, OpenCV's BGR order kept
     cv2 = pytest.importorskip("cv2")
     pixels = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
     ok, encoded = cv2.imencode(".png", pixels)
     assert ok
     decoded = mx.nd.imdecode(encoded.tobytes())
-    np.testing.assert_array_equal(decoded.asnumpy(), pixels[:, :, ::-1])
+    np.testing.assert_array_equal(decoded.asnumpy(), pixels.transpose(2, 0, 1).astype(np.float32))
     cropped = mx.nd.imdecode(encoded.tobytes(), clip_rect=(1, 1, 3, 4))
-    np.testing.assert_array_equal(cropped.asnumpy(), pixels[1:4, 1:3, ::-1])
+    np.testing.assert_array_equal(cropped.asnumpy(), pixels[1:4, 1:3].transpose(2, 0, 1))
 
 
 # -- Symbol methods that are not operators ---------------------------------------------------------------

@@ -103,3 +103,26 @@ def test_assignment_of_recorded_value_inside_record_raises():
     with mx.autograd.record():
         x[1] = mx.nd.ones((4,))      # a value outside the graph is fine
     assert x.asnumpy()[1].tolist() == [1, 1, 1, 1]
+
+
+def test_public_indexing_helpers_match_mxnet():
+    # values from MXNet 1.9.1's mxnet.ndarray.ndarray helpers
+    from mxtorch.ndarray import ndarray as nd_module
+    dispatch = nd_module.get_indexing_dispatch_code
+    assert [dispatch((slice(None), 1, None)), dispatch((np.array([1]),)), dispatch(((),)), dispatch(([0, 1], 2))] \
+        == [0, 1, 2, 1]
+    with pytest.raises(ValueError, match="key 1.5 of type"):
+        dispatch((1.5,))
+    expand = nd_module.indexing_key_expand_implicit_axes
+    full = slice(None, None, None)
+    assert expand(np.s_[0], (3, 4, 5)) == ((0, full, full), -1)
+    assert expand(np.s_[:2, None, 0, ...], (3, 4, 5)) == ((slice(None, 2, None), None, 0, full), -1)
+    assert expand(np.s_[..., 1], (3, 4, 5)) == ((full, full, 1), -1)
+    assert expand((mx.nd.array(2),), (3, 4)) == ((2, full), -1)     # MXNet 1.9.1 failed on NDArray.item
+    with pytest.raises(IndexError, match="more than one ellipsis"):
+        expand(np.s_[..., ...], (3,))
+    assert nd_module.get_oshape_of_gather_nd_op((3, 4, 5), (2, 6)) == (6, 5)
+    assert nd_module.get_oshape_of_gather_nd_op((3, 4), (2, 6, 7)) == (6, 7)
+    with pytest.raises(IndexError, match="along axis 1; size is 4 but corresponding boolean size is 5"):
+        nd_module.check_boolean_array_dimension((3, 4), 0, (3, 5))
+    assert mx.nd.get_indexing_dispatch_code is dispatch

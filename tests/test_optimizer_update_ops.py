@@ -110,3 +110,24 @@ def test_mp_sgd_update_requires_float32_master():
     weight = mx.nd.ones(2, dtype=np.float16)
     with pytest.raises(MXNetError, match="weight32"):
         mx.nd.mp_sgd_update(weight, weight, mx.nd.ones(2, dtype=np.float16), lr=0.1)
+
+
+def test_mp_lamb_update_phases_match_mxnet():
+    # MXNet 1.9.1 on these inputs; phase 2 returns weight32 - lr * ratio * g in float16 and, as
+    # MXNet's kernel, leaves weight32 itself unchanged
+    weight = mx.nd.array([[1, 2], [3, -4]], dtype="float16")
+    grad = mx.nd.array([[.5, -1], [2, .1]], dtype="float16")
+    mean, var, weight32 = mx.nd.zeros((2, 2)), mx.nd.zeros((2, 2)), weight.astype("float32")
+    g = mx.nd.mp_lamb_update_phase1(weight, grad, mean, var, weight32, t=1, wd=0.1)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g.asnumpy(), [[1.099998, -0.799999], [1.299999, 0.59999]], rtol=1e-5)
+    np.testing.assert_allclose(mean.asnumpy(), [[0.05, -0.1], [0.2, 0.0099976]], rtol=1e-4)
+    r1 = mx.nd.norm(weight32).reshape((1,))
+    r2 = mx.nd.norm(g).reshape((1,))
+    new = mx.nd.mp_lamb_update_phase2(weight, g, r1, r2, weight32, lr=0.1)
+    assert new.dtype == np.float16
+    np.testing.assert_allclose(new.asnumpy(), [[0.69482421875, 2.22265625], [2.638671875, -4.16796875]], rtol=1e-3)
+    assert weight32.asnumpy().tolist() == [[1, 2], [3, -4]]
+    symbol = mx.sym.mp_lamb_update_phase2(*[mx.sym.var(n) for n in ("w", "g", "r1", "r2", "w32")], lr=0.1)
+    assert symbol.infer_shape(w=(2, 2))[0] == [(2, 2), (2, 2), (1,), (1,), (2, 2)]
+    assert symbol.infer_type(w="float16")[1] == [np.float16]

@@ -171,3 +171,102 @@ def test_compare_optimizer_accepts_equal_steps_and_rejects_different_ones():
         compare_optimizer(mx.optimizer.SGD(learning_rate=0.1), mx.optimizer.SGD(learning_rate=0.2), (4, 3), "float32")
     import mxtorch.test_utils as test_utils
     assert "compare_optimizer" in test_utils.__all__    # MXNet's star-export includes it
+
+
+# -- input builders and checks (mxtorch.test_inputs / test_checks); values from MXNet 1.9.1 --------------
+def test_elementwise_maps_and_large_tensor_builders_match_mxnet():
+    assert tu.assign_each(np.array([[1., 2.], [3., 4.]]), lambda x: x * x + 1).tolist() == [[2., 5.], [10., 17.]]
+    assert tu.assign_each2(np.array([1., 2.]), np.array([3., 5.]), lambda a, b: a * b - 1).tolist() == [2., 9.]
+    assert tu.assign_each(np.array([1, 2]), None).tolist() == [1, 2]
+    tensor = tu.create_2d_tensor(3, 2)
+    assert tensor.dtype == np.int64 and tensor.asnumpy().tolist() == [[0, 0], [1, 1], [2, 2]]
+    assert tu.create_vector(4).asnumpy().tolist() == [0, 1, 2, 3]
+    assert tu.get_identity_mat_batch(2).asnumpy().tolist() == [[[1., 0.], [0., 1.]]] * 2
+
+
+def test_seeded_random_builders_draw_what_mxnet_draws():
+    np.random.seed(3)
+    assert [int(v) for v in tu.rand_coord_2d(0, 10, 5, 8)] == [8, 6]
+    np.random.seed(4)
+    np.testing.assert_allclose(tu.new_orthonormal_matrix_2d(3),
+                               [[-0.512654, 0.31756, 0.79771], [0.370406, -0.756383, 0.539152],
+                                [0.774587, 0.571875, 0.270136]], atol=1e-6)
+    np.random.seed(5)
+    np.testing.assert_allclose(tu.new_sym_matrix_with_real_eigvals_nd((2, 2, 2)),
+                               [[[5.24282, -0.605994], [-0.605994, 0.443697]],
+                                [[-2.496867, 2.39541], [2.39541, -5.510751]]], atol=1e-6)
+    np.random.seed(6)
+    matrix = tu.new_matrix_with_real_eigvals_2d(2)
+    np.testing.assert_allclose(matrix, [[0.766646, 1.336891], [7.308848, -6.712471]], atol=1e-6)
+    assert np.isreal(np.linalg.eigvals(matrix)).all()
+    np.random.seed(7)
+    np.testing.assert_allclose(tu.new_matrix_with_real_eigvals_nd((1, 2, 2)),
+                               [[[7.252734, -2.555012], [-5.853678, 3.076973]]], atol=1e-6)
+
+
+def test_create_sparse_arrays_and_shuffled_csr_columns():
+    np.random.seed(8)
+    rows = tu.create_sparse_array((4, 3), "row_sparse", rsp_indices=[3, 1], data_init=2.0)
+    assert rows.stype == "row_sparse" and rows.indices.asnumpy().tolist() == [1, 3]
+    assert rows.asnumpy().tolist() == [[0., 0., 0.], [2., 2., 2.], [0., 0., 0.], [2., 2., 2.]]
+    np.random.seed(9)
+    assert tu.create_sparse_array_zd((3, 4), "row_sparse", density=0.9, rsp_indices=[2]).indices.asnumpy().tolist() \
+        == [2]
+    with pytest.raises(AssertionError, match="Unknown storage type"):
+        tu.create_sparse_array((2, 2), "dense")
+    # shuffling a row's column indices moves its stored values among that row's non-zero columns
+    csr = mx.nd.sparse.csr_matrix(np.array([[1., 0., 2., 3.], [0., 4., 0., 0.]], np.float32))
+    np.random.seed(0)
+    tu.shuffle_csr_column_indices(csr)
+    dense = csr.asnumpy()
+    assert sorted(dense[0][[0, 2, 3]].tolist()) == [1., 2., 3.] and dense[0][1] == 0
+    assert dense[1].tolist() == [0., 4., 0., 0.]
+
+
+def test_same_symbol_structure_and_error_rate_comparison():
+    fc = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=3)
+    assert tu.same_symbol_structure(fc, mx.sym.FullyConnected(mx.sym.var("y"), num_hidden=5))
+    assert not tu.same_symbol_structure(fc, mx.sym.Activation(mx.sym.var("x"), act_type="relu"))
+    tu.assert_almost_equal_with_err(np.array([1., 2., 3., 4.]), np.array([1., 2., 3., 5.]), etol=0.3)
+    with pytest.raises(AssertionError, match="Error rate 0.500000 exceeds etol=0.3"):
+        tu.assert_almost_equal_with_err(np.array([1., 2., 3., 4.]), np.array([1., 2., 3.5, 5.]), etol=0.3)
+    with pytest.raises(AssertionError):          # etol None: plain assert_almost_equal
+        tu.assert_almost_equal_with_err(np.array([1., 2.]), np.array([1., 2.5]))
+
+
+def test_check_speed_runs_both_modes_and_rejects_unknown_ones():
+    fc = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=3)
+    assert tu.check_speed(fc, x=(2, 4), N=2) > 0
+    location = {"x": np.ones((2, 4)), "fullyconnected0_weight": np.ones((3, 4)), "fullyconnected0_bias": np.ones(3)}
+    assert tu.check_speed(fc, location=location, typ="forward", N=1) > 0
+    with pytest.raises(ValueError, match='"whole" or "forward"'):
+        tu.check_speed(fc, x=(2, 4), typ="backward")
+
+
+def test_check_gluon_hybridize_consistency_passes_and_catches_a_mismatch():
+    from mxtorch.gluon import nn
+
+    def build(prefix):
+        net = nn.HybridSequential(prefix=prefix)
+        with net.name_scope():
+            net.add(nn.Dense(3))
+        return net
+    data = [mx.nd.array(np.arange(8, dtype=np.float32).reshape(2, 4))]
+    tu.check_gluon_hybridize_consistency(build, data)
+    with pytest.raises(AssertionError):
+        tu.check_gluon_hybridize_consistency(build, data, numpy_func=lambda x: np.zeros((2, 3)))
+
+
+def test_download_model_uses_files_in_place_and_im2rec_path(tmp_path, monkeypatch):
+    for suffix in ("-symbol.json", "-0000.params"):
+        (tmp_path / ("imagenet1k-resnet-18" + suffix)).write_text("x")
+    prefix, epoch = tu.download_model("imagenet1k-resnet-18", dst_dir=str(tmp_path))
+    assert (prefix, epoch) == (str(tmp_path / "imagenet1k-resnet-18"), 0)
+    assert tu.download_model("no-such-model", dst_dir=str(tmp_path)) == (None, 0)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "im2rec.py").write_text("")
+    monkeypatch.setenv("MXNET_HOME", str(tmp_path))
+    assert tu.get_im2rec_path() == str(tmp_path / "tools" / "im2rec.py")
+    monkeypatch.setenv("MXNET_HOME", str(tmp_path / "tools"))
+    with pytest.raises(OSError, match="does not ship"):
+        tu.get_im2rec_path()

@@ -8,6 +8,7 @@ mxtorch.
 __version__ = "1.9.1"
 
 from . import base
+from . import error
 from .base import MXNetError
 from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
@@ -54,4 +55,8 @@ from . import libinfo
 from . import contrib
 from . import operator
 from . import gluon
+from . import log
+from . import notebook
+from . import torch  # MXNet's Lua Torch plug-in module (mx.th); PyTorch stays `import torch`
+from . import torch as th
 from .install import install_as_mxnet

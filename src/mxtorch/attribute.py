@@ -11,6 +11,10 @@ import threading
 
 from .base import MXNetValueError
 from .util import ThreadCurrent
+# names MXNet 1.9.1's mxnet.attribute had in its namespace from its ctypes binding
+from .base import (classproperty, string_types, with_metaclass)  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.attribute had in its namespace (imported there, not defined)
+from collections import defaultdict  # noqa: E402,F401
 
 __all__ = ["AttrScope"]
 

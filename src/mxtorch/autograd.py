@@ -20,6 +20,15 @@ import numpy as np
 import torch
 
 from .base import MXNetError
+# names MXNet 1.9.1's mxnet.autograd had in its namespace from its ctypes binding
+from ctypes import CFUNCTYPE, POINTER, c_int, c_void_p, cast  # noqa: E402,F401
+from .base import (  # noqa: E402,F401
+    MXCallbackList, NDArrayHandle, SymbolHandle, c_array, c_array_buf, c_handle_array,
+    check_call, mx_uint, string_types,
+)
+# names MXNet 1.9.1's mxnet.autograd had in its namespace (imported there, not defined)
+from array import array  # noqa: E402,F401
+from threading import Lock  # noqa: E402,F401
 
 __all__ = ["is_training", "is_recording", "set_training", "set_recording", "record", "pause",
            "train_mode", "predict_mode", "mark_variables", "backward", "grad", "Function", "get_symbol",

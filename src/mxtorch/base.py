@@ -306,32 +306,22 @@ def torch_dtype(dtype):
 
 
 # -- MXNet's ctypes vocabulary ------------------------------------------------------------------------
-# Legacy code builds handles and C strings with these names; mxtorch has no C library behind them,
-# so they are the plain ctypes types and conversions MXNet defined them as.
-import ctypes as _ctypes  # noqa: E402
+# The helpers MXNet's Python modules built C calls with.  mxtorch has no C library behind them, but
+# legacy code (custom operators, plug-ins, tools) imports them from mxnet.base and uses them on
+# plain ctypes values, so they are defined once in base_ctypes with MXNet 1.9.1's behaviour and
+# re-exported by every module whose namespace had them.
+from .base_ctypes import (  # noqa: E402,F401
+    CachedOpHandle, CudaKernelHandle, CudaModuleHandle, DLPackHandle, DataIterCreatorHandle,
+    DataIterHandle, ExecutorHandle, FunctionHandle, KVStoreHandle, MXCallbackList, NDArrayHandle,
+    OpHandle, ProfileHandle, RecordIOHandle, RtcHandle, SymbolHandle, add_fileline_to_docstring,
+    basestring, build_param_doc, c2pyerror, c_array, c_array_buf, c_handle_array, c_str,
+    c_str_array, check_call, classproperty, ctypes2buffer, ctypes2numpy_shared, error_types,
+    get_last_ffi_error, long, mx_float, mx_float_p, mx_int, mx_int64, mx_uint, register_error,
+    with_metaclass,
+)
 
-NDArrayHandle = _ctypes.c_void_p
-SymbolHandle = _ctypes.c_void_p
-ExecutorHandle = _ctypes.c_void_p
-DataIterHandle = _ctypes.c_void_p
-KVStoreHandle = _ctypes.c_void_p
-mx_uint = _ctypes.c_uint
-mx_int = _ctypes.c_int
-mx_float = _ctypes.c_float
-
-
-def c_str(string):
-    """``string`` as a NUL-terminated C byte string (``ctypes.c_char_p``)."""
-    return _ctypes.c_char_p(string.encode("utf-8"))
-
-
-def c_array(ctype, values):
-    """A ctypes array of ``ctype`` holding ``values``."""
-    return (ctype * len(values))(*values)
-
-
-def c_str_array(strings):
-    """A ctypes array of C strings."""
-    array = (_ctypes.c_char_p * len(strings))()
-    array[:] = [s.encode("utf-8") for s in strings]
-    return array
+register_error(NotImplementedForSymbol)
+# Python's own error names in a recorded message map to the Python classes (as mxnet.error did).
+for _builtin in (ValueError, TypeError, AttributeError, IndexError, NotImplementedError):
+    register_error(_builtin)
+del _builtin

@@ -27,6 +27,8 @@ import warnings
 import torch
 
 from .base import MXNetError
+# names MXNet 1.9.1's mxnet.context had in its namespace from its ctypes binding
+from .base import (check_call, classproperty, with_metaclass)  # noqa: E402,F401
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "gpu_memory_info"]
 

@@ -11,6 +11,8 @@ import numbers
 import threading
 
 from .base import MXNetError
+# names MXNet 1.9.1's mxnet.engine had in its namespace from its ctypes binding
+from .base import check_call  # noqa: E402,F401
 
 __all__ = ["bulk", "set_bulk_size"]
 

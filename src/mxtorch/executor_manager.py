@@ -17,6 +17,11 @@ from collections import Counter
 from .base import MXNetError, MXNetValueError
 from .module.executor_group import DataParallelExecutorGroup as _ModuleExecutorGroup
 from .module.executor_group import _split_input_slice
+# names MXNet 1.9.1's mxnet.executor_manager had in its namespace from its ctypes binding
+from .base import mx_real_t  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.executor_manager had in its namespace (imported there, not defined)
+from .context import cpu  # noqa: E402,F401
+from .io import DataDesc  # noqa: E402,F401
 
 __all__ = ["DataParallelExecutorGroup", "DataParallelExecutorManager"]
 

@@ -44,6 +44,13 @@ import torch
 
 from .base import MXNetError
 from .ndarray.ndarray import NDArray
+# names MXNet 1.9.1's mxnet.initializer had in its namespace from its ctypes binding
+from .base import string_types  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.initializer had in its namespace (imported there, not defined)
+from math import sqrt  # noqa: E402,F401
+from .util import is_np_array  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.initializer had in its namespace (imported there, not defined)
+from .ndarray import load  # noqa: E402,F401
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero", "One",
            "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias",

@@ -20,6 +20,8 @@ import math
 import numbers
 
 from .base import MXNetError
+# names MXNet 1.9.1's mxnet.lr_scheduler had in its namespace (imported there, not defined)
+from math import cos, pi  # noqa: E402,F401
 
 __all__ = ["LRScheduler", "FactorScheduler", "MultiFactorScheduler", "PolyScheduler", "CosineScheduler"]
 

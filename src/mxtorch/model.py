@@ -17,6 +17,8 @@ from collections import namedtuple
 
 from .base import MXNetError
 from .context import cpu
+# names MXNet 1.9.1's mxnet.model had in its namespace from its ctypes binding
+from .base import mx_real_t  # noqa: E402,F401
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params", "FeedForward"]
 
@@ -290,3 +292,14 @@ def load_checkpoint(prefix, epoch):
     symbol = sym.load(f"{prefix}-symbol.json")
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params
+
+# names MXNet 1.9.1's mxnet.model had in its namespace (imported there, not defined)
+from .callback import LogValidationMetricsCallback  # noqa: E402,F401
+from .context import Context  # noqa: E402,F401
+from .executor_manager import DataParallelExecutorManager  # noqa: E402,F401
+from .initializer import Uniform  # noqa: E402,F401
+from .io import DataDesc  # noqa: E402,F401
+from .optimizer import get_updater  # noqa: E402,F401
+import importlib.util as _importlib_util  # noqa: E402
+SKLEARN_INSTALLED = _importlib_util.find_spec("sklearn") is not None
+"""Whether scikit-learn can be imported (MXNet's FeedForward used it to accept its data types)."""

@@ -6,6 +6,10 @@ import math
 import re
 
 from .ndarray.ndarray import NDArray
+# names MXNet 1.9.1's mxnet.monitor had in its namespace from its ctypes binding
+from .base import (NDArrayHandle, py_str)  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.monitor had in its namespace (imported there, not defined)
+from math import sqrt  # noqa: E402,F401
 
 __all__ = ["Monitor"]
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import threading
 
 from .util import ThreadCurrent
+# names MXNet 1.9.1's mxnet.name had in its namespace from its ctypes binding
+from .base import (classproperty, with_metaclass)  # noqa: E402,F401
 
 __all__ = ["NameManager", "Prefix"]
 

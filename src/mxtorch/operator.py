@@ -28,6 +28,19 @@ import numpy as np
 from .base import MXNetError
 from .ops import registry as _registry
 from .ops.custom import register_custom_prop
+# names MXNet 1.9.1's mxnet.operator had in its namespace from its ctypes binding
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_int,  # noqa: E402,F401
+                    c_void_p, cast, pointer)
+from .base import (  # noqa: E402,F401
+    MXCallbackList, NDArrayHandle, OpHandle, c_array, c_array_buf, c_str, check_call, ctypes2numpy_shared,
+    mx_float, mx_int, mx_uint, py_str,
+)
+# names MXNet 1.9.1's mxnet.operator had in its namespace (imported there, not defined)
+from array import array  # noqa: E402,F401
+from threading import Lock  # noqa: E402,F401
+from .ndarray.ndarray import NDArray  # noqa: E402,F401
+from .util import is_np_array  # noqa: E402,F401
+c_int_p = POINTER(c_int)
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "get_operator_arguments",
            "OperatorArguments", "PythonOp", "NumpyOp", "NDArrayOp"]

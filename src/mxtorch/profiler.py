@@ -49,6 +49,8 @@ import time
 import warnings
 
 from .base import MXNetError, parse_bool
+# names MXNet 1.9.1's mxnet.profiler had in its namespace from its ctypes binding
+from .base import (KVStoreHandle, ProfileHandle, c_str, c_str_array, check_call, py_str)  # noqa: E402,F401
 
 __all__ = ["set_config", "profiler_set_config", "set_state", "profiler_set_state", "dump", "dump_profile",
            "dumps", "pause", "resume", "set_kvstore_handle", "Domain", "Task", "Frame", "Event", "Counter",

@@ -26,6 +26,10 @@ import torch
 from .base import MXNetError, numeric_types
 from .context import current_context
 from .ndarray.ndarray import NDArray
+# names MXNet 1.9.1's mxnet.random had in its namespace from its ctypes binding
+from .base import (check_call, integer_types)  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.random had in its namespace (imported there, not defined)
+from .context import Context  # noqa: E402,F401
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
            "negative_binomial", "generalized_negative_binomial", "multinomial", "shuffle"]

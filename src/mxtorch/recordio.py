@@ -36,6 +36,8 @@ import numpy as np
 
 from .base import MXNetError
 from .util import decode_image, import_opencv
+# names MXNet 1.9.1's mxnet.recordio had in its namespace from its ctypes binding
+from .base import (RecordIOHandle, c_str, check_call)  # noqa: E402,F401
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img", "unpack_img"]
 

@@ -12,6 +12,8 @@ import json
 import warnings
 
 from .base import MXNetError
+# names MXNet 1.9.1's mxnet.registry had in its namespace from its ctypes binding
+from .base import string_types  # noqa: E402,F401
 
 __all__ = ["get_registry", "get_register_func", "get_alias_func", "get_create_func"]
 

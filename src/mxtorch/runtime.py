@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import collections
 import importlib.util
+# names MXNet 1.9.1's mxnet.runtime had in its namespace from its ctypes binding
+from .base import check_call  # noqa: E402,F401
 
 __all__ = ["Feature", "Features", "feature_list"]
 

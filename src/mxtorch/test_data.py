@@ -23,7 +23,8 @@ import numpy as np
 
 from .base import MXNetError
 
-__all__ = ["download", "get_mnist", "get_mnist_pkl", "get_mnist_ubyte", "get_cifar10", "get_mnist_iterator",
+__all__ = ["download", "download_model", "get_im2rec_path", "get_mnist", "get_mnist_pkl", "get_mnist_ubyte",
+           "get_cifar10", "get_mnist_iterator",
            "get_zip_data", "get_bz2_data"]
 
 _MNIST_URL = "http://data.mxnet.io/data/mnist/"
@@ -162,3 +163,70 @@ def get_bz2_data(data_dir, data_name, url, data_origin_name):
             shutil.copyfileobj(source, out)
         os.replace(partial, target)
         os.remove(archive)
+
+
+# -- pre-trained models and tools ---------------------------------------------------------------------
+_MODEL_URL = "http://data.mxnet.io/models/"
+# MXNet 1.9.1's table of downloadable models: name -> (symbol path, params path) under _MODEL_URL
+_MODEL_FILES = {
+    "imagenet1k-inception-bn": ("imagenet/inception-bn/Inception-BN-symbol.json",
+                                "imagenet/inception-bn/Inception-BN-0126.params"),
+    **{f"imagenet1k-resnet-{depth}": (f"imagenet/resnet/{depth}-layers/resnet-{depth}-symbol.json",
+                                      f"imagenet/resnet/{depth}-layers/resnet-{depth}-0000.params")
+       for depth in (18, 34, 50, 101, 152)},
+    **{f"imagenet1k-resnext-{depth}": (f"imagenet/resnext/{depth}-layers/resnext-{depth}-symbol.json",
+                                       f"imagenet/resnext/{depth}-layers/resnext-{depth}-0000.params")
+       for depth in (50, 101)},
+    "imagenet1k-resnext-101-64x4d": ("imagenet/resnext/101-layers/resnext-101-64x4d-symbol.json",
+                                     "imagenet/resnext/101-layers/resnext-101-64x4d-0000.params"),
+    "imagenet11k-resnet-152": ("imagenet-11k/resnet-152/resnet-152-symbol.json",
+                               "imagenet-11k/resnet-152/resnet-152-0000.params"),
+    "imagenet11k-place365ch-resnet-152": ("imagenet-11k-place365-ch/resnet-152-symbol.json",
+                                          "imagenet-11k-place365-ch/resnet-152-0000.params"),
+    "imagenet11k-place365ch-resnet-50": ("imagenet-11k-place365-ch/resnet-50-symbol.json",
+                                         "imagenet-11k-place365-ch/resnet-50-0000.params"),
+}
+
+
+def download_model(model_name, dst_dir="./", meta_info=None):
+    """Fetch a pre-trained model's ``-symbol.json`` and ``-0000.params`` into ``dst_dir`` and
+    return ``(prefix, 0)`` for ``mx.model.load_checkpoint`` (``(None, 0)`` for an unknown name).
+
+    ``meta_info`` maps model names to ``{'symbol': url, 'params': url}``; by default MXNet
+    1.9.1's table of data.mxnet.io models (ImageNet Inception-BN, ResNet, ResNeXt).  Files
+    already present are used as they are, so prepared files need no network; MXNetError when a
+    download fails or an entry lacks a URL."""
+    if meta_info is None:
+        meta_info = {name: {"symbol": _MODEL_URL + symbol, "params": _MODEL_URL + params}
+                     for name, (symbol, params) in _MODEL_FILES.items()}
+    meta_info = dict(meta_info)
+    if model_name not in meta_info:
+        return None, 0
+    os.makedirs(dst_dir, exist_ok=True)
+    entry = dict(meta_info[model_name])
+    for key in ("symbol", "params"):
+        if key not in entry:
+            raise MXNetError(f"download_model: the entry of {model_name!r} has no {key!r} URL")
+    prefix = os.path.join(dst_dir, model_name)
+    download(entry["symbol"], prefix + "-symbol.json")
+    download(entry["params"], prefix + "-0000.params")
+    return prefix, 0
+
+
+class _ToolNotFound(MXNetError, OSError):
+    """A tool script of MXNet's source tree is not there: both an MXNetError and the IOError
+    MXNet raised."""
+
+
+def get_im2rec_path(home_env="MXNET_HOME"):
+    """The path of MXNet's ``tools/im2rec.py``: looked for under the folder named by the
+    environment variable ``home_env`` when set, else next to the package, then two levels up
+    (a source checkout).  mxtorch does not ship the script; point ``MXNET_HOME`` at an MXNet
+    source tree that has it.  MXNetError (also an OSError) when it is not found."""
+    root = os.environ.get(home_env) or os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(root, "tools", "im2rec.py"),
+                      os.path.join(root, "..", "..", "tools", "im2rec.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    raise _ToolNotFound(f"Could not find path to tools/im2rec.py under {root!r}: mxtorch does not ship "
+                        f"MXNet's im2rec.py; set {home_env} to an MXNet source tree that contains it")

@@ -789,9 +789,18 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
 
 
 # the data-set helpers (download, get_mnist*, get_cifar10, ...) live in their own module
-from .test_data import (download, get_mnist, get_mnist_pkl, get_mnist_ubyte, get_cifar10,  # noqa: E402
+from .test_data import (download, download_model, get_im2rec_path,  # noqa: E402,F401
+                        get_mnist, get_mnist_pkl, get_mnist_ubyte, get_cifar10,
                         get_mnist_iterator, get_zip_data, get_bz2_data)
 from . import test_data as _test_data  # noqa: E402
+# input builders and further checks live in their own modules
+from .test_inputs import (assign_each, assign_each2, create_2d_tensor, create_vector,  # noqa: E402,F401
+                          get_identity_mat, get_identity_mat_batch, create_sparse_array, create_sparse_array_zd,
+                          shuffle_csr_column_indices, rand_coord_2d, new_matrix_with_real_eigvals_2d,
+                          new_matrix_with_real_eigvals_nd, new_orthonormal_matrix_2d,
+                          new_sym_matrix_with_real_eigvals_2d, new_sym_matrix_with_real_eigvals_nd)
+from .test_checks import (assert_almost_equal_with_err, same_symbol_structure, check_speed,  # noqa: E402,F401
+                          check_gluon_hybridize_consistency)
 
 
 

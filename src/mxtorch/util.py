@@ -19,7 +19,9 @@ import os
 import secrets
 import threading
 
-from .base import MXNetError
+from .base import MXNetError, MXNetTypeError
+# names MXNet 1.9.1's mxnet.util had in its namespace from its ctypes binding
+from .base import (c_str, check_call, py_str)  # noqa: E402,F401
 
 __all__ = ["atomic_write", "atomic_write_group", "recover_group", "getenv", "setenv", "get_gpu_count", "get_gpu_memory",
            "get_cuda_compute_capability", "is_np_shape", "is_np_array", "set_np_shape", "set_np",
@@ -528,3 +530,69 @@ def regroup_nested(flat, fmt, error=None):
         value, flat = regroup_nested(flat, item_format, error)
         result.append(value)
     return result, flat
+
+
+# -- NumPy ufunc keyword checks (MXNet 1.9.1's util.np_ufunc_legal_option / wrap_np_*_func) ----------
+_NP_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None, "subok": True}
+_NP_UFUNC_DTYPES = {"int8", "uint8", "int32", "int64", "float16", "float32", "float64"}
+
+
+class UfuncOptionNotImplemented(MXNetError, NotImplementedError):
+    """A NumPy ufunc keyword with a legal but unsupported value (``casting='unsafe'``): both an
+    MXNetError and the NotImplementedError MXNet raised."""
+
+
+def np_ufunc_legal_option(key, value):
+    """Whether ``key=value`` is a value NumPy's ufuncs accept: any ``where``; ``casting`` one of
+    no / equiv / safe / same_kind / unsafe; ``order`` a string; ``dtype`` one of int8, uint8,
+    int32, int64, float16, float32, float64 (name or NumPy type); ``subok`` a bool.  False for
+    any other key."""
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        if isinstance(value, str):
+            return value in _NP_UFUNC_DTYPES
+        return isinstance(value, type) and getattr(value, "__name__", None) in _NP_UFUNC_DTYPES \
+            and value.__module__ == "numpy"
+    if key == "subok":
+        return isinstance(value, bool)
+    return False
+
+
+def _check_ufunc_keywords(function_name, kwargs, unary):
+    for key, value in kwargs.items():
+        if key not in _NP_UFUNC_DEFAULTS:
+            raise MXNetTypeError(f"{key} is an invalid keyword to function '{function_name}'")
+        if value != _NP_UFUNC_DEFAULTS[key]:
+            if np_ufunc_legal_option(key, value):
+                suffix = f" for operator {function_name}" if unary else ""
+                raise UfuncOptionNotImplemented(f"{key}={value} is not implemented yet{suffix}")
+            if unary:
+                raise MXNetTypeError(f"{key}={value} not understood for operator {function_name}")
+            raise MXNetTypeError(f"{key} {value} not understood")
+
+
+def wrap_np_unary_func(func):
+    """Decorator for a NumPy-style unary function ``func(x, out=None)``: the ufunc keywords
+    (where, casting, order, dtype, subok) are accepted at their NumPy defaults; another value
+    raises NotImplementedError when NumPy allows it and TypeError otherwise, as does an unknown
+    keyword (both errors are also MXNetErrors)."""
+    @functools.wraps(func)
+    def wrapper(x, out=None, **kwargs):
+        _check_ufunc_keywords(func.__name__, kwargs, unary=True)
+        return func(x, out=out)
+    return wrapper
+
+
+def wrap_np_binary_func(func):
+    """Decorator for a NumPy-style binary function ``func(x1, x2, out=None)`` with the keyword
+    checks of ``wrap_np_unary_func``."""
+    @functools.wraps(func)
+    def wrapper(x1, x2, out=None, **kwargs):
+        _check_ufunc_keywords(func.__name__, kwargs, unary=False)
+        return func(x1, x2, out=out)
+    return wrapper

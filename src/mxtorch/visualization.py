@@ -19,6 +19,8 @@ import warnings
 import numpy as np
 
 from .base import MXNetError, parse_bool
+# names MXNet 1.9.1's mxnet.visualization had in its namespace (imported there, not defined)
+from .symbol import Symbol  # noqa: E402,F401
 
 __all__ = ["print_summary", "plot_network"]
 

@@ -6,3 +6,5 @@ from . import symbol as sym  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import tensorboard  # noqa: F401,E402  (LogMetricsCallback; tensorboard imported on use)
 from . import autograd  # noqa: F401,E402
+from . import text  # noqa: F401,E402
+from . import io  # noqa: F401,E402

@@ -13,6 +13,12 @@ from .. import autograd as _autograd
 from ..base import MXNetError
 from .. import ndarray as _nd
 from ..ndarray.ndarray import NDArray
+# names MXNet 1.9.1's mxnet.contrib.autograd had in its namespace from its ctypes binding
+from ..base import (  # noqa: E402,F401
+    NDArrayHandle, c_array, c_array_buf, c_handle_array, check_call, mx_uint, string_types,
+)
+# names MXNet 1.9.1's mxnet.contrib.autograd had in its namespace (imported there, not defined)
+from array import array  # noqa: E402,F401
 
 __all__ = ["set_is_training", "TrainingStateScope", "train_section", "test_section", "mark_variables",
            "backward", "compute_gradient", "grad_and_loss", "grad"]
@@ -98,3 +104,6 @@ def grad(func, argnum=None):
     def wrapped(*args):
         return with_loss(*args)[0]
     return wrapped
+
+# names MXNet 1.9.1's mxnet.contrib.autograd had in its namespace (imported there, not defined)
+from ..ndarray import zeros_like  # noqa: E402,F401

@@ -1,2 +1,10 @@
 """``mx.executor``: a Symbol bound to arrays."""
 from .executor import Executor, normalize_grad_req  # noqa: F401
+# names MXNet 1.9.1's mxnet.executor had in its namespace from its ctypes binding
+from ..base import (  # noqa: E402,F401
+    ExecutorHandle, NDArrayHandle, SymbolHandle, c_array_buf, c_handle_array, c_str_array,
+    check_call, mx_int, mx_uint, py_str,
+)
+# names MXNet 1.9.1's mxnet.executor had in its namespace (imported there, not defined)
+from array import array as py_array  # noqa: E402,F401
+from ..ndarray.ndarray import NDArray  # noqa: E402,F401

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 from numbers import Number  # noqa: F401  (names of MXNet's module)
 
-from .. import ndarray as _ndarray_package
 from ..base import MXNetError, numeric_types  # noqa: F401
 from ..util import is_np_array  # noqa: F401
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray  # noqa: F401
 from . import augmenters, detection, functions, iterators
 from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
@@ -42,31 +41,3 @@ from .detection import __all__ as _detection_all
 from . import image  # noqa: E402  (MXNet's module path mxnet.image.image)
 
 __all__ = _functions_all + _augmenters_all + _iterators_all + _detection_all
-
-
-# -- mx.nd.imdecode: MXNet's deprecated NDArray form, defined here above ndarray ------------------------
-def nd_imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
-    """Decode an encoded image (bytes) to an ``(height, width, channels)`` uint8 array in RGB
-    order, as MXNet's deprecated ``nd.imdecode``: ``clip_rect=(x0, y0, x1, y1)`` crops when
-    non-zero, ``channels`` is 3 (colour) or 1 (grey), ``mean`` (an array of the result's shape)
-    is subtracted, giving float32.  ``out`` receives the result.  Decoding is done by
-    ``mx.image.imdecode``; this module installs it as ``mx.nd.imdecode`` (image sits above
-    ndarray, so ndarray does not import it)."""
-    if index != 0:
-        raise MXNetError(f"imdecode: index must be 0 (one image per call), got {index}")
-    if channels not in (1, 3):
-        raise MXNetError(f"imdecode: channels must be 1 or 3, got {channels}")
-    result = imdecode(str_img, flag=1 if channels == 3 else 0)
-    x0, y0, x1, y1 = clip_rect
-    if x1 > x0 and y1 > y0:
-        result = NDArray(result._tensor[y0:y1, x0:x1].contiguous(), result.context)
-    if mean is not None:
-        result = NDArray(result._tensor.float() - mean._tensor.float(), result.context)
-    if out is not None:
-        out[:] = result
-        return out
-    return result
-
-
-nd_imdecode.__name__ = nd_imdecode.__qualname__ = "imdecode"
-_ndarray_package.imdecode = nd_imdecode

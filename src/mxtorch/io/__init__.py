@@ -2,7 +2,8 @@
 
 ``DataDesc``, ``DataBatch``, ``DataIter``, ``NDArrayIter``, ``ResizeIter``,
 ``PrefetchingIter`` and ``MXDataIter`` live in :mod:`mxtorch.io.io`;
-``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`; the RecordIO image
+``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`; ``LibSVMIter`` in
+:mod:`mxtorch.io.libsvm`; the RecordIO image
 iterators (``ImageRecordIter`` and relatives) in :mod:`mxtorch.io.image_record` and
 ``ImageDetRecordIter`` in :mod:`mxtorch.io.image_det_record`, on a shared reading / batching
 backend (:mod:`mxtorch.io.record_source`), pixel augmentation (:mod:`mxtorch.io.image_augment`)
@@ -12,9 +13,11 @@ from . import io
 from . import utils
 from .io import (DataDesc, DataBatch, DataIter, ResizeIter, PrefetchingIter, NDArrayIter, MXDataIter)
 from .native import CSVIter, MNISTIter
+from .libsvm import LibSVMIter
 from .image_record import (ImageRecordIter, ImageRecordUInt8Iter, ImageRecordInt8Iter, ImageDetRecordIter,
                            ImageRecordIter_v1, ImageRecordUInt8Iter_v1)
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter",
-           "MXDataIter", "CSVIter", "MNISTIter", "ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter",
+           "MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter",
+           "ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter",
            "ImageDetRecordIter", "ImageRecordIter_v1", "ImageRecordUInt8Iter_v1"]

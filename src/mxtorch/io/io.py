@@ -22,6 +22,10 @@ import torch
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .utils import _init_data, _getdata_by_idx
+# names MXNet 1.9.1's mxnet.io.io had in its namespace from its ctypes binding
+from ..base import (  # noqa: E402,F401
+    DataIterHandle, NDArrayHandle, c_str_array, check_call, mx_real_t, mx_uint, py_str,
+)
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter", "MXDataIter"]
 
@@ -559,6 +563,10 @@ class NDArrayIter(DataIter):
         self.data_list = [array for _, array in self.data] + [array for _, array in self.label]
 
 
+def _as_batch_array(value):
+    return value if isinstance(value, NDArray) else NDArray(torch.from_numpy(value))
+
+
 class MXDataIter(_CurrentBatchIter):
     """The iterator object that file-reading iterators (``CSVIter``, ``MNISTIter``) return.
 
@@ -607,8 +615,9 @@ class MXDataIter(_CurrentBatchIter):
         if result is None:
             return False
         data, label, pad, index = result
-        self.current_batch = DataBatch(data=[NDArray(torch.from_numpy(data))],
-                                  label=[NDArray(torch.from_numpy(label))], pad=pad, index=index)
+        # the backend hands NumPy arrays, or NDArrays where it builds them (LibSVMIter's CSR batches)
+        self.current_batch = DataBatch(data=[_as_batch_array(data)], label=[_as_batch_array(label)], pad=pad,
+                                       index=index)
         return True
 
     def next(self):
@@ -631,3 +640,12 @@ class MXDataIter(_CurrentBatchIter):
 
     def getlabel(self):
         return self.current_batch.label[0]
+
+# names MXNet 1.9.1's mxnet.io.io had in its namespace (imported there, not defined)
+from ..ndarray.ndarray import array, concat  # noqa: E402,F401
+from ..ndarray import tile  # noqa: E402,F401
+from ..ndarray.sparse import CSRNDArray  # noqa: E402,F401
+from .native import CSVIter, MNISTIter  # noqa: E402,F401
+from .libsvm import LibSVMIter  # noqa: E402,F401
+from .image_record import (ImageDetRecordIter, ImageRecordInt8Iter, ImageRecordIter, ImageRecordIter_v1,  # noqa: E402,F401
+                           ImageRecordUInt8Iter, ImageRecordUInt8Iter_v1)

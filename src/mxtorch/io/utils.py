@@ -92,3 +92,10 @@ def _getdata_by_idx(data, idx, axis=0):
         tensor = value._tensor
         result.append((name, NDArray(tensor.index_select(axis, index.to(tensor.device)), value.context)))
     return result
+
+# names MXNet 1.9.1's mxnet.io.utils had in its namespace (imported there, not defined)
+from ..ndarray.sparse import CSRNDArray, array as sparse_array  # noqa: E402,F401
+try:
+    import h5py  # noqa: F401
+except ImportError:
+    h5py = None

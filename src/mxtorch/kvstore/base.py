@@ -13,6 +13,15 @@ from __future__ import annotations
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
+# names MXNet 1.9.1's mxnet.kvstore.base had in its namespace from its ctypes binding
+from ..base import (  # noqa: E402,F401
+    KVStoreHandle, c_array, c_array_buf, c_handle_array, c_str, c_str_array, check_call,
+    string_types,
+)
+# names MXNet 1.9.1's mxnet.kvstore.base had in its namespace (imported there, not defined)
+from array import array  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.kvstore.base had in its namespace (imported there, not defined)
+from ..profiler import set_kvstore_handle  # noqa: E402,F401
 
 __all__ = ["KVStoreBase", "TestStore", "create", "register_types"]
 

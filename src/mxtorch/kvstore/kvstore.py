@@ -20,6 +20,8 @@ import torch
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from .base import KVStoreBase, MXNetValueError, _pairs
+# names MXNet 1.9.1's mxnet.kvstore.kvstore had in its namespace from its ctypes binding
+from ..base import (KVStoreHandle, NDArrayHandle, c_str, check_call, mx_uint, py_str)  # noqa: E402,F401
 
 __all__ = ["KVStore", "IN_PROCESS_TYPES"]
 

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import os
 import sys
+# names MXNet 1.9.1's mxnet.kvstore.kvstore_server had in its namespace from its ctypes binding
+from ..base import check_call  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.kvstore.kvstore_server had in its namespace (imported there, not defined)
+from .base import create  # noqa: E402,F401
 
 __all__ = ["KVStoreServer"]
 

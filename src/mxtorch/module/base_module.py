@@ -18,6 +18,9 @@ from ..context import cpu
 from ..model import BatchEndParam
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
+# names MXNet 1.9.1's mxnet.module.base_module had in its namespace (imported there, not defined)
+from ..initializer import Uniform  # noqa: E402,F401
+from ..io import DataBatch, DataDesc, DataIter  # noqa: E402,F401
 
 __all__ = ["BaseModule", "ModuleStateError"]
 

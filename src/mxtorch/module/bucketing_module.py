@@ -18,6 +18,11 @@ from ..base import MXNetError
 from ..context import cpu
 from .base_module import CurrentModuleDelegate, _check_input_names
 from .module import Module
+# names MXNet 1.9.1's mxnet.module.bucketing_module had in its namespace (imported there, not defined)
+from ..initializer import Uniform  # noqa: E402,F401
+from ..model import load_params  # noqa: E402,F401
+from ..name import NameManager  # noqa: E402,F401
+from .base_module import BaseModule  # noqa: E402,F401
 
 __all__ = ["BucketingModule"]
 

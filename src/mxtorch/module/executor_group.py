@@ -25,6 +25,8 @@ from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ops.registry import known
 from .batch import (DeviceBatch, as_ndarray, batch_size_of, loss_label_inputs, read_batch, split_batch,
                     split_labels)
+# names MXNet 1.9.1's mxnet.module.executor_group had in its namespace (imported there, not defined)
+from ..io import DataDesc  # noqa: E402,F401
 
 __all__ = ["DataParallelExecutorGroup", "is_per_device_shapes"]
 

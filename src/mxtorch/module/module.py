@@ -20,6 +20,11 @@ from .base_module import (BaseModule, ModuleStateError, MXNetValueError, _check_
                           _as_list)
 from .batch import batch_size_of, read_batch
 from .executor_group import DataParallelExecutorGroup, is_per_device_shapes
+# names MXNet 1.9.1's mxnet.module.module had in its namespace (imported there, not defined)
+from ..initializer import InitDesc, Uniform  # noqa: E402,F401
+from ..io import DataDesc  # noqa: E402,F401
+from ..model import load_checkpoint  # noqa: E402,F401
+from ..ndarray import zeros  # noqa: E402,F401
 
 __all__ = ["Module"]
 

@@ -8,6 +8,8 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, array
 from .base_module import BaseModule
+# names MXNet 1.9.1's mxnet.module.python_module had in its namespace (imported there, not defined)
+from ..initializer import Uniform  # noqa: E402,F401
 
 __all__ = ["PythonModule", "PythonLossModule"]
 

@@ -6,6 +6,8 @@ import logging
 
 from ..base import MXNetError
 from .base_module import BaseModule
+# names MXNet 1.9.1's mxnet.module.sequential_module had in its namespace (imported there, not defined)
+from ..initializer import Uniform  # noqa: E402,F401
 
 __all__ = ["SequentialModule"]
 

@@ -20,6 +20,20 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
 from . import indexing as _indexing
+# names MXNet 1.9.1's mxnet.ndarray.ndarray had in its namespace from its ctypes binding
+from array import array as native_array  # noqa: E402,F401
+from functools import reduce  # noqa: E402,F401
+from ..base_ctypes import NDArrayBase  # noqa: E402,F401
+from ..runtime import Features  # noqa: E402,F401
+from ..util import is_np_array  # noqa: E402,F401
+from .indexing import (check_boolean_array_dimension, get_indexing_dispatch_code,  # noqa: E402,F401
+                       get_oshape_of_gather_nd_op, indexing_key_expand_implicit_axes)
+from .legacy import (DLContext, DLDataType, DLManagedTensor, DLTensor, DeleterFunc,  # noqa: E402,F401
+                     PyCapsuleDestructor, dl_managed_tensor_deleter, imdecode)
+from ..base import (  # noqa: E402,F401
+    DLPackHandle, NDArrayHandle, c_array, c_array_buf, c_handle_array, c_str, check_call,
+    ctypes2buffer, integer_types, mx_int, mx_int64, mx_real_t, mx_uint, numeric_types,
+)
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat",
            "concatenate", "waitall", "to_torch_dtype", "to_numpy_dtype", "from_torch", "moveaxis",
@@ -71,7 +85,7 @@ def _call(op_name, *args, **kwargs):
     return register.invoke(registry.get_operator(op_name), args, kwargs)
 
 
-class NDArray:
+class NDArray(NDArrayBase):
     """An n-dimensional array on a Context (MXNet's ``mx.nd.NDArray``).
 
     ``shape`` is a tuple of ints, ``dtype`` a numpy scalar type (``numpy.float32``

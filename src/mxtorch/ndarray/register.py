@@ -8,6 +8,11 @@ from .. import autograd
 from ..base import MXNetError
 from ..ops import registry
 from .ndarray import NDArray
+# names MXNet 1.9.1's mxnet.ndarray.register had in its namespace from its ctypes binding
+from ..base import (check_call, mx_uint, py_str)  # noqa: E402,F401
+# names MXNet 1.9.1's mxnet.ndarray.register had in its namespace (imported there, not defined)
+from ..base_ctypes import NDArrayBase  # noqa: E402,F401
+from ..util import use_np_shape  # noqa: E402,F401
 
 __all__ = ["invoke", "install", "install_fluent_methods", "invoke_method",
            "OperatorNamespace"]
@@ -169,14 +174,20 @@ def _make_function(op_name, op_class):
 
 
 class _Namespace:
-    """``mx.nd.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators."""
+    """``mx.nd.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators.
+    ``imported`` holds the other names MXNet's generated module of the same name had in its
+    namespace (``mx.nd.random.NDArray``, ...)."""
 
-    def __init__(self, name):
+    def __init__(self, name, imported=None):
         self._name = name
         self._operators = registry.namespace_operators(name)
+        self.imported = dict(imported or {})
 
     def __getattr__(self, short_name):
         operators = self.__dict__.get("_operators", {})
+        imported = self.__dict__.get("imported", {})
+        if short_name in imported:
+            return imported[short_name]
         if self._name == "random" and not short_name.startswith("_"):
             # mx.nd.random.X is mx.random.X in MXNet (randn, shuffle, uniform, ...)
             from .. import random as random_module
@@ -223,11 +234,12 @@ def install(namespace):
 
 class OperatorNamespace:
     """``mx.nd.op`` / ``mx.nd._internal``: every registered operator by its name, public or
-    underscore (``mx.nd.op.broadcast_add``, ``mx.nd._internal._plus_scalar``)."""
+    underscore (``mx.nd.op.broadcast_add``, ``mx.nd._internal._plus_scalar``).  ``imported``
+    holds the other names MXNet's module of the same name had (``mx.nd.op.CachedOp``)."""
 
-    def __init__(self, label):
+    def __init__(self, label, imported=None):
         self._label = label
-        self._functions = {}
+        self._functions = dict(imported or {})
 
     def __getattr__(self, name):
         functions = self.__dict__.get("_functions")
@@ -243,3 +255,12 @@ class OperatorNamespace:
 
     def __dir__(self):
         return registry.list_operators()
+
+
+def __getattr__(name):
+    # MXNet's mxnet.ndarray.register imported the contrib AdamW updates; they resolve to the
+    # registered operators when those are declared (``_contrib_adamw_update``, ...)
+    if name in ("adamw_update", "mp_adamw_update"):
+        from . import contrib
+        return getattr(contrib, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,5 +2,12 @@
 grouped them (dense arrays only)."""
 from .ndarray import array, empty, zeros  # noqa: F401
 from .serialization import save, load, load_frombuffer  # noqa: F401
+# names MXNet 1.9.1's mxnet.ndarray.utils had in its namespace from its ctypes binding
+from ..base import (  # noqa: E402,F401
+    NDArrayHandle, c_array, c_handle_array, c_str, c_str_array, check_call, mx_uint, py_str,
+    string_types,
+)
+# names MXNet 1.9.1's mxnet.ndarray.utils had in its namespace (imported there, not defined)
+from .ndarray import NDArray  # noqa: E402,F401
 
 __all__ = ["array", "empty", "zeros", "save", "load", "load_frombuffer"]

@@ -12,10 +12,27 @@ from __future__ import annotations
 
 import datetime
 import time
+from collections import defaultdict  # noqa: F401 (in MXNet's namespace)
 
 from ..base import MXNetError
 
 __all__ = ["PandasLogger", "LiveBokehChart", "LiveTimeSeries", "LiveLearningCurve", "args_wrapper"]
+
+
+class Pandas_Failed_To_Import:  # noqa: N801 (MXNet's name)
+    """What ``mx.notebook.callback.pd`` is when pandas cannot be imported (MXNet's placeholder)."""
+
+
+def __getattr__(name):
+    # ``pd``: pandas, imported on first use of the name (MXNet imported it with the module)
+    if name == "pd":
+        try:
+            import pandas as pd
+        except ImportError:
+            pd = Pandas_Failed_To_Import
+        globals()["pd"] = pd
+        return pd
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _pandas():

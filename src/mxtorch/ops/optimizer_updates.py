@@ -441,6 +441,51 @@ class LAMBUpdatePhase2(Operator):
             return [weight - (self.lr * ratio).to(weight.dtype) * g.to(weight.dtype)]
 
 
+@register("mp_lamb_update_phase1")
+class MultiPrecisionLAMBUpdatePhase1(LAMBUpdatePhase1):
+    """``lamb_update_phase1`` on the float32 master copy ``weight32`` (MXNet's
+    ``mp_lamb_update_phase1``): ``weight`` and ``grad`` in the weight's dtype (float16), ``mean``,
+    ``var`` and ``weight32`` float32; ``mean`` and ``var`` are updated in place, ``weight32`` is
+    only read (its ``wd`` term); returns the float32 update ``g``."""
+
+    states = ("mean", "var", "weight32")
+
+    def infer_type(self, in_types):
+        weight = in_types[0] if in_types[0] is not None else in_types[1]
+        return [weight, weight, _FLOAT32, _FLOAT32, _FLOAT32], [_FLOAT32], []
+
+    def forward(self, is_train, inputs, aux):
+        weight, grad, mean, var, master = inputs
+        if master.dtype != torch.float32:
+            raise self.error(f"input 'weight32' must be float32, got {master.dtype}")
+        return super().forward(is_train, [master, grad.float(), mean, var], aux)
+
+
+@register("mp_lamb_update_phase2")
+class MultiPrecisionLAMBUpdatePhase2(LAMBUpdatePhase2):
+    """``lamb_update_phase2`` from the float32 master copy (MXNet's ``mp_lamb_update_phase2``):
+    returns ``weight32 - lr * ratio * g`` cast to ``weight``'s dtype.  As in MXNet 1.9.1,
+    ``weight32`` itself is not updated (the caller copies the result back)."""
+
+    def arguments(self):
+        return ["weight", "g", "r1", "r2", "weight32"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        inputs, outputs, aux = super().infer_shape(in_shapes[:4], out_shapes)
+        master = merge_shape(in_shapes[4], inputs[0], f"Operator {self.name} input 'weight32'")
+        return inputs + [master], outputs, aux
+
+    def infer_type(self, in_types):
+        weight = in_types[0]
+        return [weight, _FLOAT32, _FLOAT32, _FLOAT32, _FLOAT32], [weight], []
+
+    def forward(self, is_train, inputs, aux):
+        weight, g, r1, r2, master = inputs
+        if master.dtype != torch.float32:
+            raise self.error(f"input 'weight32' must be float32, got {master.dtype}")
+        return [super().forward(is_train, [master, g, r1, r2], aux)[0].to(weight.dtype)]
+
+
 # -- multi-tensor SGD ------------------------------------------------------------------------------
 class _MultiSGDOperator(Operator):
     """Base of ``multi_*sgd*_update``: ``num_weights`` groups of inputs, each ``weight``, ``grad``

@@ -25,6 +25,8 @@ from .lbsgd import LBSGD
 from .testing import Test
 from . import contrib
 from .contrib import GroupAdaGrad
+# names MXNet 1.9.1's mxnet.optimizer had in its namespace (imported there, not defined)
+from .optimizer import NDabs  # noqa: E402,F401
 
 __all__ = ["AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LARS", "LBSGD", "NAG",
            "Nadam", "Optimizer", "RMSProp", "SGD", "SGLD", "Signum", "LAMB", "Test", "Updater", "ccSGD",

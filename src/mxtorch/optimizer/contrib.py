@@ -15,6 +15,8 @@ import torch
 from ..base import MXNetError
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _check_arrays, _python_clip
+# names MXNet 1.9.1's mxnet.optimizer.contrib had in its namespace (imported there, not defined)
+from ..ndarray import NDArray, clip, mean, sqrt, square  # noqa: E402,F401
 
 __all__ = ["GroupAdaGrad"]
 

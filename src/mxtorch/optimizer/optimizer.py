@@ -21,6 +21,9 @@ import torch
 
 from ..base import MXNetError, MXNetUserWarning, MXNetValueError, py_str
 from ..ndarray.ndarray import NDArray
+# names MXNet 1.9.1's mxnet.optimizer.optimizer had in its namespace (imported there, not defined)
+from ..ndarray import abs as NDabs, norm as NDnorm  # noqa: E402,F401
+from ..util import is_np_array  # noqa: E402,F401
 
 __all__ = ["Optimizer", "Updater", "get_updater", "create", "register"]
 
@@ -506,14 +509,16 @@ def get_updater(optimizer):
 def __getattr__(name):
     """MXNet defined every optimizer in ``mxnet.optimizer.optimizer`` (and imported the update
     operators there from ``mx.nd``); mxtorch keeps one optimizer per file in this package, so the
-    old module path resolves names through the package, then through ``mx.nd``."""
+    old module path resolves names through the package, then through ``mx.nd`` and
+    ``mx.nd.contrib`` (``multi_lamb_update``)."""
     if name.startswith("__"):
         raise AttributeError(name)
     from .. import ndarray
     from .. import optimizer as package
-    for source in (package, ndarray):
+    for source in (package, ndarray, ndarray.contrib):
         try:
             return getattr(source, name)
         except AttributeError:
             continue
     raise AttributeError(f"module 'mxtorch.optimizer.optimizer' has no attribute {name!r}")
+

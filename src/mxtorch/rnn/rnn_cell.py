@@ -39,6 +39,8 @@ from .. import initializer as init
 from .. import symbol
 from ..base import MXNetError, numeric_types
 from ..ndarray import NDArray
+# names MXNet 1.9.1's mxnet.rnn.rnn_cell had in its namespace from its ctypes binding
+from ..base import string_types  # noqa: E402,F401
 
 __all__ = ["RNNParams", "BaseRNNCell", "RNNCell", "LSTMCell", "GRUCell", "FusedRNNCell",
            "SequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",

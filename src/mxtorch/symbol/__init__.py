@@ -6,26 +6,9 @@ from ..base import MXNetError
 from ..ops import registry as _registry
 
 
-def _make_function(op_name):
-    op_class = _registry.get_operator(op_name)
+from .register import install as _install_operators, make_function as _make_function  # noqa: E402
 
-    def function(*args, **kwargs):
-        return create(op_name, *args, **kwargs)
-    function.__name__ = op_name
-    function.__doc__ = (op_class.__doc__ or f"The {op_name} operator.") + \
-        "\n\nSymbolic form: input Symbols positionally or by argument name, attributes as keywords, " \
-        "``name=`` and ``attr=``."
-    return function
-
-
-def _install(namespace):
-    for op_name in _registry.list_operators():
-        if op_name in namespace:
-            continue        # the Python-level functions imported above (zeros, ones) win
-        namespace[op_name] = _make_function(op_name)
-
-
-_install(globals())
+_install_operators(globals())
 
 # Python-level functions of MXNet's mx.sym (scalar / symbol dispatch, creators); they take the place
 # of operator aliases of the same name (``full``, ``maximum``, ...)
@@ -37,14 +20,20 @@ from . import control_flow as _control_flow  # noqa: E402
 
 
 class _Namespace:
-    """``mx.sym.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators."""
+    """``mx.sym.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators.
+    ``imported`` holds the other names MXNet's generated module of the same name had in its
+    namespace (``mx.sym.random.Symbol``, ...)."""
 
-    def __init__(self, name):
+    def __init__(self, name, imported=None):
         self._name = name
         self._operators = _registry.namespace_operators(name)
+        self.imported = dict(imported or {})
 
     def __getattr__(self, short_name):
         operators = self.__dict__.get("_operators", {})
+        imported = self.__dict__.get("imported", {})
+        if short_name in imported:
+            return imported[short_name]
         if self._name == "random" and short_name == "randn":
             return _randn
         if self._name == "contrib" and short_name in _control_flow.__all__:
@@ -94,6 +83,9 @@ def _randn(*shape, loc=0.0, scale=1.0, dtype=None, **kwargs):
 
 for _name in _registry.NAMESPACE_PREFIXES:
     globals()[_name] = _Namespace(_name)
+# the names MXNet's generated mxnet.symbol.random had besides the samplers (imported there)
+from ..base import numeric_types as _numeric_types  # noqa: E402
+random.imported.update(Symbol=Symbol, numeric_types=_numeric_types)  # noqa: F821
 
 
 class _Internal:

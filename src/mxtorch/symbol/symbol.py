@@ -21,6 +21,19 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.register import install_fluent_methods
 from ..ops import registry
 from . import graph_json
+# names MXNet 1.9.1's mxnet.symbol.symbol had in its namespace from its ctypes binding
+from ..base import (  # noqa: E402,F401
+    ExecutorHandle, NDArrayHandle, SymbolHandle, c_array, c_array_buf, c_handle_array,
+    c_str, c_str_array, check_call, integer_types, mx_int, mx_int64, mx_uint, numeric_types,
+    py_str, string_types,
+)
+# names MXNet 1.9.1's mxnet.symbol.symbol had in its namespace (imported there, not defined)
+from array import array  # noqa: E402,F401
+from builtins import slice as py_slice  # noqa: E402,F401
+from numbers import Number  # noqa: E402,F401
+from ..base_ctypes import SymbolBase  # noqa: E402,F401
+from ..context import Context, current_context  # noqa: E402,F401
+from ..util import is_np_shape  # noqa: E402,F401
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "create", "zeros", "ones", "full",
            "arange", "linspace", "eye", "pow", "power", "maximum", "minimum", "hypot", "histogram", "split_v2"]
@@ -93,7 +106,7 @@ def _aux_variable_ids(nodes):
     return aux
 
 
-class Symbol:
+class Symbol(SymbolBase):
     """A symbolic graph with one or more outputs.
 
     Build with ``mx.sym.Variable`` and the operator functions (``mx.sym.FullyConnected``),
@@ -829,3 +842,6 @@ def _call_fluent(op_name, symbol, args, kwargs):
 
 
 install_fluent_methods(Symbol, _call_fluent, "mx.sym")
+
+# names MXNet 1.9.1's mxnet.symbol.symbol had in its namespace (imported there, not defined)
+from ..executor import Executor  # noqa: E402,F401

@@ -26,6 +26,8 @@ import numpy as np
 from ...base import MXNetError
 from .lists import symbol_bf16, symbol_fp16
 from .loss_scaler import LossScaler
+# names MXNet 1.9.1's mxnet.contrib.amp.amp had in its namespace from its ctypes binding
+from ...base import (SymbolHandle, c_array_buf, c_str_array, check_call, mx_uint)  # noqa: E402,F401
 
 __all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_symbol", "convert_model",
            "convert_hybrid_block", "convert_bucketing_module", "list_lp16_ops", "list_fp32_ops",
@@ -421,3 +423,11 @@ def unscale(optimizer_or_trainer):
         for grad in grads:
             grad[:] *= optimizer_or_trainer._scale
     optimizer_or_trainer._scale = 1.0
+
+# names MXNet 1.9.1's mxnet.contrib.amp.amp had in its namespace (imported there, not defined)
+from array import array  # noqa: E402,F401
+from ...base import BFLOAT16 as bfloat16  # noqa: E402,F401
+from ...context import gpu  # noqa: E402,F401
+from ...module.bucketing_module import BucketingModule  # noqa: E402,F401
+from ...ndarray.ndarray import NDArray  # noqa: E402,F401
+from ...symbol.symbol import Symbol  # noqa: E402,F401

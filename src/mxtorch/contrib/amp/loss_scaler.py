@@ -51,3 +51,6 @@ class LossScaler:
             self._next_loss_scale = min(self._max_loss_scale, self._loss_scale * 2.0)
             logging.info("AMP: increasing loss scale to %f", self._next_loss_scale)
         return overflow
+
+# names MXNet 1.9.1's mxnet.contrib.amp.loss_scaler had in its namespace (imported there, not defined)
+from ...ndarray import multi_all_finite  # noqa: E402,F401

@@ -1,0 +1,195 @@
+"""Input builders of ``mx.test_utils`` (MXNet 1.9.1): element-wise maps, large-tensor test
+arrays, sparse arrays with canonical indices, random coordinates and matrices with known
+eigen-structure.  All randomness comes from NumPy's global generator (``np.random.seed`` makes
+them repeatable), as in MXNet.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import MXNetError
+
+__all__ = ["assign_each", "assign_each2", "create_2d_tensor", "create_vector", "get_identity_mat",
+           "get_identity_mat_batch", "create_sparse_array", "create_sparse_array_zd",
+           "shuffle_csr_column_indices", "rand_coord_2d", "new_matrix_with_real_eigvals_2d",
+           "new_matrix_with_real_eigvals_nd", "new_orthonormal_matrix_2d",
+           "new_sym_matrix_with_real_eigvals_2d", "new_sym_matrix_with_real_eigvals_nd"]
+
+
+# -- element-wise maps --------------------------------------------------------------------------------
+def assign_each(the_input, function):
+    """A float64 NumPy array of ``the_input``'s shape holding ``function(x)`` for each element
+    (a copy of ``the_input`` itself when ``function`` is None)."""
+    if function is None:
+        return np.array(the_input)
+    values = np.asarray(the_input)
+    output = np.zeros(values.shape)
+    for index in np.ndindex(values.shape):
+        output[index] = function(values[index])
+    return output
+
+
+def assign_each2(input1, input2, function):
+    """A float64 NumPy array holding ``function(x1, x2)`` for each pair of elements of two
+    arrays of the same shape (AssertionError otherwise; a copy of ``input1`` when ``function``
+    is None)."""
+    if function is None:
+        return np.array(input1)
+    first, second = np.asarray(input1), np.asarray(input2)
+    assert first.shape == second.shape, f"assign_each2: shapes {first.shape} and {second.shape} differ"
+    output = np.zeros(first.shape)
+    for index in np.ndindex(first.shape):
+        output[index] = function(first[index], second[index])
+    return output
+
+
+# -- large-tensor test arrays -------------------------------------------------------------------------
+def create_2d_tensor(rows, columns, dtype=np.int64):
+    """An NDArray of shape ``(rows, columns)`` whose row ``i`` is all ``i`` (``dtype``)."""
+    from . import ndarray as nd
+    column = nd.arange(0, rows, dtype=dtype).reshape(rows, 1)
+    return nd.broadcast_to(column, shape=(rows, columns))
+
+
+def create_vector(size, dtype=np.int64):
+    """``mx.nd.arange(0, size)`` in ``dtype``."""
+    from . import ndarray as nd
+    return nd.arange(0, size, dtype=dtype)
+
+
+def get_identity_mat(size):
+    """The float32 identity NDArray of shape ``(size, size)``."""
+    from . import ndarray as nd
+    matrix = nd.zeros((size, size))
+    for i in range(size):
+        matrix[i, i] = 1
+    return matrix
+
+
+def get_identity_mat_batch(size):
+    """Two stacked identities: an NDArray of shape ``(2, size, size)``."""
+    from . import ndarray as nd
+    identity = get_identity_mat(size).asnumpy()
+    return nd.array([identity, identity])
+
+
+# -- sparse arrays --------------------------------------------------------------------------------------
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None, modifier_func=None,
+                        density=.5, shuffle_csr_indices=False):
+    """A random sparse NDArray ('row_sparse' or 'csr') of ``shape`` (see ``rand_sparse_ndarray``);
+    the row_sparse ``rsp_indices`` are sorted first, so the indices are canonical.  With
+    ``shuffle_csr_indices`` the column indices of each csr row are put in random order.
+    AssertionError for another ``stype``, as MXNet."""
+    from .test_utils import rand_sparse_ndarray
+    if stype == "row_sparse":
+        rows = None if rsp_indices is None else np.sort(np.asarray(rsp_indices))
+        array, _ = rand_sparse_ndarray(shape, stype, density=density, data_init=data_init, rsp_indices=rows,
+                                       dtype=dtype, modifier_func=modifier_func)
+        return array
+    if stype == "csr":
+        array, _ = rand_sparse_ndarray(shape, stype, density=density, data_init=data_init, dtype=dtype,
+                                       modifier_func=modifier_func)
+        if shuffle_csr_indices:
+            shuffle_csr_column_indices(array)
+        return array
+    raise AssertionError("Unknown storage type: " + str(stype))
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None, dtype=None,
+                           modifier_func=None, shuffle_csr_indices=False):
+    """``create_sparse_array`` where, for row_sparse, only ``rsp_indices`` decide the non-zero
+    rows (density 0 otherwise; at most ``shape[0]`` indices)."""
+    if stype == "row_sparse":
+        density = 0.0
+        if rsp_indices is not None:
+            assert len(rsp_indices) <= shape[0], "create_sparse_array_zd: more row indices than rows"
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices, dtype=dtype,
+                               modifier_func=modifier_func, density=density,
+                               shuffle_csr_indices=shuffle_csr_indices)
+
+
+def shuffle_csr_column_indices(csr):
+    """Permute the column indices within each row of ``csr`` at random, in place, leaving the
+    ``data`` values where they are (so each row's stored values move among that row's non-zero
+    columns), as MXNet's helper did through the array's shared index buffer.
+
+    ``csr`` is a CSRNDArray (its values are rewritten to match the permuted indices) or a
+    ``scipy.sparse.csr_matrix`` / any object with writable ``indptr`` and ``indices`` arrays."""
+    from .ndarray.sparse import CSRNDArray
+    indptr = np.asarray(_host(csr.indptr))
+    indices = np.array(_host(csr.indices))
+    for row in range(len(indptr) - 1):
+        segment = indices[indptr[row]:indptr[row + 1]].copy()
+        np.random.shuffle(segment)
+        indices[indptr[row]:indptr[row + 1]] = segment
+    if not isinstance(csr, CSRNDArray):
+        csr.indices[:] = indices
+        return
+    import torch
+    values = csr.data.asnumpy()
+    dense = np.zeros(csr.shape, dtype=values.dtype)
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    dense[rows, indices] = values
+    csr._tensor.copy_(torch.from_numpy(dense))
+
+
+def _host(values):
+    return values.asnumpy() if hasattr(values, "asnumpy") else values
+
+
+def rand_coord_2d(x_low, x_high, y_low, y_high):
+    """A random int64 coordinate pair ``(x, y)``, ``x`` in ``[x_low, x_high)`` and ``y`` in
+    ``[y_low, y_high)``."""
+    x = np.random.randint(x_low, x_high, dtype=np.int64)
+    y = np.random.randint(y_low, y_high, dtype=np.int64)
+    return x, y
+
+
+# -- matrices with known eigen-structure --------------------------------------------------------------
+def new_matrix_with_real_eigvals_2d(n):
+    """A random ``(n, n)`` float64 matrix ``Q^-1 D Q`` with real eigenvalues (the diagonal of
+    ``D``, uniform in [-10, 10)); ``Q`` is a Householder reflection times a diagonal matrix
+    drawn until its 2-norm condition number is below 3, so the result is well conditioned."""
+    while True:
+        diagonal = np.diag(np.random.uniform(-1.0, 1.0, n))
+        vector = np.random.uniform(-1.0, 1.0, n).reshape(n, 1)
+        vector = vector / np.linalg.norm(vector, axis=-2, keepdims=True)
+        reflection = np.eye(n) - 2 * vector @ vector.T
+        basis = reflection @ diagonal
+        if np.linalg.cond(basis, 2) < 3:
+            break
+    eigenvalues = np.diag(np.random.uniform(-10.0, 10.0, n))
+    return np.linalg.inv(basis) @ eigenvalues @ basis
+
+
+def _batched(builder, shape):
+    count = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.array([builder(shape[-1]) for _ in range(count)]).reshape(shape)
+
+
+def new_matrix_with_real_eigvals_nd(shape):
+    """A stack of ``new_matrix_with_real_eigvals_2d(shape[-1])`` matrices of ``shape``
+    (``(..., n, n)``)."""
+    return _batched(new_matrix_with_real_eigvals_2d, shape)
+
+
+def new_orthonormal_matrix_2d(n):
+    """A random ``(n, n)`` orthonormal float64 matrix: the Q factor of ``X^T X`` for a standard
+    normal ``X``."""
+    x = np.random.randn(n, n)
+    return np.linalg.qr(x.T @ x)[0]
+
+
+def new_sym_matrix_with_real_eigvals_2d(n):
+    """A random symmetric ``(n, n)`` float64 matrix ``Q^T D Q`` (``Q`` orthonormal, eigenvalues
+    uniform in [-10, 10))."""
+    basis = new_orthonormal_matrix_2d(n)
+    eigenvalues = np.diag(np.random.uniform(-10.0, 10.0, n))
+    return basis.T @ eigenvalues @ basis
+
+
+def new_sym_matrix_with_real_eigvals_nd(shape):
+    """A stack of ``new_sym_matrix_with_real_eigvals_2d(shape[-1])`` matrices of ``shape``."""
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise MXNetError(f"new_sym_matrix_with_real_eigvals_nd: expected a shape (..., n, n), got {shape}")
+    return _batched(new_sym_matrix_with_real_eigvals_2d, shape)
