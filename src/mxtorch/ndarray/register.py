@@ -97,6 +97,10 @@ def invoke(op_class, args, kwargs):
         ctx = context_of(op.ctx)
     n_args = len(op.arguments())
     tensors = [values[n]._tensor for n in names]
+    input_stypes = [values[n].stype for n in names]
+    if any(stype != "default" for stype in input_stypes):
+        op.input_storage = input_stypes
+    output_stypes = registry.output_storage_types(op, input_stypes)
     is_train = autograd.is_training()
     recording = autograd.is_recording()
     _check_shapes(op, names, tensors)
@@ -113,7 +117,7 @@ def invoke(op_class, args, kwargs):
     # (Flatten, Reshape, transpose, ...) are copied, so writing to them leaves the input alone
     shared = {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
     outputs = [_own_memory(t, shared) for t in outputs]
-    results = [NDArray(t, ctx if ctx is not None else None) for t in outputs]
+    results = [_with_storage(t, ctx, stype) for t, stype in zip(outputs, output_stypes)]
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, result in zip(targets, results):
@@ -121,6 +125,14 @@ def invoke(op_class, args, kwargs):
             target[:] = result
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _with_storage(tensor, ctx, stype):
+    """An output as an NDArray, or as the sparse array class of storage type ``stype``."""
+    if stype == "default":
+        return NDArray(tensor, ctx)
+    from .sparse import _with_storage as sparse_array
+    return sparse_array(tensor, ctx, stype)
 
 
 def _symbol_class():

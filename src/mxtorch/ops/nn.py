@@ -71,6 +71,8 @@ class FullyConnected(Operator):
     bias ``(num_hidden,)``.
     """
 
+    sparse_storage = "dense"
+
     def plot_label(self, op_name, node_name):
         return f"{op_name}\n{self.num_hidden}", "weighted"
 
@@ -713,6 +715,8 @@ class Embedding(Operator):
     argument has no gradient: a backward pass that asks for one raises MXNetError, as MXNet
     did.  ``sparse_grad`` is accepted; mxtorch always produces a dense weight gradient.
     """
+
+    sparse_storage = "dense"
 
     def summary_parameters(self, input_channels, output_shape):
         return self.input_dim * self.output_dim

@@ -80,7 +80,11 @@ class Reshape(Operator):
 
 @register("Concat", "concat")
 class Concat(Operator):
-    """Join ``num_args`` arrays along ``dim`` (default 1); the other axes must agree."""
+    """Join ``num_args`` arrays along ``dim`` (default 1); the other axes must agree.  csr
+    arrays joined along ``dim=0`` give a csr array; other sparse inputs a dense one."""
+
+    def sparse_storage(self, stypes):
+        return ["csr" if self.dim == 0 and all(s == "csr" for s in stypes) else "default"]
 
     def plot_label(self, op_name, node_name):
         return node_name, "reshaping"
