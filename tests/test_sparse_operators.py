@@ -148,3 +148,17 @@ def test_layers_and_symbol_namespace():
     # a sparse symbol is the operator itself, written to JSON under its name (MXNet's graph)
     assert '"op": "abs"' in mx.sym.sparse.abs(mx.sym.var("x")).tojson()
     assert not hasattr(mx.nd.sparse, "Convolution")
+
+
+def test_scalar_forms_keep_storage_when_zero_stays_zero():
+    # MXNet 1.9.1 on a row_sparse / csr array of ones
+    expressions = ["y == 1", "y == 0", "y != 0", "y > -1", "y >= 1", "y < 0", "y <= 0", "y + 0", "y * 0",
+                   "y / 3", "y ** 2", "3 - y"]
+    kept = [True, False, True, False, True, True, False, True, True, True, False, False]
+    for stype in ("csr", "row_sparse"):
+        y = mx.nd.ones((2, 2)).tostype(stype)
+        assert [eval(e).stype for e in expressions] == [stype if k else "default" for k in kept]
+    y = mx.nd.ones((2, 2)).tostype("csr")
+    assert mx.nd.contrib.quadratic(y, a=1, b=1, c=0).stype == "csr"
+    assert mx.nd.contrib.quadratic(y, a=1, b=1, c=1).stype == "default"
+    assert mx.nd.contrib.quadratic(y.tostype("row_sparse"), a=1, b=1, c=0).stype == "default"

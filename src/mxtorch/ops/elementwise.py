@@ -272,11 +272,22 @@ _SCALAR = {
     ("_logical_xor_scalar",): _scalar_logical(torch.logical_xor),
 }
 
+# the scalar forms MXNet gives a sparse form: they keep a sparse input's storage type when they
+# map 0 to 0 for the given scalar (``csr * 2``, ``csr + 0``, ``csr == 1``; not ``csr == 0``)
+_SPARSE_SCALAR = ("_plus_scalar", "_minus_scalar", "_mul_scalar", "_div_scalar", "_equal_scalar",
+                  "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
+                  "_lesser_equal_scalar")
+
+
+def _zero_preserving_scalar(op, stypes):
+    zero = torch.zeros(1)
+    return [stypes[0] if float(op.forward(False, [zero], [])[0][0]) == 0 else "default"]
+
+
 for _names, _function in _SCALAR.items():
     register(*_names)(type(_names[0], (_Scalar,), {
         "function": staticmethod(_function),
-        # a sparse array times / divided by a number keeps its storage type, as in MXNet
-        "sparse_storage": "preserve" if _names[0] in ("_mul_scalar", "_div_scalar") else None,
+        "sparse_storage": _zero_preserving_scalar if _names[0] in _SPARSE_SCALAR else None,
         "__doc__": f"``{_names[0]}``: elementwise operation of ``data`` with the attribute ``scalar``."}))
 
 
@@ -461,6 +472,10 @@ class Quadratic(Operator):
     a = Attr(Float, default=0.0)
     b = Attr(Float, default=0.0)
     c = Attr(Float, default=0.0)
+
+    def sparse_storage(self, stypes):
+        # MXNet keeps a csr input csr when c == 0 (zeros stay zeros); row_sparse gives dense
+        return ["csr" if stypes[0] == "csr" and self.c == 0 else "default"]
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
