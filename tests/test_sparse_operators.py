@@ -157,7 +157,7 @@ def test_scalar_forms_keep_storage_when_zero_stays_zero():
     kept = [True, False, True, False, True, True, False, True, True, True, False, False]
     for stype in ("csr", "row_sparse"):
         y = mx.nd.ones((2, 2)).tostype(stype)
-        assert [eval(e).stype for e in expressions] == [stype if k else "default" for k in kept]
+        assert [eval(e, {}, {"y": y}).stype for e in expressions] == [stype if k else "default" for k in kept]
     y = mx.nd.ones((2, 2)).tostype("csr")
     assert mx.nd.contrib.quadratic(y, a=1, b=1, c=0).stype == "csr"
     assert mx.nd.contrib.quadratic(y, a=1, b=1, c=1).stype == "default"
