@@ -98,8 +98,7 @@ def invoke(op_class, args, kwargs):
     n_args = len(op.arguments())
     tensors = [values[n]._tensor for n in names]
     input_stypes = [values[n].stype for n in names]
-    if any(stype != "default" for stype in input_stypes):
-        op.input_storage = input_stypes
+    op.input_storage = input_stypes
     output_stypes = registry.output_storage_types(op, input_stypes)
     is_train = autograd.is_training()
     recording = autograd.is_recording()
@@ -196,10 +195,12 @@ class _Namespace:
             if short_name in getattr(random_module, "__all__", ()):
                 return getattr(random_module, short_name)
         if self._name == "contrib":
-            # the Python-level control flow of mx.nd.contrib (foreach, while_loop, cond)
-            from . import control_flow
-            if short_name in control_flow.__all__:
-                return getattr(control_flow, short_name)
+            # the Python-level functions of mx.nd.contrib (foreach, while_loop, cond, rand_zipfian,
+            # the AdamW / LAMB front ends)
+            from . import contrib_functions, control_flow
+            for module in (control_flow, contrib_functions):
+                if short_name in module.__all__:
+                    return getattr(module, short_name)
         if short_name not in operators:
             raise AttributeError(f"mx.nd.{self._name} has no operator {short_name!r}")
         sample = f"_sample_{short_name}"
@@ -216,6 +217,9 @@ class _Namespace:
         return function
 
     def __dir__(self):
+        if self._name == "contrib":
+            from . import contrib_functions, control_flow
+            return sorted(set(self._operators) | set(control_flow.__all__) | set(contrib_functions.__all__))
         return sorted(self._operators)
 
 

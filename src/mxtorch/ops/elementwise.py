@@ -482,6 +482,24 @@ class Quadratic(Operator):
         return [(self.a * data + self.b) * data + self.c]
 
 
+@register("_contrib_backward_quadratic")
+class QuadraticBackward(Operator):
+    """The gradient node of ``contrib.quadratic``: ``out_grad * (2 * a * data + b)`` for the
+    head gradient ``out_grad`` and the forward input ``data`` (one shape).  MXNet 1.9.1's
+    imperative front end could not pass it inputs; here it computes its gradient."""
+
+    a = Attr(Float, default=0.0)
+    b = Attr(Float, default=0.0)
+    c = Attr(Float, default=0.0)
+
+    def arguments(self):
+        return ["out_grad", "data"]
+
+    def forward(self, is_train, inputs, aux):
+        out_grad, data = inputs
+        return [out_grad * (2 * self.a * data + self.b)]
+
+
 @register("_contrib_div_sqrt_dim")
 class DivSqrtDim(Operator):
     """``data / sqrt(data.shape[-1])`` (MXNet's ``contrib.div_sqrt_dim``, the scaling of
@@ -533,6 +551,14 @@ class GradientMultiplier(Operator):
 
     def backward(self, out_grads, inputs, outputs, aux):
         return [out_grads[0] * self.scalar]
+
+
+@register("_contrib_backward_gradientmultiplier")
+class GradientMultiplierBackward(_Scalar):
+    """The gradient node of ``contrib.gradientmultiplier``: ``data * scalar`` (``data`` is the
+    head gradient), as MXNet 1.9.1's ``contrib.backward_gradientmultiplier(x, scalar=s)``."""
+
+    function = staticmethod(lambda x, s: x * s)
 
 
 @register("_contrib_allclose")

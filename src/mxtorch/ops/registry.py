@@ -141,8 +141,9 @@ class Operator:
     # see :func:`output_storage_types`.  Operators that declare one form ``mx.nd.sparse`` and
     # ``mx.sym.sparse``.
     sparse_storage = None
-    # the storage types of the inputs of the current imperative call (None: all dense), for the
-    # few operators whose numbers depend on them (the lazy row-sparse optimizer updates)
+    # the storage types of the inputs of an imperative call (None in a bound graph, which holds
+    # dense arrays), for the few operators whose numbers depend on them (the lazy row-sparse
+    # optimizer updates) or that need a sparse input (contrib.getnnz)
     input_storage = None
 
     def __init__(self, attrs=None, **kwargs):
