@@ -25,6 +25,7 @@ from .lbsgd import LBSGD
 from .testing import Test
 from . import contrib
 from .contrib import GroupAdaGrad
+from ..ndarray import abs as NDabs  # noqa: F401  (MXNet's package exported its module's import of it)
 
 __all__ = ["AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LARS", "LBSGD", "NAG",
            "Nadam", "Optimizer", "RMSProp", "SGD", "SGLD", "Signum", "LAMB", "Test", "Updater", "ccSGD",

@@ -509,8 +509,15 @@ def __getattr__(name):
     old module path resolves names through the package, then through ``mx.nd``."""
     if name.startswith("__"):
         raise AttributeError(name)
-    from .. import ndarray
+    from .. import ndarray, util
     from .. import optimizer as package
+    # the names MXNet's module imported under other names or from elsewhere
+    imported = {"NDabs": (ndarray, "abs"), "NDnorm": (ndarray, "norm"), "is_np_array": (util, "is_np_array"),
+                "multi_lamb_update": (ndarray.contrib, "multi_lamb_update"),
+                "multi_mp_lamb_update": (ndarray.contrib, "multi_mp_lamb_update")}
+    if name in imported:
+        source, original = imported[name]
+        return getattr(source, original)
     for source in (package, ndarray):
         try:
             return getattr(source, name)
