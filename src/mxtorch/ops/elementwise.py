@@ -199,6 +199,7 @@ for _key, _names in _SAME_SHAPE_ALIASES.items():
     register(*_names)(type(_names[0], (_Binary,), {
         "function": staticmethod(_BINARY[_key]),
         "sparse_storage": _SAME_SHAPE_STORAGE.get(_key),
+        "quantized_name": "_contrib_quantized_elemwise_add" if _key == "add" else None,
         "distinct_names": tuple(n for n in _names if n == "_grad_add"),
         "__doc__": f"Elementwise {_key} of two arrays of the same shape (``lhs``, ``rhs``)."}))
 for _key, _names in _BROADCAST_ALIASES.items():

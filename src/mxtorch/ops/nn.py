@@ -71,6 +71,8 @@ class FullyConnected(Operator):
     bias ``(num_hidden,)``.
     """
 
+    quantized_name = "_contrib_quantized_fully_connected"
+
     sparse_storage = "dense"
 
     def plot_label(self, op_name, node_name):
@@ -159,6 +161,8 @@ class _ConvolutionBase(Operator):
 
 @register("Convolution", "Convolution_v1")
 class Convolution(_ConvolutionBase):
+
+    quantized_name = "_contrib_quantized_conv"
     distinct_names = ("Convolution_v1",)
     """N-D convolution: data ``(batch, channel, *spatial)``, weight
     ``(num_filter, channel / num_group, *kernel)``, bias ``(num_filter,)``; output spatial
@@ -227,6 +231,8 @@ class Pooling(Operator):
     NDHWC takes and gives ``(batch, *spatial, channel)``; a layout whose rank differs from the
     data's raises MXNetError.
     """
+
+    quantized_name = "_contrib_quantized_pooling"
 
     def plot_label(self, op_name, node_name):
         kernel = "x".join(self.attr_digits("kernel")) if "kernel" in self.attrs else "[]"
@@ -434,10 +440,15 @@ class Activation(Operator):
     """Elementwise activation ``act_type``: relu, sigmoid, tanh, softrelu (log(1 + e^x)),
     softsign (x / (1 + |x|)), log_sigmoid, mish.  Any shape."""
 
+    quantized_name = "_contrib_quantized_act"
+
     def plot_label(self, op_name, node_name):
         return f"{op_name}\n{self.act_type}", "activation"
 
     act_type = Attr(Choice(*_ACTIVATIONS), required=True)
+
+    def quantized_operator(self):
+        return self.quantized_name if self.act_type == "relu" else None   # MXNet's int8 relu only
 
     def forward(self, is_train, inputs, aux):
         return [_ACTIVATIONS[self.act_type](inputs[0])]
@@ -715,6 +726,9 @@ class Embedding(Operator):
     argument has no gradient: a backward pass that asks for one raises MXNetError, as MXNet
     did.  ``sparse_grad`` is accepted; mxtorch always produces a dense weight gradient.
     """
+
+    quantized_name = "_contrib_quantized_embedding"
+    quantized_inputs = ("weight",)
 
     sparse_storage = "dense"
 

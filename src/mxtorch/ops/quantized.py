@@ -269,6 +269,8 @@ class QuantizedElementwiseAdd(_Calibrated, _QuantizedOutputs, Operator):
     int8 over the calibration range (MXNet's ``contrib.quantized_elemwise_add``; see the module
     rules).  MXNet 1.9.1 dropped a uint8 operand added to an int8 one; here both count."""
 
+    int32_output = True
+
     def arguments(self):
         return ["lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"]
 
@@ -351,6 +353,8 @@ class _QuantizedLayer(_Calibrated, _QuantizedOutputs):
 
     float_name = None
     data_levels = None      # {dtype: levels of the output step}
+    quantized_name = None   # not inherited from the float layer
+    sparse_storage = None
 
     def float_arguments(self):
         return ["data", "weight"] + ([] if self.no_bias else ["bias"])
@@ -395,9 +399,10 @@ class QuantizedFullyConnected(_QuantizedLayer, FullyConnected):
     the ranges of data, weight and bias as ``(1,)`` float32 inputs; outputs int32 (int8 when
     calibrated) and its range (MXNet's ``contrib.quantized_fully_connected``; module rules)."""
 
+    int32_output = True
+
     float_name = "FullyConnected"
     data_levels = {torch.int8: 127.0, torch.uint8: 255.0}
-    sparse_storage = None
 
     def bias_in_steps(self, bias, bias_real, data, data_real, weight_real):
         levels = 127.5 if data.dtype == torch.int8 else 255.5
@@ -412,6 +417,8 @@ class QuantizedConvolution(_QuantizedLayer, Convolution):
     ``(1,)`` float32 inputs; outputs int32 (int8 when calibrated) and its range (MXNet's
     ``contrib.quantized_conv``; module rules)."""
 
+    int32_output = True
+
     float_name = "Convolution"
     data_levels = {torch.int8: 127.0, torch.uint8: 127.0}
 
@@ -424,6 +431,8 @@ class QuantizedPooling(_QuantizedOutputs, Pooling):
     """``Pooling`` (max, avg, sum) of an int8 / uint8 ``data`` with its range ``min_data`` /
     ``max_data``: averages round half to even; the integers keep their dtype and the range
     passes through (MXNet's ``contrib.quantized_pooling``)."""
+
+    quantized_name = None
 
     def arguments(self):
         return ["data", "min_data", "max_data"]

@@ -141,6 +141,12 @@ class Operator:
     # see :func:`output_storage_types`.  Operators that declare one form ``mx.nd.sparse`` and
     # ``mx.sym.sparse``.
     sparse_storage = None
+    # the int8 operator that takes this one's place in a graph quantized by
+    # mxnet.contrib.quantization (see quantized_operator), the inputs it takes as int8 (None:
+    # all), and, on an int8 operator, whether its result is int32 and is requantized after it
+    quantized_name = None
+    quantized_inputs = None
+    int32_output = False
     # the storage types of the inputs of an imperative call (None in a bound graph, which holds
     # dense arrays), for the few operators whose numbers depend on them (the lazy row-sparse
     # optimizer updates) or that need a sparse input (contrib.getnnz)
@@ -209,6 +215,10 @@ class Operator:
         raise NotImplementedError(f"Operator {self.name} has no forward")
 
     backward = None
+
+    def quantized_operator(self):
+        """The name of the int8 operator replacing this node in a quantized graph, or None."""
+        return self.quantized_name
 
     def declares_backward(self, inputs):
         """Whether :meth:`backward` gives this call's gradient (default: when it is defined)."""
