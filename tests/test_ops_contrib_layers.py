@@ -37,7 +37,7 @@ def test_modulated_deformable_convolution():
                                                        num_deformable_group=2)
     np.testing.assert_allclose(out.asnumpy(), [[
         [[0.5, -0.29734, 0.18832], [1.99621, 0.16783, 0.1271]],
-        [[-0.73612, -0.98765, -0.2084], [-1.16804, -0.94431, -0.88458]]]], rtol=1e-5, atol=1e-6)
+        [[-0.73612, -0.98765, -0.2084], [-1.16804, -0.94431, -0.88458]]]], atol=1e-5)
     # with a mask of ones and zero offsets it is a plain grouped convolution
     zero, ones = mx.nd.zeros((1, 16, 2, 3)), mx.nd.ones((1, 8, 2, 3))
     plain = mx.nd.Convolution(data, weight, mx.nd.array([0.5, -1.0]), kernel=(2, 2), num_filter=2, num_group=2)
