@@ -7,4 +7,4 @@ from . import normalization, convolution, recurrent, vision, custom  # noqa: F40
 from . import indexing, reduction, linalg, sequence, random_ops  # noqa: F401
 from . import roi, boxes, detection, image  # noqa: F401
 from . import optimizer_updates, misc, control_flow, signal, graph  # noqa: F401
-from . import optimizer_multi, quantized  # noqa: F401
+from . import optimizer_multi, quantized, point_process  # noqa: F401
