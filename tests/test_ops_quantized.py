@@ -97,3 +97,17 @@ def test_quantized_symbols_infer_shapes():
                                                     mx.sym.var("min_bias"), mx.sym.var("max_bias"), num_hidden=4)
     args, outs, _ = node.infer_shape(data=(2, 3))
     assert args[:3] == [(2, 3), (4, 3), (4,)] and outs == [(2, 4), (1,), (1,)]
+
+
+@pytest.mark.parametrize("bins,levels,threshold,divergence", [
+    (16, 5, 2.284607172012329, 0.007702506), (41, 7, 4.733391284942627, 0.03502896)])
+def test_calibrate_entropy(bins, levels, threshold, divergence):
+    rs = np.random.RandomState(0)
+    samples = rs.randn(1000) if bins == 16 else (rs.randn(1000), rs.standard_t(3, 5000))[1]
+    limit = np.abs(samples).max()
+    hist, edges = np.histogram(samples, bins=bins, range=(-limit, limit))
+    found, kl = nd.contrib.calibrate_entropy(nd.array(hist.astype(np.float32)), nd.array(edges.astype(np.float32)),
+                                             num_quantized_bins=levels)
+    # MXNet 1.9.1 for the same histograms
+    np.testing.assert_allclose(found.asnumpy(), [threshold], rtol=1e-6)
+    np.testing.assert_allclose(kl.asnumpy(), [divergence], rtol=1e-4)
