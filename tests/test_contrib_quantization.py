@@ -63,8 +63,10 @@ def test_naive_calibration_sets_the_input_range():
 
 def test_quantization_options_and_histogram():
     symbol, params, _ = model()
-    with pytest.raises(MXNetError, match="entropy"):
-        quantization.quantize_model(symbol, params, {}, calib_mode="entropy")
+    with pytest.raises(MXNetError, match="calib_data"):
+        quantization.quantize_model(symbol, params, {}, calib_mode="entropy", quantize_mode="full")
+    with pytest.raises(MXNetError, match="tensor-wise"):
+        quantization.quantize_model(symbol, params, {}, calib_mode="none", quantize_granularity="channel-wise")
     with pytest.raises(MXNetError, match="calib_data"):
         quantization.quantize_model(symbol, params, {}, calib_mode="naive", quantize_mode="full")
     excluded, _, _ = quantization.quantize_model(symbol, params, {}, calib_mode="none", quantize_mode="full",
@@ -90,3 +92,14 @@ def test_quantize_net_gives_an_int8_symbol_block():
     assert weights and all(p.data().dtype == np.int8 for p in weights)
     # int8 steps of max|w| / 127: the result stays within a few percent of the float network
     np.testing.assert_allclose(quantized(x).asnumpy(), expected, atol=0.05 * np.abs(expected).max())
+
+
+def test_entropy_calibration_threshold_as_mxnet():
+    symbol, params, data = model()
+    samples = np.tile(data, (40, 1)) * np.linspace(0.5, 1.5, 240)[:, None].astype(np.float32)
+    qsym, _, _ = quantization.quantize_model(symbol, params, {}, calib_mode="entropy", quantize_mode="full",
+                                             calib_data=mx.io.NDArrayIter(samples, batch_size=30))
+    attrs = {n["name"]: n.get("attrs", {}) for n in json.loads(qsym.tojson())["nodes"]}
+    # MXNet 1.9.1: the KL threshold of the 8001-bin histogram of the data
+    assert attrs["data_quantize"]["max_calib_range"] == "2.854203"
+    assert attrs["data_quantize"]["min_calib_range"] == "-2.854203"

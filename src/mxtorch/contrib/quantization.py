@@ -13,9 +13,10 @@ float32 Symbol into MXNet's quantized graph and quantizes its parameters:
 
 With ``calib_mode='naive'`` the float model runs on ``calib_data`` and the smallest and largest
 value reaching each ``quantize_v2`` node become its ``min_calib_range`` / ``max_calib_range``;
-``requantize`` nodes keep finding their range at run time, as in MXNet 1.9.1's (non-oneDNN)
-``quantize_model``.  ``'entropy'`` (KL-divergence
-thresholds) is not available and raises MXNetError; use ``'naive'``.
+with ``'entropy'`` the values are gathered in 8001-bin histograms (``combine_histogram``) and the
+range is ``+-`` the threshold ``contrib.calibrate_entropy`` picks (255 levels; ``(0, threshold)``
+for non-negative values with uint8 / auto).  ``requantize`` nodes keep finding their range at
+run time, as in MXNet 1.9.1's (non-oneDNN) ``quantize_model``.
 """
 from __future__ import annotations
 
@@ -187,9 +188,6 @@ def calib_graph(qsym, arg_params, aux_params, collector, calib_mode="entropy", q
     """``qsym`` with the calibration ranges of ``collector`` (``{node name: (min, max)}``, as
     ``quantize_model`` gathers them) written as ``min_calib_range`` / ``max_calib_range`` of its
     ``quantize_v2`` and ``requantize`` nodes.  Returns ``(qsym, arg_params, aux_params)``."""
-    if calib_mode == "entropy":
-        raise MXNetError("calib_graph: calib_mode='entropy' (KL-divergence thresholds) is not available in "
-                         "mxtorch; use calib_mode='naive'")
     graph = json.loads(qsym.tojson())
     for node in graph["nodes"]:
         if node["name"] in collector:
@@ -204,9 +202,6 @@ def _check_options(calib_mode, quantized_dtype, quantize_mode, quantize_granular
     if calib_mode not in ("none", "naive", "entropy", "customize"):
         raise MXNetError(f"quantization: calib_mode must be 'none', 'naive', 'entropy' or 'customize', "
                          f"got {calib_mode!r}")
-    if calib_mode == "entropy":
-        raise MXNetError("quantization: calib_mode='entropy' (KL-divergence thresholds) is not available in "
-                         "mxtorch; use calib_mode='naive' (min / max of the calibration data) or 'none'")
     if calib_mode == "customize" and collector is None:
         raise MXNetError("quantization: calib_mode='customize' needs a LayerOutputCollector")
     if calib_mode == "customize":
@@ -221,8 +216,14 @@ def _check_options(calib_mode, quantized_dtype, quantize_mode, quantize_granular
                          f"{quantize_granularity!r}")
 
 
-def _collect_ranges(sym, arg_params, aux_params, collector, data_names, calib_data, num_calib_examples, ctx):
-    """``{node name: (min, max)}`` of the float outputs named in ``collector`` over ``calib_data``."""
+_HISTOGRAM_BINS = 8001
+_QUANTIZED_BINS = 255
+
+
+def _collect_ranges(sym, arg_params, aux_params, collector, data_names, calib_data, num_calib_examples, ctx,
+                    calib_mode="naive", quantized_dtype="int8"):
+    """``{node name: (min, max)}`` of the float outputs named in ``collector`` over ``calib_data``:
+    their extremes ('naive') or the entropy thresholds of their histograms ('entropy')."""
     internals = sym.get_internals()
     wanted = sorted(set(collector.values()) - set(data_names))
     outputs = [internals[name] for name in wanted]
@@ -244,10 +245,26 @@ def _collect_ranges(sym, arg_params, aux_params, collector, data_names, calib_da
             array = value.asnumpy()
             low, high = float(array.min()), float(array.max())
             old = ranges.get(name)
-            ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
+            if calib_mode == "naive":
+                ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
+                continue
+            limit = max(abs(low), abs(high))
+            if old is None:
+                counts, edges = np.histogram(array, bins=_HISTOGRAM_BINS, range=(-limit, limit))
+                ranges[name] = (counts, edges, low, high, limit)
+            else:
+                ranges[name] = combine_histogram(old, array, low, high, limit)
         seen += batch.data[0].shape[0] - (batch.pad or 0)
         if num_calib_examples is not None and seen >= num_calib_examples:
             break
+    if calib_mode == "entropy":
+        from .. import ndarray as nd
+        for name, (counts, edges, low, high, _) in list(ranges.items()):
+            threshold = float(nd.contrib.calibrate_entropy(nd.array(counts.astype(np.float32)),
+                                                           nd.array(edges.astype(np.float32)),
+                                                           num_quantized_bins=_QUANTIZED_BINS)[0].asscalar())
+            unsigned = low >= 0 and quantized_dtype in ("uint8", "auto")
+            ranges[name] = (0.0 if unsigned else -threshold, threshold)
     return {node: ranges[name] for node, name in collector.items() if name in ranges}
 
 
@@ -257,16 +274,16 @@ def quantize_model(sym, arg_params, aux_params, data_names=("data",), label_name
                    quantize_granularity="tensor-wise", logger=None):
     """The int8 form of a float32 model: ``(qsym, qarg_params, aux_params)`` (module docstring).
 
-    ``calib_mode``: 'none' (ranges computed at run time), 'naive' (ranges from ``calib_data``, a
-    DataIter, over at most ``num_calib_examples`` examples); 'entropy' raises MXNetError.
+    ``calib_mode``: 'none' (ranges computed at run time), 'naive' or 'entropy' (ranges from
+    ``calib_data``, a DataIter, over at most ``num_calib_examples`` examples).
     ``quantize_mode='smart'`` quantizes what 'full' does (a warning says so)."""
     if isinstance(ctx, (list, tuple)):
         raise MXNetError("quantize_model: ctx must be one Context, got a list")
     if quantize_mode == "smart":
         warnings.warn("quantize_model: quantize_mode='smart' quantizes every operator with an int8 form, as "
                       "'full' does", stacklevel=2)
-    if calib_mode == "naive" and not isinstance(calib_data, DataIter):
-        raise MXNetError(f"quantize_model: calib_mode='naive' needs calib_data, a DataIter, got "
+    if calib_mode in ("naive", "entropy") and not isinstance(calib_data, DataIter):
+        raise MXNetError(f"quantize_model: calib_mode={calib_mode!r} needs calib_data, a DataIter, got "
                          f"{type(calib_data).__name__}")
     qsym, qarg_params, aux, collector = quantize_graph(
         sym, arg_params, aux_params, ctx=ctx, excluded_sym_names=excluded_sym_names,
@@ -275,8 +292,8 @@ def quantize_model(sym, arg_params, aux_params, data_names=("data",), label_name
     if calib_mode == "none":
         return qsym, qarg_params, aux
     ranges = _collect_ranges(sym, arg_params, aux_params, collector, list(data_names), calib_data,
-                             num_calib_examples, ctx)
-    qsym, qarg_params, aux = calib_graph(qsym, qarg_params, aux, ranges, calib_mode="naive",
+                             num_calib_examples, ctx, calib_mode, quantized_dtype)
+    qsym, qarg_params, aux = calib_graph(qsym, qarg_params, aux, ranges, calib_mode=calib_mode,
                                          quantized_dtype=quantized_dtype)
     return qsym, qarg_params, aux
 

@@ -218,15 +218,12 @@ class CalibrateEntropy(Operator):
             p[0] = hist[:start + 1].sum(dtype=np.float32)
             p[-1] = hist[stop - 1] + hist[stop:].sum(dtype=np.float32)
             merged = window.size // levels
-            groups = np.array([window[j * merged:(j + 1) * merged].sum() for j in range(levels)], dtype=np.float32)
-            groups[-1] += window[levels * merged:].sum()
-            q = np.zeros(window.size, dtype=np.float32)
-            for j in range(levels):
-                low, high = j * merged, (window.size if j == levels - 1 else (j + 1) * merged)
-                count = int((window[low:high] != 0).sum())
-                if count:
-                    spread = groups[j] / np.float32(count)
-                    q[low:high] = np.where(p[low:high] != 0, spread, q[low:high])
+            # group j covers bins [j * merged, (j + 1) * merged); the last one runs to the end
+            group_of = np.minimum(np.arange(window.size) // merged, levels - 1)
+            groups = np.bincount(group_of, weights=window, minlength=levels).astype(np.float32)
+            counts = np.bincount(group_of, weights=(window != 0), minlength=levels)
+            spread = np.where(counts > 0, groups / np.maximum(counts, 1).astype(np.float32), 0).astype(np.float32)
+            q = np.where((p != 0) & (counts[group_of] > 0), spread[group_of], 0).astype(np.float32)
             p, q = _smoothed(p), _smoothed(q)
             divergence = np.float32(np.inf) if q is None or p is None else np.float32(_kl_divergence(p, q))
             if divergence < best[0]:
