@@ -41,8 +41,10 @@ __all__ = ["quantize_graph", "calib_graph", "quantize_model", "quantize_model_mk
 
 
 def check_call(ret):
-    """MXNet's C-API return check: mxtorch calls no C library, so there is nothing to check."""
-    return ret
+    """MXNet's C-API return check: MXNetError for a non-zero return code (mxtorch calls no C
+    library; this keeps the name for code that imported it from here)."""
+    if ret != 0:
+        raise MXNetError(f"check_call: a call returned {ret!r}")
 
 
 def _node_operator(node):

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..base import MXNetError, NotSupportedForSparseNDArray, integer_types, mx_real_t, numeric_types  # noqa: F401
+from ..base import (MXNetError, NDArrayHandle, NotSupportedForSparseNDArray, integer_types, mx_real_t,  # noqa: F401
+                    numeric_types)
 from ..context import Context, current_context  # noqa: F401
 from .ndarray import NDArray, _resolve_ctx, to_torch_dtype
 from .ndarray import array as native_array  # noqa: F401

@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 
 from ..attribute import AttrScope  # noqa: F401  (MXNet's module imported it)
+from ..base import SymbolHandle  # noqa: F401  (likewise)
 from .symbol import Symbol, full
 
-__all__ = ["rand_zipfian", "adamw_update", "mp_adamw_update", "uniform", "AttrScope", "Symbol"]
+__all__ = ["rand_zipfian", "adamw_update", "mp_adamw_update", "uniform", "AttrScope", "Symbol", "SymbolHandle"]
 
 
 def _create(op_name, *args, **kwargs):
