@@ -81,3 +81,16 @@ def test_graph_operators_on_csr():
     adjacency = mx.nd.contrib.dgl_adjacency(graph)
     assert adjacency.stype == "csr" and adjacency.dtype == np.float32
     np.testing.assert_array_equal(adjacency.asnumpy(), [[0, 1, 1], [1, 0, 1], [0, 1, 0]])
+
+
+def test_dgl_subgraph():
+    graph = mx.nd.sparse.csr_matrix((np.arange(1, 11, dtype=np.int64), np.array([1, 2, 3, 4, 0, 2, 3, 4, 0, 1]),
+                                     np.array([0, 2, 4, 6, 8, 10])), shape=(5, 5), dtype=np.int64)
+    outputs = mx.nd.contrib.dgl_subgraph(graph, mx.nd.array([0, 1, 2], dtype=np.int64),
+                                         mx.nd.array([3, 4], dtype=np.int64), return_mapping=True, num_args=3)
+    # MXNet 1.9.1: the renumbered subgraphs, then the ones with the original edge ids
+    assert [o.stype for o in outputs] == ["csr"] * 4
+    assert [o.asnumpy().tolist() for o in outputs] == [
+        [[0, 0, 1], [0, 0, 0], [2, 0, 3]], [[0, 1], [0, 0]], [[0, 1, 2], [0, 0, 0], [5, 0, 6]], [[7, 8], [0, 0]]]
+    with pytest.raises(MXNetError, match="sorted"):
+        mx.nd.contrib.dgl_subgraph(graph, mx.nd.array([4, 0], dtype=np.int64), return_mapping=False)

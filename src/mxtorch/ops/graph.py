@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .registry import Attr, Operator, optional, Int, register
+from .registry import Attr, Bool, Int, Operator, optional, register
 
 __all__ = []
 
@@ -96,3 +96,56 @@ class DGLAdjacency(Operator):
     def forward(self, is_train, inputs, aux):
         _require_csr(self)
         return [(inputs[0] != 0).to(torch.float32)]
+
+
+@register("_contrib_dgl_subgraph")
+class DGLSubgraph(Operator):
+    """Induced subgraphs of a csr adjacency matrix ``graph`` (MXNet's ``contrib.dgl_subgraph``):
+    for each of the ``num_args - 1`` sorted int64 vertex lists ``v``, the csr matrix
+    ``graph[v][:, v]`` with its edges renumbered 0, 1, ... in row-major order, and, with
+    ``return_mapping``, after all of them the same subgraphs holding the original edge ids.
+    An unsorted vertex list raises MXNetError, as in MXNet.  (mxtorch holds csr arrays densely,
+    so the edge numbered 0 reads as 0 in the dense view, as MXNet's ``asnumpy`` showed it, and
+    is not listed among the stored values.)"""
+
+    variadic = True
+    num_args = Attr(Int, required=True)
+    return_mapping = Attr(Bool, required=True)
+
+    def sparse_storage(self, stypes):
+        _require_csr(self, "graph")
+        return ["csr"] * self.num_visible_outputs()
+
+    def validate(self):
+        if self.num_args < 2:
+            raise self.error(f"num_args counts the graph and at least one vertex list, got {self.num_args}")
+
+    def arguments(self):
+        return ["graph"] + [f"data{i}" for i in range(self.num_args - 1)]
+
+    def outputs(self):
+        count = self.num_args - 1
+        names = [f"subgraph{i}" for i in range(count)]
+        return names + ([f"mapping{i}" for i in range(count)] if self.return_mapping else [])
+
+    def infer_shape(self, in_shapes, out_shapes):
+        sizes = [None if s is None else (s[0], s[0]) for s in in_shapes[1:]]
+        return list(in_shapes), sizes * (2 if self.return_mapping else 1), []
+
+    def infer_type(self, in_types):
+        return list(in_types), [in_types[0]] * self.num_outputs(), []
+
+    def forward(self, is_train, inputs, aux):
+        _require_csr(self, "graph")
+        graph = inputs[0]
+        renumbered, original = [], []
+        for vertices in inputs[1:]:
+            ids = vertices.reshape(-1).to(torch.int64)
+            if ids.numel() > 1 and bool((ids[1:] < ids[:-1]).any()):
+                raise self.error(f"the vertex list must be sorted, got {ids.tolist()}")
+            sub = graph.index_select(0, ids).index_select(1, ids)
+            stored = sub != 0
+            numbers = (torch.cumsum(stored.reshape(-1), 0) - 1).reshape(sub.shape)
+            renumbered.append(torch.where(stored, numbers.to(sub.dtype), torch.zeros_like(sub)))
+            original.append(sub.clone())
+        return renumbered + (original if self.return_mapping else [])
