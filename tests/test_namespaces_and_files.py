@@ -77,3 +77,15 @@ def test_ufunc_keyword_checks_match_mxnet():
     assert negate(2, order="K") == -2
     with pytest.raises(NotImplementedError, match="for operator"):
         negate(2, order="C")
+
+
+def test_optimizer_modules_keep_mxnet_imports():
+    # MXNet's optimizer modules imported abs / norm under other names and the LAMB front ends
+    import mxtorch.optimizer as package
+    import mxtorch.optimizer.contrib as contrib
+    import mxtorch.optimizer.optimizer as module
+    assert module.NDabs(mx.nd.array([-2.0])).asnumpy().tolist() == [2.0]
+    assert module.NDnorm(mx.nd.array([3.0, 4.0])).asnumpy().tolist() == [5.0]
+    assert module.is_np_array() is False
+    assert module.multi_lamb_update is mx.nd.contrib.multi_lamb_update
+    assert package.NDabs is mx.nd.abs and contrib.sqrt is mx.nd.sqrt and contrib.NDArray is mx.nd.NDArray

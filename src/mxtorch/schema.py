@@ -237,12 +237,15 @@ class Attr:
 
 
 def collect(cls):
-    """``{name: Attr}`` declared on ``cls`` and its bases (subclasses override)."""
+    """``{name: Attr}`` declared on ``cls`` and its bases (subclasses override; a subclass that
+    sets the name to something else, such as None, removes the attribute)."""
     schema = {}
     for klass in reversed(cls.__mro__):
         for key, value in vars(klass).items():
             if isinstance(value, Attr):
                 schema[key] = value
+            elif key in schema:
+                del schema[key]
     return schema
 
 

@@ -102,6 +102,9 @@ def invoke(op_class, args, kwargs):
         ctx = context_of(op.ctx)
     n_args = len(op.arguments())
     tensors = [values[n]._tensor for n in names]
+    input_stypes = [values[n].stype for n in names]
+    op.input_storage = input_stypes
+    output_stypes = registry.output_storage_types(op, input_stypes)
     is_train = autograd.is_training()
     recording = autograd.is_recording()
     _check_shapes(op, names, tensors)
@@ -118,13 +121,21 @@ def invoke(op_class, args, kwargs):
     # (Flatten, Reshape, transpose, ...) are copied, so writing to them leaves the input alone
     shared = {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
     outputs = [_own_memory(t, shared) for t in outputs]
-    results = [NDArray(t, ctx if ctx is not None else None) for t in outputs]
+    results = [_with_storage(t, ctx, stype) for t, stype in zip(outputs, output_stypes)]
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, result in zip(targets, results):
             target._assign(slice(None), result, f"Operator {op.name} (out=)")
         return out
     return results[0] if len(results) == 1 else results
+
+
+def _with_storage(tensor, ctx, stype):
+    """An output as an NDArray, or as the sparse array class of storage type ``stype``."""
+    if stype == "default":
+        return NDArray(tensor, ctx)
+    from .sparse import _with_storage as sparse_array
+    return sparse_array(tensor, ctx, stype)
 
 
 def _symbol_class():
@@ -194,10 +205,12 @@ class _Namespace:
             if short_name in getattr(random_module, "__all__", ()):
                 return getattr(random_module, short_name)
         if self._name == "contrib":
-            # the Python-level control flow of mx.nd.contrib (foreach, while_loop, cond)
-            from . import control_flow
-            if short_name in control_flow.__all__:
-                return getattr(control_flow, short_name)
+            # the Python-level functions of mx.nd.contrib (foreach, while_loop, cond, rand_zipfian,
+            # the AdamW / LAMB front ends)
+            from . import contrib_functions, control_flow
+            for module in (control_flow, contrib_functions):
+                if short_name in module.__all__:
+                    return getattr(module, short_name)
         if short_name not in operators:
             raise AttributeError(f"mx.nd.{self._name} has no operator {short_name!r}")
         sample = f"_sample_{short_name}"
@@ -214,6 +227,9 @@ class _Namespace:
         return function
 
     def __dir__(self):
+        if self._name == "contrib":
+            from . import contrib_functions, control_flow
+            return sorted(set(self._operators) | set(control_flow.__all__) | set(contrib_functions.__all__))
         return sorted(self._operators)
 
 

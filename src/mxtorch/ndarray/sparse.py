@@ -11,18 +11,30 @@ the work).  ``tostype`` / ``cast_storage`` convert between the three storage typ
 Constructors follow MXNet: ``row_sparse_array((data, indices), shape=...)``,
 ``csr_matrix((data, indices, indptr), shape=...)``, either from a dense array,
 ``zeros(stype, shape)``, ``empty``, ``array`` (also from a scipy sparse matrix).
+
+The operator functions of this module (``sqrt``, ``elemwise_mul``, ``dot``, ``retain``,
+``sgd_update``, ...) are generated from the operator registry, like ``mx.nd``: every operator
+that declares its storage types (``sparse_storage`` in ``mxtorch.ops``) is here, and returns
+the storage type MXNet 1.9.1 returns for the given inputs (``sqrt`` of a csr array is csr,
+``exp`` of it dense, ``dot(csr.T, dense)`` row_sparse, ...).  ``mx.nd.X`` gives the same
+storage types; only the namespace differs.
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import (MXNetError, NDArrayHandle, NotSupportedForSparseNDArray, integer_types, mx_real_t,  # noqa: F401
+                    numeric_types)
+from ..context import Context, current_context  # noqa: F401
 from .ndarray import NDArray, _resolve_ctx, to_torch_dtype
+from .ndarray import array as native_array  # noqa: F401
 
 __all__ = ["BaseSparseNDArray", "RowSparseNDArray", "CSRNDArray", "row_sparse_array", "csr_matrix", "zeros",
-           "empty", "array", "cast_storage", "dot", "retain", "add", "subtract", "multiply", "divide",
-           "elemwise_add", "elemwise_sub", "elemwise_mul"]
+           "empty", "array", "add", "subtract", "multiply", "divide"]
+
+py_slice = slice
+py_sum = sum
 
 STORAGE_TYPES = ("default", "row_sparse", "csr")
 _operators = None     # the registered ``_sparse_*`` operators, set by ``mx.nd``
@@ -50,6 +62,17 @@ class BaseSparseNDArray(NDArray):
 
     def copy(self):
         return _with_storage(self._tensor.clone(), self._ctx, self._storage)
+
+    # as in MXNet, ``+ - *`` of a sparse array run mx.nd.sparse.add / subtract / multiply
+    # (elemwise_* for one shape: csr + csr stays csr)
+    def __add__(self, other):
+        return add(self, other)
+
+    def __sub__(self, other):
+        return subtract(self, other)
+
+    def __mul__(self, other):
+        return multiply(self, other)
 
     def copyto(self, other):
         """Into an NDArray (values only; the target keeps its storage type) or onto a Context
@@ -92,9 +115,10 @@ class RowSparseNDArray(BaseSparseNDArray):
     def data(self):
         return NDArray(self._tensor.index_select(0, self._nonzero_rows()), self._ctx)
 
-    def retain(self, indices):
-        """A RowSparseNDArray keeping only the rows ``indices``."""
-        return retain(self, indices)
+    def retain(self, *args, **kwargs):
+        """``mx.nd.sparse.retain`` with this array as ``data``: a RowSparseNDArray keeping only
+        the rows ``indices``."""
+        return _operators.retain(self, *args, **kwargs)
 
 
 class CSRNDArray(BaseSparseNDArray):
@@ -177,11 +201,6 @@ def to_storage(array, stype):
     if stype == "default" and type(array) is NDArray:
         return array
     return _with_storage(array._tensor.clone(), array.context, stype)
-
-
-def cast_storage(data, stype):
-    """``data`` in storage type ``stype`` ('default', 'row_sparse', 'csr'); MXNetError otherwise."""
-    return to_storage(data, stype)
 
 
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
@@ -273,36 +292,31 @@ def array(source_array, ctx=None, dtype=None):
                      f"{type(source_array).__name__}")
 
 
-def retain(data, indices):
-    """A RowSparseNDArray with the rows ``indices`` of ``data`` and zeros elsewhere."""
-    rows = _as_tensor(indices).to(torch.int64).reshape(-1).to(data._tensor.device)
-    result = torch.zeros_like(data._tensor)
-    if rows.numel():
-        result[rows] = data._tensor[rows]
-    return RowSparseNDArray(result, data.context)
+def gs_retain(*args, **kwargs):
+    """The generated ``retain`` operator function (MXNet's name for it in this module)."""
+    return _operators.retain(*args, **kwargs)
 
 
-def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
-    """Matrix product of two (sparse or dense) arrays, as ``mx.nd.dot``; ``forward_stype``
-    picks the storage type of the result (default: dense)."""
-    from . import dot as dense_dot
-    result = dense_dot(lhs, rhs, transpose_a=transpose_a, transpose_b=transpose_b)
-    return result if forward_stype in (None, "default") else to_storage(result, forward_stype)
+def _elementwise(function, same_shape_op, broadcast_op, scalar_op, reverse_scalar_op, summary):
+    def apply(lhs, rhs):
+        from .ndarray import _dispatch
+        same_shape = isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape == rhs.shape
+        return _dispatch(function, lhs, rhs, same_shape_op if same_shape else broadcast_op, scalar_op,
+                         reverse_scalar_op, summary[1])
+    apply.__name__ = function
+    apply.__qualname__ = function
+    apply.__doc__ = (f"{summary[0]} of (sparse or dense) arrays or numbers, as MXNet's ``mx.nd.sparse.{function}``: "
+                     f"arrays of one shape run ``{same_shape_op}`` (two csr or two row_sparse arrays give "
+                     f"that storage type), other shapes ``{broadcast_op}``, an array and a number "
+                     f"``{scalar_op}``.")
+    return apply
 
 
-def _elementwise(name):
-    def function(lhs, rhs):
-        from .. import ndarray as nd
-        return getattr(nd, name)(lhs, rhs)
-    function.__name__ = name
-    function.__doc__ = f"``mx.nd.{name}`` on (sparse or dense) arrays; the result is dense."
-    return function
-
-
-add = _elementwise("add")
-subtract = _elementwise("subtract")
-multiply = _elementwise("multiply")
-divide = _elementwise("divide")
-elemwise_add = _elementwise("elemwise_add")
-elemwise_sub = _elementwise("elemwise_sub")
-elemwise_mul = _elementwise("elemwise_mul")
+add = _elementwise("add", "elemwise_add", "broadcast_add", "_plus_scalar", None,
+                   ("``lhs + rhs``", lambda x, y: x + y))
+subtract = _elementwise("subtract", "elemwise_sub", "broadcast_sub", "_minus_scalar", "_rminus_scalar",
+                        ("``lhs - rhs``", lambda x, y: x - y))
+multiply = _elementwise("multiply", "elemwise_mul", "broadcast_mul", "_mul_scalar", None,
+                        ("``lhs * rhs``", lambda x, y: x * y))
+divide = _elementwise("divide", "elemwise_div", "broadcast_div", "_div_scalar", "_rdiv_scalar",
+                      ("``lhs / rhs``", lambda x, y: x / y))

@@ -6,4 +6,5 @@ from . import attention, quantization  # noqa: F401
 from . import normalization, convolution, recurrent, vision, custom  # noqa: F401
 from . import indexing, reduction, linalg, sequence, random_ops  # noqa: F401
 from . import roi, boxes, detection, image  # noqa: F401
-from . import optimizer_updates, misc, control_flow  # noqa: F401
+from . import optimizer_updates, misc, control_flow, signal, graph  # noqa: F401
+from . import optimizer_multi, quantized, point_process  # noqa: F401

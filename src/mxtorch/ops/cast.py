@@ -13,7 +13,10 @@ __all__ = []
 
 @register("BlockGrad", "stop_gradient")
 class BlockGrad(Operator):
-    """Identity forward; no gradient flows back to ``data`` (declared zero gradient)."""
+    """Identity forward; no gradient flows back to ``data`` (declared zero gradient).  A
+    row_sparse or csr input keeps its storage type."""
+
+    sparse_storage = "preserve"
 
     traceable = True
 
@@ -143,10 +146,47 @@ class AmpMulticast(Operator):
 
 @register("cast_storage", "_sparse_cast_storage")
 class CastStorage(Operator):
-    """Storage-type conversion.  mxtorch arrays are always dense, so this is the identity for
-    every ``stype`` ('default', 'row_sparse', 'csr')."""
+    """Storage-type conversion to ``stype`` ('default', 'row_sparse', 'csr'; csr needs a 2-D
+    input).  mxtorch holds every array dense, so the values are copied unchanged and the result
+    reports the new storage type (``mx.nd.sparse``)."""
 
     stype = Attr(Choice("default", "row_sparse", "csr"), required=True)
 
+    def sparse_storage(self, stypes):
+        return [self.stype]
+
     def forward(self, is_train, inputs, aux):
         return [inputs[0] * 1 if inputs[0].requires_grad else inputs[0].clone()]
+
+
+@register("_sparse_retain")
+class SparseRetain(Operator):
+    """The rows ``indices`` (1-D, any integer-valued dtype) of a row_sparse ``data`` of shape
+    ``(rows, ...)``; every other row becomes zero.  The result is row_sparse, of ``data``'s shape
+    and dtype (MXNet's ``sparse.retain``); a dense or csr ``data`` raises MXNetError, as MXNet
+    has no such form.  The gradient of ``data`` is the head gradient on the kept rows."""
+
+    def sparse_storage(self, stypes):
+        if stypes[0] != "row_sparse":
+            raise self.error(f"argument 'data' must be a row_sparse array, got storage type {stypes[0]!r}")
+        return ["row_sparse"]
+
+    def arguments(self):
+        return ["data", "indices"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0] if in_shapes[0] is not None else out_shapes[0]
+        return [data, in_shapes[1]], [data], []
+
+    def infer_type(self, in_types):
+        return [in_types[0], in_types[1]], [in_types[0]], []
+
+    def forward(self, is_train, inputs, aux):
+        data, indices = inputs
+        rows = indices.reshape(-1).to(torch.int64)
+        if rows.numel() and (int(rows.min()) < 0 or int(rows.max()) >= data.shape[0]):
+            raise self.error(f"indices must lie in [0, {data.shape[0]}), got {rows.tolist()}")
+        keep = torch.zeros(data.shape[0], dtype=torch.bool, device=data.device)
+        keep[rows] = True
+        keep = keep.reshape((-1,) + (1,) * (data.dim() - 1))
+        return [torch.where(keep, data, torch.zeros((), dtype=data.dtype, device=data.device))]

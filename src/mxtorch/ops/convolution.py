@@ -269,3 +269,67 @@ class DeformableConvolution(Operator):
         if bias is not None:
             output = output + bias.to(dtype).reshape(1, -1, 1, 1)
         return [output.to(data.dtype)]
+
+
+@register("_contrib_ModulatedDeformableConvolution")
+class ModulatedDeformableConvolution(DeformableConvolution):
+    """2-D modulated deformable convolution (Deformable ConvNets v2, MXNet's
+    ``contrib.ModulatedDeformableConvolution``): ``DeformableConvolution`` whose every sample
+    is multiplied by ``mask`` ``(batch, num_deformable_group * kh * kw, out_h, out_w)`` (tap
+    ``i * kw + j`` of each group).  Sampling follows MXNet's v2 kernel: a point with
+    ``-1 < y < H`` and ``-1 < x < W`` is bilinearly interpolated with the corners outside the
+    map reading 0; other points read 0.  Gradients flow to data, offset, mask, weight and bias.
+    ``im2col_step`` (MXNet's batch chunking) does not change the numbers."""
+
+    im2col_step = Attr(Int, default=64)
+
+    def arguments(self):
+        return ["data", "offset", "mask", "weight"] + ([] if self.no_bias else ["bias"])
+
+    def infer_shape(self, in_shapes, out_shapes):
+        plain = [in_shapes[0], in_shapes[1]] + list(in_shapes[3:])
+        shapes, outs, _ = super().infer_shape(plain, out_shapes)
+        mask = in_shapes[2]
+        if shapes[1] is not None:
+            offset = shapes[1]
+            mask = merge_shape(mask, (offset[0], offset[1] // 2) + tuple(offset[2:]), f"{_where(self)} argument 'mask'")
+        return [shapes[0], shapes[1], mask] + list(shapes[2:]), outs, []
+
+    def forward(self, is_train, inputs, aux):
+        data, offset, mask, weight = inputs[:4]
+        bias = None if self.no_bias else inputs[4]
+        batch, channels, height, width = data.shape
+        out_h, out_w = _conv_output_size(self, (height, width))
+        kernel_h, kernel_w = self.kernel
+        taps, groups = kernel_h * kernel_w, self.num_deformable_group
+        dtype, device = _compute_dtype(data), data.device
+        points = out_h * out_w
+        offset = offset.to(dtype).reshape(batch, groups, taps, 2, points)
+        tap_y = torch.arange(kernel_h, device=device, dtype=dtype).repeat_interleave(kernel_w) * self.dilate_[0]
+        tap_x = torch.arange(kernel_w, device=device, dtype=dtype).repeat(kernel_h) * self.dilate_[1]
+        grid_y = torch.arange(out_h, device=device, dtype=dtype) * self.stride_[0] - self.pad_[0]
+        grid_x = torch.arange(out_w, device=device, dtype=dtype) * self.stride_[1] - self.pad_[1]
+        ys = (tap_y[:, None, None] + grid_y[None, :, None]).expand(taps, out_h, out_w).reshape(taps, -1) + offset[:, :, :, 0]
+        xs = (tap_x[:, None, None] + grid_x[None, None, :]).expand(taps, out_h, out_w).reshape(taps, -1) + offset[:, :, :, 1]
+        sampled = ((ys > -1) & (ys < height) & (xs > -1) & (xs < width)).to(dtype)
+        sampled = sampled * mask.to(dtype).reshape(batch, groups, taps, points)
+        y_low, x_low = torch.floor(ys), torch.floor(xs)
+        frac_y, frac_x = ys - y_low, xs - x_low
+        y_low, x_low = y_low.long(), x_low.long()
+        per_group = channels // groups
+        image = data.to(dtype).reshape(batch, groups, per_group, height * width)
+        columns = 0
+        for rows, weight_y in ((y_low, 1 - frac_y), (y_low + 1, frac_y)):
+            for cols, weight_x in ((x_low, 1 - frac_x), (x_low + 1, frac_x)):
+                valid = ((rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)).to(dtype)
+                position = (rows.clamp(0, height - 1) * width + cols.clamp(0, width - 1))
+                position = position.reshape(batch, groups, 1, taps * points)
+                values = torch.gather(image, 3, position.expand(batch, groups, per_group, position.shape[-1]))
+                factor = (weight_y * weight_x * valid * sampled).reshape(batch, groups, 1, -1)
+                columns = columns + values * factor
+        columns = columns.reshape(batch, self.num_group, channels // self.num_group * taps, points)
+        kernels = weight.to(dtype).reshape(self.num_group, self.num_filter // self.num_group, -1)
+        output = torch.matmul(kernels[None], columns).reshape(batch, self.num_filter, out_h, out_w)
+        if bias is not None:
+            output = output + bias.to(dtype).reshape(1, -1, 1, 1)
+        return [output.to(data.dtype)]

@@ -64,6 +64,8 @@ class Full(_Constant):
 class ZerosLike(Operator):
     """An array of zeros with the shape and dtype of ``data`` (no gradient flows back)."""
 
+    sparse_storage = "preserve"
+
     def forward(self, is_train, inputs, aux):
         return [torch.zeros_like(inputs[0]).detach()]
 

@@ -78,7 +78,54 @@ class _Binary(Operator):
         return ["lhs", "rhs"]
 
     def forward(self, is_train, inputs, aux):
-        return [type(self).function(inputs[0], inputs[1])]
+        result = type(self).function(inputs[0], inputs[1])
+        if self.input_storage is not None and type(self).sparse_storage in (_product_storage, _scaled_csr_storage):
+            # a sparse product holds values only where its sparse operands store them (MXNet
+            # never computes 0 * inf or 0 / 0 there)
+            result = _on_sparse_pattern(result, inputs, self.input_storage)
+        return [result]
+
+
+# -- storage types of the sparse forms (mx.nd.sparse.elemwise_add, broadcast_mul, add_n, ...) ---
+def _same_storage(op, stypes):
+    """elemwise_add / elemwise_sub: two arrays of one sparse storage type keep it."""
+    first = stypes[0]
+    return [first if first != "default" and all(s == first for s in stypes) else "default"]
+
+
+def _product_storage(op, stypes):
+    """elemwise_mul: one sparse storage type among the operands (the others dense) is kept."""
+    sparse = {s for s in stypes if s != "default"}
+    return [sparse.pop() if len(sparse) == 1 else "default"]
+
+
+def _scaled_csr_storage(op, stypes):
+    """broadcast_mul / broadcast_div: a csr ``lhs`` scaled by a dense ``rhs`` stays csr."""
+    return ["csr" if list(stypes) == ["csr", "default"] else "default"]
+
+
+def _sum_storage(op, stypes):
+    """add_n: row_sparse arrays only give a row_sparse sum."""
+    return ["row_sparse" if stypes and all(s == "row_sparse" for s in stypes) else "default"]
+
+
+def _on_sparse_pattern(result, inputs, stypes):
+    """``result`` with zeros wherever a sparse operand stores nothing (a zero of a csr array, a
+    zero row of a row_sparse array)."""
+    for tensor, stype in zip(inputs, stypes):
+        if stype == "csr":
+            stored = tensor != 0
+        elif stype == "row_sparse":
+            stored = (tensor.reshape(tensor.shape[0], -1) != 0).any(dim=1)
+            stored = stored.reshape((-1,) + (1,) * (tensor.dim() - 1))
+        else:
+            continue
+        result = torch.where(stored, result, torch.zeros((), dtype=result.dtype, device=result.device))
+    return result
+
+
+_SAME_SHAPE_STORAGE = {"add": _same_storage, "sub": _same_storage, "mul": _product_storage, "div": "dense"}
+_BROADCAST_STORAGE = {"add": "dense", "sub": "dense", "mul": _scaled_csr_storage, "div": _scaled_csr_storage}
 
 
 def broadcast_shapes(lhs, rhs, where):
@@ -157,11 +204,14 @@ for _key, _names in _SAME_SHAPE_ALIASES.items():
     register(*_names)(type(_names[0], (_Binary,), {
         "function": staticmethod(_BINARY[_key]),
         "arithmetic": {"add": "add", "mul": "multiply"}.get(_key),
+        "sparse_storage": _SAME_SHAPE_STORAGE.get(_key),
+        "quantized_name": "_contrib_quantized_elemwise_add" if _key == "add" else None,
         "distinct_names": tuple(n for n in _names if n == "_grad_add"),
         "__doc__": f"Elementwise {_key} of two arrays of the same shape (``lhs``, ``rhs``)."}))
 for _key, _names in _BROADCAST_ALIASES.items():
     register(*_names)(type(_names[0], (_Broadcast,), {
         "function": staticmethod(_BINARY[_key]),
+        "sparse_storage": _BROADCAST_STORAGE.get(_key),
         "__doc__": f"Elementwise {_key} with numpy broadcasting of ``lhs`` and ``rhs``."}))
 
 
@@ -232,12 +282,23 @@ _SCALAR = {
 
 def _one_minus(self):
     return "one_minus" if self.scalar == 1.0 else None
+# the scalar forms MXNet gives a sparse form: they keep a sparse input's storage type when they
+# map 0 to 0 for the given scalar (``csr * 2``, ``csr + 0``, ``csr == 1``; not ``csr == 0``)
+_SPARSE_SCALAR = ("_plus_scalar", "_minus_scalar", "_mul_scalar", "_div_scalar", "_equal_scalar",
+                  "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
+                  "_lesser_equal_scalar")
+
+
+def _zero_preserving_scalar(op, stypes):
+    zero = torch.zeros(1)
+    return [stypes[0] if float(op.forward(False, [zero], [])[0][0]) == 0 else "default"]
 
 
 for _names, _function in _SCALAR.items():
     register(*_names)(type(_names[0], (_Scalar,), {
         "function": staticmethod(_function),
         **({"arithmetic_kind": _one_minus} if _names[0] == "_rminus_scalar" else {}),
+        "sparse_storage": _zero_preserving_scalar if _names[0] in _SPARSE_SCALAR else None,
         "__doc__": f"``{_names[0]}``: elementwise operation of ``data`` with the attribute ``scalar``."}))
 
 
@@ -295,19 +356,33 @@ class _Unary(Operator):
 # unary functions that MXNet does not also give NDArray / Symbol as methods
 _NOT_FLUENT = ("negative", "softsign", "erf", "erfinv", "gamma", "gammaln", "logical_not")
 
+# MXNet's sparse forms (mx.nd.sparse): f(0) == 0 keeps a row_sparse / csr input's storage type,
+# the others give a dense result
+_SPARSE_PRESERVING = ("abs", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "ceil", "degrees", "expm1", "fix",
+                      "floor", "log1p", "negative", "radians", "relu", "rint", "round", "sign", "sin", "sinh",
+                      "sqrt", "square", "tan", "tanh", "trunc")
+_SPARSE_DENSE = ("arccos", "arccosh", "cos", "cosh", "exp", "gamma", "gammaln", "log", "log10", "log2", "rsqrt",
+                 "sigmoid")
+
 for _names, _function in _UNARY.items():
     register(*_names, fluent=_names[0] not in _NOT_FLUENT)(type(_names[0], (_Unary,), {
         "function": staticmethod(_function),
         "activation": _names[0] if _names[0] in ("relu", "sigmoid", "tanh") else None,
-        "__doc__": f"Elementwise ``{_names[0]}`` of ``data`` (any shape)."}))
+        "sparse_storage": "preserve" if _names[0] in _SPARSE_PRESERVING else
+                          "dense" if _names[0] in _SPARSE_DENSE else None,
+        "__doc__": f"Elementwise ``{_names[0]}`` of ``data`` (any shape)."
+                   + (" A row_sparse or csr input gives a result of its storage type, as in MXNet."
+                      if _names[0] in _SPARSE_PRESERVING else "")}))
 
 
 @register("add_n", "ElementWiseSum", "_sparse_add_n")
 class AddN(Operator):
-    """Sum of ``num_args`` arrays of one shape."""
+    """Sum of ``num_args`` arrays of one shape; row_sparse arrays only give a row_sparse sum,
+    other storage types a dense one (MXNet's ``add_n`` / ``ElementWiseSum``)."""
 
     traceable = True
     variadic = True
+    sparse_storage = _sum_storage
     num_args = Attr(Int, required=True)
 
     def forward(self, is_train, inputs, aux):
@@ -322,11 +397,19 @@ class Clip(Operator):
     """``data`` limited to ``[a_min, a_max]``; the gradient passes where
     ``a_min <= data <= a_max`` (bounds included) and is zero elsewhere.  MXNet's kernel order
     decides when ``a_min > a_max``: a value above ``a_max`` becomes ``a_max``, else a value
-    below ``a_min`` becomes ``a_min`` (``clip([1, 5], 4, 2)`` is ``[4, 2]``)."""
+    below ``a_min`` becomes ``a_min`` (``clip([1, 5], 4, 2)`` is ``[4, 2]``).  A row_sparse or csr
+    input keeps its storage type and needs ``a_min <= 0 <= a_max`` (MXNetError otherwise)."""
 
     a_min = Attr(Float, required=True)
     a_max = Attr(Float, required=True)
     traceable = True
+
+    def sparse_storage(self, stypes):
+        # MXNet's sparse clip keeps the storage type and needs the bounds to keep zeros at zero
+        if stypes[0] != "default" and not self.a_min <= 0 <= self.a_max:
+            raise self.error(f"a {stypes[0]} input needs a_min <= 0 <= a_max (zeros stay zeros), got "
+                             f"a_min={self.a_min}, a_max={self.a_max}; convert it with tostype('default') first")
+        return [stypes[0]]
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
@@ -350,6 +433,8 @@ class Where(Operator):
     """``x`` where ``condition`` is non-zero, else ``y``.  ``condition`` has the shape of ``x``
     or is 1-D with ``x.shape[0]`` entries (then it selects whole rows).  ``condition``
     gets a zero gradient."""
+
+    sparse_storage = "dense"
 
     def arguments(self):
         return ["condition", "x", "y"]
@@ -403,9 +488,31 @@ class Quadratic(Operator):
     b = Attr(Float, default=0.0)
     c = Attr(Float, default=0.0)
 
+    def sparse_storage(self, stypes):
+        # MXNet keeps a csr input csr when c == 0 (zeros stay zeros); row_sparse gives dense
+        return ["csr" if stypes[0] == "csr" and self.c == 0 else "default"]
+
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
         return [(self.a * data + self.b) * data + self.c]
+
+
+@register("_contrib_backward_quadratic")
+class QuadraticBackward(Operator):
+    """The gradient node of ``contrib.quadratic``: ``out_grad * (2 * a * data + b)`` for the
+    head gradient ``out_grad`` and the forward input ``data`` (one shape).  MXNet 1.9.1's
+    imperative front end could not pass it inputs; here it computes its gradient."""
+
+    a = Attr(Float, default=0.0)
+    b = Attr(Float, default=0.0)
+    c = Attr(Float, default=0.0)
+
+    def arguments(self):
+        return ["out_grad", "data"]
+
+    def forward(self, is_train, inputs, aux):
+        out_grad, data = inputs
+        return [out_grad * (2 * self.a * data + self.b)]
 
 
 @register("_contrib_div_sqrt_dim")
@@ -421,8 +528,10 @@ class DivSqrtDim(Operator):
 
 
 class _StraightThrough(Operator):
-    """Forward ``function(data)``, backward the head gradient unchanged (straight-through estimator)."""
+    """Forward ``function(data)``, backward the head gradient unchanged (straight-through estimator).
+    A row_sparse or csr input keeps its storage type."""
     function = None
+    sparse_storage = "preserve"
 
     def forward(self, is_train, inputs, aux):
         return [type(self).function(inputs[0])]
@@ -457,6 +566,14 @@ class GradientMultiplier(Operator):
 
     def backward(self, out_grads, inputs, outputs, aux):
         return [out_grads[0] * self.scalar]
+
+
+@register("_contrib_backward_gradientmultiplier")
+class GradientMultiplierBackward(_Scalar):
+    """The gradient node of ``contrib.gradientmultiplier``: ``data * scalar`` (``data`` is the
+    head gradient), as MXNet 1.9.1's ``contrib.backward_gradientmultiplier(x, scalar=s)``."""
+
+    function = staticmethod(lambda x, s: x * s)
 
 
 @register("_contrib_allclose")

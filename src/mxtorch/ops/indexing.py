@@ -548,6 +548,32 @@ class IndexCopy(Operator):
         return [old.index_copy(0, positions, new.to(old.dtype))]
 
 
+@register("_contrib_backward_index_copy")
+class IndexCopyBackward(Operator):
+    """The gradient node of ``contrib.index_copy``: from the head gradient ``out_grad`` (the
+    shape of ``old_tensor``) and the forward inputs, the gradients of ``old_tensor`` (the head
+    gradient with the rows ``index_vector`` zeroed), of ``index_vector`` (zeros) and of
+    ``new_tensor`` (the head gradient's rows ``index_vector``).  MXNet 1.9.1's imperative front
+    end could not pass it inputs; here it computes the three gradients."""
+
+    def arguments(self):
+        return ["out_grad", "old_tensor", "index_vector", "new_tensor"]
+
+    def outputs(self):
+        return ["old_tensor_grad", "index_vector_grad", "new_tensor_grad"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        grad, old, index, new = in_shapes
+        old = merge_shape(grad, old, f"Operator {self.name} old_tensor")
+        return [old, old, index, new], [old, index, new], []
+
+    def forward(self, is_train, inputs, aux):
+        out_grad, old, index, new = inputs
+        positions = _as_index(index)
+        old_grad = out_grad.index_fill(0, positions, 0)
+        return [old_grad, torch.zeros_like(index), out_grad.index_select(0, positions).to(new.dtype)]
+
+
 @register("_contrib_boolean_mask")
 class BooleanMask(Operator):
     """The rows of ``data`` (along ``axis`` 0, the only axis MXNet supports) where the 1-D

@@ -55,9 +55,19 @@ class Dot(_Product):
     """MXNet's dot: the last axis of ``lhs`` (the first with ``transpose_a``) is contracted
     with the first axis of ``rhs`` (the last with ``transpose_b``); output shape
     ``lhs.shape[:-1] + rhs.shape[1:]`` (1-D . 1-D gives ``(1,)``).  MXNetError naming both
-    shapes when the contracted sizes differ.  ``forward_stype`` is accepted and ignored
-    (dense storage only)."""
+    shapes when the contracted sizes differ.  The result's storage type is ``forward_stype``
+    when given, else MXNet's: ``dot(dense, csr)`` is csr, ``dot(csr.T, dense or row_sparse)``
+    (``transpose_a``) is row_sparse, everything else dense."""
 
+    def sparse_storage(self, stypes):
+        if self.forward_stype is not None:
+            return [self.forward_stype]
+        lhs, rhs = stypes
+        if lhs == "default" and rhs == "csr" and not self.transpose_a and not self.transpose_b:
+            return ["csr"]
+        if lhs == "csr" and rhs in ("default", "row_sparse") and self.transpose_a and not self.transpose_b:
+            return ["row_sparse"]
+        return ["default"]
 
     def _check(self, lhs, rhs):
         if not lhs or not rhs:

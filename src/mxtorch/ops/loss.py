@@ -200,6 +200,7 @@ class LinearRegressionOutput(_Regression):
     """Identity forward; gradient ``(data - label) * grad_scale / num_output`` (squared loss)."""
 
     traceable = True
+    sparse_storage = "dense"
 
 
 @register("LogisticRegressionOutput")
@@ -207,6 +208,7 @@ class LogisticRegressionOutput(_Regression):
     """Sigmoid forward; gradient ``(sigmoid(data) - label) * grad_scale / num_output``."""
 
     traceable = True
+    sparse_storage = "dense"
 
     def transform(self, data):
         return torch.sigmoid(data)
@@ -216,6 +218,8 @@ class LogisticRegressionOutput(_Regression):
 class MAERegressionOutput(_Regression):
     """Identity forward; gradient ``sign(data - label) * grad_scale / num_output`` where, as in
     MXNet, a zero difference counts as negative (-1)."""
+
+    sparse_storage = "dense"
 
     def difference(self, output, label):
         return torch.where(output - label > 0, 1.0, -1.0).to(output.dtype)
@@ -295,6 +299,8 @@ class MakeLoss(Operator):
 class MakeLossLegacy(Operator):
     """The older ``make_loss``: identity forward (output named ``loss``); the backward pass
     writes ones into the data gradient whatever head gradient arrives."""
+
+    sparse_storage = "preserve"
 
     is_loss = True
 

@@ -71,6 +71,10 @@ class FullyConnected(Operator):
     bias ``(num_hidden,)``.
     """
 
+    quantized_name = "_contrib_quantized_fully_connected"
+
+    sparse_storage = "dense"
+
     def plot_label(self, op_name, node_name):
         return f"{op_name}\n{self.num_hidden}", "weighted"
 
@@ -176,6 +180,8 @@ class _ConvolutionBase(Operator):
 
 @register("Convolution", "Convolution_v1")
 class Convolution(_ConvolutionBase):
+
+    quantized_name = "_contrib_quantized_conv"
     distinct_names = ("Convolution_v1",)
     """N-D convolution: data ``(batch, channel, *spatial)``, weight
     ``(num_filter, channel / num_group, *kernel)``, bias ``(num_filter,)``; output spatial
@@ -258,6 +264,7 @@ class Pooling(Operator):
     """
 
     traceable = True
+    quantized_name = "_contrib_quantized_pooling"
 
     def plot_label(self, op_name, node_name):
         kernel = "x".join(self.attr_digits("kernel")) if "kernel" in self.attrs else "[]"
@@ -465,6 +472,8 @@ class Activation(Operator):
     """Elementwise activation ``act_type``: relu, sigmoid, tanh, softrelu (log(1 + e^x)),
     softsign (x / (1 + |x|)), log_sigmoid, mish.  Any shape."""
 
+    quantized_name = "_contrib_quantized_act"
+
     def plot_label(self, op_name, node_name):
         return f"{op_name}\n{self.act_type}", "activation"
 
@@ -473,6 +482,9 @@ class Activation(Operator):
 
     def activation_kind(self):
         return self.act_type
+
+    def quantized_operator(self):
+        return self.quantized_name if self.act_type == "relu" else None   # MXNet's int8 relu only
 
     def forward(self, is_train, inputs, aux):
         return [_ACTIVATIONS[self.act_type](inputs[0])]
@@ -763,6 +775,10 @@ class Embedding(Operator):
     """
 
     traceable = True
+    quantized_name = "_contrib_quantized_embedding"
+    quantized_inputs = ("weight",)
+
+    sparse_storage = "dense"
 
     def summary_parameters(self, input_channels, output_shape):
         return self.input_dim * self.output_dim

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from .registry import upcast_half, Attr, Operator, register, Int, Float, Bool, Choice, merge_shape
+from .nn import BatchNorm
 
 __all__ = []
 
@@ -243,3 +244,16 @@ class LRN(Operator):
         compute = upcast_half(data)
         output = F.local_response_norm(compute, self.nsize, alpha=self.alpha, beta=self.beta, k=self.knorm)
         return [output.to(data.dtype)]
+
+
+@register("_contrib_BatchNormWithReLU")
+class BatchNormWithReLU(BatchNorm):
+    """``relu(BatchNorm(data))``: BatchNorm with the same attributes, inputs, moving statistics
+    and outputs, its normalised output passed through relu (MXNet's
+    ``contrib.BatchNormWithReLU``, which MXNet 1.9.1 ran with its oneDNN backend only).  The
+    gradient is that of the composition."""
+
+    def forward(self, is_train, inputs, aux):
+        outputs = list(super().forward(is_train, inputs, aux))
+        outputs[0] = torch.relu(outputs[0])
+        return outputs

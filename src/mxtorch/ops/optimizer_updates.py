@@ -17,8 +17,13 @@ As in MXNet 1.9.1:
 
 The arithmetic is the step functions of :mod:`mxtorch.optimizer` (``sgd_step``, ``adam_step``,
 ...), which the optimizer classes use too, so both follow the same kernels.  Inputs of different
-shapes raise :class:`~mxtorch.base.MXNetError` before anything is updated.  ``lazy_update``
-is accepted for compatibility: mxtorch arrays are dense, so every row is updated.
+shapes raise :class:`~mxtorch.base.MXNetError` before anything is updated.
+
+Row-sparse gradients (``mx.nd.sparse.sgd_update(weight, grad.tostype('row_sparse'), ...)``)
+update lazily as in MXNet: with ``lazy_update=True`` (the default) only the rows that the
+gradient stores (its non-zero rows) change, weight decay included, and so do the rows of the
+states; the others keep their values.  ``lazy_update=False`` updates every row.  The updates of
+``mx.nd.sparse`` (sgd, sgd_mom, adam, adagrad, ftrl) return the weight's storage type.
 """
 from __future__ import annotations
 
@@ -56,9 +61,38 @@ class _UpdateOperator(Operator):
     """
 
     states = ()
+    # the updates with a sparse form (mx.nd.sparse.sgd_update, ...) declare "preserve": the
+    # output is the new weight, of the weight's storage type
+    # when a row_sparse gradient updates only its rows: 'lazy_update' (the attribute decides),
+    # 'always' (MXNet's sparse adagrad), 'row_sparse_weight' (ftrl: when the weight is row_sparse)
+    lazy_rows_when = "lazy_update"
 
     def arguments(self):
         return ["weight", "grad"] + list(self.states)
+
+    def lazy_rows(self, grad):
+        """The rows a lazy update touches (those ``grad`` stores), or None to update every row."""
+        stypes = self.input_storage
+        if stypes is None or stypes[1] != "row_sparse" or grad.dim() == 0:
+            return None
+        rule = self.lazy_rows_when
+        lazy = (rule == "always" or rule == "lazy_update" and getattr(self, "lazy_update", False)
+                or rule == "row_sparse_weight" and stypes[0] == "row_sparse")
+        if not lazy:
+            return None
+        return torch.nonzero((grad.reshape(grad.shape[0], -1) != 0).any(dim=1)).reshape(-1)
+
+    def run_update(self, weight, grad, states):
+        """``update(weight, grad, *states)`` in place, on the rows of a lazy update only."""
+        rows = self.lazy_rows(grad)
+        if rows is None:
+            self.update(weight, grad, *states)
+            return
+        weight_rows, state_rows = weight[rows], [state[rows] for state in states]
+        self.update(weight_rows, grad[rows], *state_rows)
+        weight[rows] = weight_rows
+        for state, values in zip(states, state_rows):
+            state[rows] = values
 
     def infer_type(self, in_types):
         dtype = next((t for t in in_types if t is not None), None)
@@ -70,7 +104,7 @@ class _UpdateOperator(Operator):
             raise self.error(f"input 'weight' must be a floating-point array, got {weight.dtype}")
         with torch.no_grad():
             new_weight = weight.detach().clone()
-            self.update(new_weight, grad.detach(), *states)
+            self.run_update(new_weight, grad.detach(), states)
         return [new_weight]
 
     def update(self, weight, grad, *states):
@@ -93,7 +127,7 @@ class _MultiPrecisionOperator(_UpdateOperator):
         if master.dtype != torch.float32:
             raise self.error(f"input 'weight32' must be float32, got {master.dtype}")
         with torch.no_grad():
-            self.update(master, grad.detach().float(), *states[:-1])
+            self.run_update(master, grad.detach().float(), states[:-1])
             return [master.to(weight.dtype)]
 
 
@@ -114,6 +148,8 @@ class SGDUpdate(_UpdateOperator):
     Inputs ``weight`` and ``grad``, one shape; returns the new weight (MXNet's ``sgd_update``).
     """
 
+    sparse_storage = "preserve"
+
     lr = Attr(Float, required=True)
     wd = Attr(Float, default=0.0)
     rescale_grad = Attr(Float, default=1.0)
@@ -132,6 +168,8 @@ class SGDMomentumUpdate(_UpdateOperator):
     Inputs ``weight``, ``grad``, ``mom`` (updated in place), one shape; returns the new weight
     (MXNet's ``sgd_mom_update``).
     """
+
+    sparse_storage = "preserve"
 
     states = ("mom",)
     lr = Attr(Float, required=True)
@@ -228,6 +266,8 @@ class AdamUpdate(_UpdateOperator):
     """One Adam step without bias correction (the caller folds it into ``lr``); ``mean`` and
     ``var`` are updated in place (MXNet's ``adam_update``).  Weight decay is added to the
     rescaled gradient before the clip."""
+
+    sparse_storage = "preserve"
 
     states = ("mean", "var")
     lr = Attr(Float, required=True)
@@ -358,7 +398,11 @@ class FTMLUpdate(_UpdateOperator):
 
 @register("ftrl_update")
 class FtrlUpdate(_UpdateOperator):
-    """FTRL-Proximal step; ``z`` and ``n`` are updated in place (MXNet's ``ftrl_update``)."""
+    """FTRL-Proximal step; ``z`` and ``n`` are updated in place (MXNet's ``ftrl_update``).  A
+    row_sparse gradient updates only its rows when the weight is row_sparse too."""
+
+    sparse_storage = "preserve"
+    lazy_rows_when = "row_sparse_weight"
 
     states = ("z", "n")
     lr = Attr(Float, required=True)
@@ -373,6 +417,42 @@ class FtrlUpdate(_UpdateOperator):
         grad, clip = _gradient_and_bound(grad, self.clip_gradient)
         ftrl_step(weight, grad, z, n, lr=self.lr, wd=self.wd, lamda1=self.lamda1, beta=self.beta,
                   rescale_grad=self.rescale_grad, clip_gradient=clip)
+
+
+@register("_sparse_adagrad_update")
+class SparseAdaGradUpdate(_UpdateOperator):
+    """AdaGrad step with a row_sparse ``grad`` (MXNet's ``mx.nd.sparse.adagrad_update``):
+    ``history += g**2``, ``weight -= lr * g / sqrt(history + epsilon)`` with
+    ``g = clip(rescale_grad * grad, clip_gradient)``, on the rows the gradient stores only;
+    ``history`` is updated in place.  As in MXNet the gradient must be row_sparse and ``wd``
+    must be 0 (MXNetError otherwise)."""
+
+    states = ("history",)
+    sparse_storage = "preserve"
+    lazy_rows_when = "always"
+    lr = Attr(Float, required=True)
+    epsilon = Attr(Float, default=1e-7)
+    wd = Attr(Float, default=0.0)
+    rescale_grad = Attr(Float, default=1.0)
+    clip_gradient = Attr(Float, default=-1.0)
+
+    def validate(self):
+        if self.wd != 0:
+            raise self.error(f"weight decay is not supported (as in MXNet): wd must be 0, got {self.wd}")
+
+    def forward(self, is_train, inputs, aux):
+        stypes = self.input_storage or ["default"] * len(inputs)
+        if stypes[1] != "row_sparse":
+            raise self.error(f"argument 'grad' must be a row_sparse array, got storage type {stypes[1]!r} "
+                             f"(mx.optimizer.AdaGrad updates dense gradients)")
+        return super().forward(is_train, inputs, aux)
+
+    def update(self, weight, grad, history):
+        from ..optimizer.adagrad import adagrad_step
+        grad, clip = _gradient_and_bound(grad, self.clip_gradient)
+        # adagrad_step clips whenever a bound is given (the optimizer class's convention)
+        adagrad_step(weight, grad, history, lr=self.lr, wd=0.0, eps=self.epsilon,
+                     rescale_grad=self.rescale_grad, clip_gradient=clip if clip >= 0 else None)
 
 
 # -- LAMB, in MXNet's two phases -------------------------------------------------------------------

@@ -146,3 +146,88 @@ class Dequantize(Operator):
         high = high.detach().to(torch.float32).reshape(-1)[0]
         real = torch.maximum(low.abs(), high.abs())
         return [data.detach().to(torch.float32) * (real / _DEQUANTIZE_RANGE[kind])]
+
+
+def _smoothed(distribution, eps=1e-4):
+    """``distribution`` with ``eps`` moved onto its zero entries from its non-zero ones (float32),
+    or None when it has no non-zero entry or the move would empty them."""
+    zeros = distribution == 0
+    nonzero = int((~zeros).sum())
+    if not nonzero:
+        return None
+    taken = np.float32(eps) * np.float32(zeros.sum()) / np.float32(nonzero)
+    if taken >= 1.0:
+        return None
+    return (distribution + np.float32(eps) * zeros - taken * ~zeros).astype(np.float32)
+
+
+def _kl_divergence(p, q):
+    p = p / p.sum(dtype=np.float32)
+    q = q / q.sum(dtype=np.float32)
+    return float(np.sum(p * np.log(p / q), dtype=np.float32))
+
+
+@register("_contrib_calibrate_entropy")
+class CalibrateEntropy(Operator):
+    """The clipping threshold that minimises the KL divergence between a histogram and its
+    ``num_quantized_bins``-level quantization (MXNet's ``contrib.calibrate_entropy``, the entropy
+    calibration of int8 graphs).  ``hist`` ``(num_bins,)`` float32 counts over the symmetric
+    edges ``hist_edges`` ``(num_bins + 1,)``; for every window of ``2 i + 1`` central bins
+    (``i`` from ``num_quantized_bins // 2`` to ``num_bins // 2``) the outside counts fold into the
+    two end bins, the window is merged into ``num_quantized_bins`` groups spread back over its
+    non-zero bins, both are smoothed and compared.  Outputs the threshold (the window's right
+    edge) and its divergence, ``(1,)`` float32 each; computed on the host in float32 as MXNet."""
+
+    num_quantized_bins = Attr(lambda v, n: int(v), default=255)
+
+    def arguments(self):
+        return ["hist", "hist_edges"]
+
+    def outputs(self):
+        return ["threshold", "divergence"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        hist, edges = in_shapes
+        if hist is not None:
+            edges = merge_shape(edges, (hist[0] + 1,), f"Operator {self.name} hist_edges")
+        return [hist, edges], [(1,), (1,)], []
+
+    def infer_type(self, in_types):
+        f32 = np.dtype(np.float32)
+        return [f32, f32], [f32, f32], []
+
+    def forward(self, is_train, inputs, aux):
+        hist = inputs[0].detach().cpu().numpy().astype(np.float32).reshape(-1)
+        edges = inputs[1].detach().cpu().numpy().astype(np.float32).reshape(-1)
+        if edges.size != hist.size + 1:
+            raise self.error(f"hist_edges must have len(hist) + 1 = {hist.size + 1} values, got {edges.size}")
+        levels = self.num_quantized_bins
+        centre = hist.size // 2
+        if levels // 2 > centre:
+            raise self.error(f"num_quantized_bins={levels} needs at least {levels} histogram bins, got {hist.size}")
+        best = (np.float32(np.finfo(np.float32).max), 0.0)
+        # an even bin count makes the widest window one bin wider than the histogram (MXNet read
+        # past its arrays there); the missing bin counts 0 and the threshold is the last edge
+        hist = np.concatenate([hist, np.zeros(2 * centre + 1 - hist.size, dtype=np.float32)])
+        edges = np.concatenate([edges, np.repeat(edges[-1:], 2 * centre + 2 - edges.size)])
+        for half in range(levels // 2, centre + 1):
+            start, stop = centre - half, centre + half + 1
+            window = np.zeros(stop - start, dtype=np.int64)
+            window[1:] = hist[start + 1:stop].astype(np.int64)      # MXNet counts in integers
+            p = hist[start:stop].copy()
+            p[0] = hist[:start + 1].sum(dtype=np.float32)
+            p[-1] = hist[stop - 1] + hist[stop:].sum(dtype=np.float32)
+            merged = window.size // levels
+            # group j covers bins [j * merged, (j + 1) * merged); the last one runs to the end
+            group_of = np.minimum(np.arange(window.size) // merged, levels - 1)
+            groups = np.bincount(group_of, weights=window, minlength=levels).astype(np.float32)
+            counts = np.bincount(group_of, weights=(window != 0), minlength=levels)
+            spread = np.where(counts > 0, groups / np.maximum(counts, 1).astype(np.float32), 0).astype(np.float32)
+            q = np.where((p != 0) & (counts[group_of] > 0), spread[group_of], 0).astype(np.float32)
+            p, q = _smoothed(p), _smoothed(q)
+            divergence = np.float32(np.inf) if q is None or p is None else np.float32(_kl_divergence(p, q))
+            if divergence < best[0]:
+                best = (divergence, float(edges[stop]))
+        device = inputs[0].device
+        return [torch.tensor([best[1]], dtype=torch.float32, device=device),
+                torch.tensor([float(best[0])], dtype=torch.float32, device=device)]

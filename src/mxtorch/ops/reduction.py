@@ -74,6 +74,7 @@ class Sum(_Reduce):
     """Sum over ``axis``."""
 
     traceable = True
+    sparse_storage = "dense"
 
     def reduce(self, data, axes):
         return data.sum(dim=axes)
@@ -93,6 +94,7 @@ class Mean(_Reduce):
     """Mean over ``axis`` (integer inputs: the sum divided with truncation)."""
 
     traceable = True
+    sparse_storage = "dense"
 
     def reduce(self, data, axes):
         if data.is_floating_point():
@@ -174,6 +176,8 @@ class Norm(Operator):
     """L1 (``ord=1``: sum of absolute values) or L2 (``ord=2``, default) norm over ``axis``
     (None: every element), result in ``out_dtype`` (default: the input dtype).  The L2
     gradient at an all-zero input is 0 (MXNet returned NaN)."""
+
+    sparse_storage = "dense"
 
     ord = Attr(Int, default=2)
     axis = Attr(optional(Shape), default=None)

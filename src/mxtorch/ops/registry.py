@@ -143,6 +143,20 @@ class Operator:
     # (mxtorch.export refuses them, quoting export_note)
     exportable = True
     export_note = ""
+    # how the operator treats sparse (row_sparse / csr) inputs, MXNet's storage-type inference;
+    # see :func:`output_storage_types`.  Operators that declare one form ``mx.nd.sparse`` and
+    # ``mx.sym.sparse``.
+    sparse_storage = None
+    # the int8 operator that takes this one's place in a graph quantized by
+    # mxnet.contrib.quantization (see quantized_operator), the inputs it takes as int8 (None:
+    # all), and, on an int8 operator, whether its result is int32 and is requantized after it
+    quantized_name = None
+    quantized_inputs = None
+    int32_output = False
+    # the storage types of the inputs of an imperative call (None in a bound graph, which holds
+    # dense arrays), for the few operators whose numbers depend on them (the lazy row-sparse
+    # optimizer updates) or that need a sparse input (contrib.getnnz)
+    input_storage = None
 
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
@@ -210,6 +224,10 @@ class Operator:
         raise NotImplementedError(f"Operator {self.name} has no forward")
 
     backward = None
+
+    def quantized_operator(self):
+        """The name of the int8 operator replacing this node in a quantized graph, or None."""
+        return self.quantized_name
 
     def declares_backward(self, inputs):
         """Whether :meth:`backward` gives this call's gradient (default: when it is defined)."""
@@ -308,6 +326,45 @@ class Operator:
     # -- misc -------------------------------------------------------------------------------
     def __repr__(self):
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.attrs.items())})"
+
+
+STORAGE_TYPES = ("default", "row_sparse", "csr")
+
+
+def output_storage_types(op, input_stypes):
+    """The storage types of ``op``'s visible outputs for inputs of storage types ``input_stypes``
+    (MXNet's FInferStorageType), from the operator's ``sparse_storage`` declaration:
+
+    - ``None``: no sparse form; sparse inputs are computed densely and every output is
+      'default' (MXNet's storage fallback);
+    - ``'dense'``: a sparse form (listed in ``mx.nd.sparse``) whose outputs are 'default';
+    - ``'preserve'``: outputs take the first input's storage type (zero-preserving functions
+      such as ``sqrt``, ``relu``, and the updates, whose output is the new ``weight``);
+    - a function ``(op, input_stypes) -> list of storage types``; it raises MXNetError for
+      combinations MXNet refuses.
+    """
+    rule = type(op).sparse_storage
+    count = op.num_visible_outputs()
+    if rule is None or rule == "dense":
+        return ["default"] * count
+    if rule == "preserve":
+        return [input_stypes[0] if input_stypes else "default"] * count
+    return list(rule(op, list(input_stypes)))
+
+
+def sparse_operator_names():
+    """``{short_name: operator_name}`` of ``mx.nd.sparse`` / ``mx.sym.sparse``: every operator that
+    declares ``sparse_storage``, under its names that are public in MXNet (no leading underscore,
+    or a ``_contrib_`` name) and under the ``_sparse_`` aliases without their prefix."""
+    result = {}
+    for key, cls in _REGISTRY.items():
+        if cls.sparse_storage is None:
+            continue
+        if key.startswith("_sparse_"):
+            result[key[len("_sparse_"):]] = key
+        elif not key.startswith("_") or key.startswith("_contrib_"):
+            result.setdefault(key, key)
+    return result
 
 
 def gradient_carrier(tensor):
@@ -446,6 +503,8 @@ def namespace_operators(namespace):
     For ``random`` the ``_random_`` form (scalar parameters) wins over ``_sample_`` (array
     parameters); the front end picks ``_sample_`` when arrays are passed.
     """
+    if namespace == "sparse":
+        return sparse_operator_names()
     result = {}
     for prefix in reversed(NAMESPACE_PREFIXES[namespace]):
         for name in _REGISTRY:

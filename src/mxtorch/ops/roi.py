@@ -524,3 +524,79 @@ class DeformablePSROIPooling(Operator):
         output = torch.cat(outputs) if len(outputs) > 1 else outputs[0]
         count = torch.cat(counts) if len(counts) > 1 else counts[0]
         return [output.to(data.dtype), count.to(data.dtype)]
+
+
+@register("_contrib_RROIAlign")
+class RotatedROIAlign(Operator):
+    """ROIAlign over rotated boxes (MXNet's ``contrib.RROIAlign``): ``data`` ``(batch, channels,
+    height, width)`` and ``rois`` ``(num_rois, 6)`` rows ``[batch_index, centre_x, centre_y,
+    width, height, angle_in_degrees]`` in image units (scaled by ``spatial_scale``; width and
+    height at least 1).  Each of the ``pooled_size`` bins averages ``sampling_ratio`` squared
+    bilinear samples (or ``ceil(roi_size / pooled_size)`` per side when ``sampling_ratio <= 0``),
+    taken in the box frame rotated by the angle about the centre; samples beyond one pixel
+    outside the map count as 0.  Output ``(num_rois, channels, pooled_h, pooled_w)``; the
+    gradient of ``data`` is that of the bilinear sums, ``rois`` gets none."""
+
+    pooled_size = Attr(Shape, required=True)
+    spatial_scale = Attr(Float, required=True)
+    sampling_ratio = Attr(Int, default=-1)
+
+    def arguments(self):
+        return ["data", "rois"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data, rois = in_shapes
+        if len(self.pooled_size) != 2:
+            raise self.error(f"pooled_size must have 2 values (h, w), got {tuple(self.pooled_size)}")
+        if rois is not None and (len(rois) != 2 or rois[1] not in (0, 6)):
+            raise self.error(f"rois must be (num_rois, 6), got {tuple(rois)}")
+        out = None
+        if data is not None and rois is not None:
+            out = (rois[0], data[1]) + tuple(self.pooled_size)
+        return [data, rois], [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data, rois = inputs
+        height, width = data.shape[2], data.shape[3]
+        pooled_h, pooled_w = self.pooled_size
+        outputs = []
+        for roi in rois.detach().to(torch.float64).cpu().tolist():
+            batch = int(roi[0])
+            cx, cy = roi[1] * self.spatial_scale, roi[2] * self.spatial_scale
+            roi_w = max(roi[3] * self.spatial_scale, 1.0)
+            roi_h = max(roi[4] * self.spatial_scale, 1.0)
+            theta = roi[5] * math.pi / 180.0
+            grid_h = self.sampling_ratio if self.sampling_ratio > 0 else math.ceil(roi_h / pooled_h)
+            grid_w = self.sampling_ratio if self.sampling_ratio > 0 else math.ceil(roi_w / pooled_w)
+            bin_h, bin_w = roi_h / pooled_h, roi_w / pooled_w
+            device = data.device
+            yy = -roi_h / 2 + (torch.arange(pooled_h, device=device, dtype=torch.float64)[:, None] * bin_h +
+                               (torch.arange(grid_h, device=device, dtype=torch.float64)[None, :] + 0.5) * bin_h / grid_h)
+            xx = -roi_w / 2 + (torch.arange(pooled_w, device=device, dtype=torch.float64)[:, None] * bin_w +
+                               (torch.arange(grid_w, device=device, dtype=torch.float64)[None, :] + 0.5) * bin_w / grid_w)
+            yy = yy.reshape(pooled_h, 1, grid_h, 1)
+            xx = xx.reshape(1, pooled_w, 1, grid_w)
+            x = xx * math.cos(theta) + yy * math.sin(theta) + cx
+            y = yy * math.cos(theta) - xx * math.sin(theta) + cy
+            outside = (y < -1.0) | (y > height) | (x < -1.0) | (x > width)
+            y, x = y.clamp(min=0), x.clamp(min=0)
+            y_low, x_low = y.floor().long(), x.floor().long()
+            y_edge, x_edge = y_low >= height - 1, x_low >= width - 1
+            y_low, x_low = y_low.clamp(max=height - 1), x_low.clamp(max=width - 1)
+            y = torch.where(y_edge, y_low.to(y.dtype), y)
+            x = torch.where(x_edge, x_low.to(x.dtype), x)
+            y_high = torch.where(y_edge, y_low, y_low + 1)
+            x_high = torch.where(x_edge, x_low, x_low + 1)
+            ly, lx = y - y_low, x - x_low
+            hy, hx = 1 - ly, 1 - lx
+            plane = data[batch].reshape(data.shape[1], -1)
+            total = 0
+            for rows, cols, weight in ((y_low, x_low, hy * hx), (y_low, x_high, hy * lx),
+                                       (y_high, x_low, ly * hx), (y_high, x_high, ly * lx)):
+                weight = torch.where(outside, torch.zeros_like(weight), weight).to(data.dtype)
+                total = total + plane[:, (rows * width + cols).reshape(-1)].reshape(
+                    (data.shape[1],) + tuple(weight.shape)) * weight
+            outputs.append(total.sum(dim=(3, 4)) / (grid_h * grid_w))
+        if not outputs:
+            return [data.new_zeros((0, data.shape[1], pooled_h, pooled_w))]
+        return [torch.stack(outputs)]

@@ -19,6 +19,7 @@ class Flatten(Operator):
     """``(batch, d1, d2, ...)`` -> ``(batch, d1 * d2 * ...)``."""
 
     traceable = True
+    quantized_name = "_contrib_quantized_flatten"
 
     def plot_label(self, op_name, node_name):
         return node_name, "reshaping"
@@ -84,7 +85,13 @@ class Reshape(Operator):
 
 @register("Concat", "concat")
 class Concat(Operator):
-    """Join ``num_args`` arrays along ``dim`` (default 1); the other axes must agree."""
+    """Join ``num_args`` arrays along ``dim`` (default 1); the other axes must agree.  csr
+    arrays joined along ``dim=0`` give a csr array; other sparse inputs a dense one."""
+
+    quantized_name = "_contrib_quantized_concat"
+
+    def sparse_storage(self, stypes):
+        return ["csr" if self.dim == 0 and all(s == "csr" for s in stypes) else "default"]
 
     traceable = True
 

@@ -121,8 +121,13 @@ class _SliceRegion:
 class Slice(_SliceRegion, _Unary):
     """``data[begin[0]:end[0]:step[0], begin[1]:...]``: ``None`` entries take the defaults
     (the whole axis, in the direction of ``step``); negative values count from the end;
-    axes beyond ``len(begin)`` are kept whole.  A negative ``step`` walks backwards.
+    axes beyond ``len(begin)`` are kept whole.  A negative ``step`` walks backwards.  A csr
+    input sliced without steps gives a csr array; other sparse inputs a dense one.
     """
+
+    def sparse_storage(self, stypes):
+        stepless = all(s in (None, 1) for s in (self.step or ()))
+        return ["csr" if stypes[0] == "csr" and stepless else "default"]
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import torch
 
 from ..base import MXNetError
-from ..ndarray.ndarray import zeros
+from ..ndarray.ndarray import NDArray, zeros  # noqa: F401
+from ..ndarray import clip, mean, sqrt, square  # noqa: F401  (MXNet's module imported them)
 from .optimizer import Optimizer, register, _check_arrays, _python_clip
 # names MXNet 1.9.1's mxnet.optimizer.contrib had in its namespace (imported there, not defined)
 from ..ndarray import NDArray, clip, mean, sqrt, square  # noqa: E402,F401

@@ -17,6 +17,7 @@ from .symbol import (full, arange, linspace, eye, pow, power, maximum, minimum, 
 
 
 from . import control_flow as _control_flow  # noqa: E402
+from . import contrib_functions as _contrib_functions  # noqa: E402
 
 
 class _Namespace:
@@ -36,8 +37,11 @@ class _Namespace:
             return imported[short_name]
         if self._name == "random" and short_name == "randn":
             return _randn
-        if self._name == "contrib" and short_name in _control_flow.__all__:
-            return getattr(_control_flow, short_name)   # foreach, while_loop, cond
+        if self._name == "contrib":
+            # the Python-level functions: foreach, while_loop, cond, rand_zipfian, adamw_update, ...
+            for module in (_control_flow, _contrib_functions):
+                if short_name in module.__all__:
+                    return getattr(module, short_name)
         if short_name not in operators:
             raise AttributeError(f"mx.sym.{self._name} has no operator {short_name!r}")
         sample = f"_sample_{short_name}"
@@ -53,6 +57,8 @@ class _Namespace:
         return function
 
     def __dir__(self):
+        if self._name == "contrib":
+            return sorted(set(self._operators) | set(_control_flow.__all__) | set(_contrib_functions.__all__))
         return sorted(self._operators)
 
 
