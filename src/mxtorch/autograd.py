@@ -29,8 +29,10 @@ from .base import (  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.autograd had in its namespace (imported there, not defined)
 from array import array  # noqa: E402,F401
 from threading import Lock  # noqa: E402,F401
+import ctypes  # noqa: E402,F401
+import traceback  # noqa: E402,F401
 
-__all__ = ["is_training", "is_recording", "set_training", "set_recording", "record", "pause",
+_OWN_NAMES = ["is_training", "is_recording", "set_training", "set_recording", "record", "pause",
            "train_mode", "predict_mode", "mark_variables", "backward", "grad", "Function", "get_symbol",
            "NDArray", "Symbol"]
 
@@ -389,3 +391,8 @@ class Function:
                 outputs = _Bridge.apply(*tensors)
         arrays = [NDArray(t, c) for t, c in zip(outputs, shape_of_outputs["contexts"])]
         return arrays[0] if shape_of_outputs["single"] else tuple(arrays)
+
+
+# what ``from mxnet.autograd import *`` gave (MXNet had no __all__ here: every public global)
+from .util import star_exports  # noqa: E402
+__all__ = star_exports(__name__, globals(), _OWN_NAMES)

@@ -39,10 +39,13 @@ from .base import (  # noqa: E402,F401
 from array import array  # noqa: E402,F401
 from threading import Lock  # noqa: E402,F401
 from .ndarray.ndarray import NDArray  # noqa: E402,F401
-from .util import is_np_array  # noqa: E402,F401
+from .util import is_np_array, star_exports  # noqa: E402,F401
+import ctypes  # noqa: E402,F401
+import traceback  # noqa: E402,F401
+import warnings  # noqa: E402,F401
 c_int_p = POINTER(c_int)
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "get_operator_arguments",
+_OWN_NAMES = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "get_operator_arguments",
            "OperatorArguments", "PythonOp", "NumpyOp", "NDArrayOp"]
 
 
@@ -285,3 +288,9 @@ class _LegacyOp(CustomOp):
                              out_data=self._convert(out_data), in_grad=grads)
         for target, request, value in zip(in_grad, req, grads):
             self.assign(target, request, value)
+
+
+from . import context, symbol  # noqa: E402,F401  (MXNet's module imported them)
+
+# what ``from mxnet.operator import *`` gave (MXNet had no __all__ here: every public global)
+__all__ = star_exports(__name__, globals(), _OWN_NAMES)

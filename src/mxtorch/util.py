@@ -596,3 +596,18 @@ def wrap_np_binary_func(func):
         _check_ufunc_keywords(func.__name__, kwargs, unary=False)
         return func(x1, x2, out=out)
     return wrapper
+
+
+# -- ``from mxnet.<module> import *`` ---------------------------------------------------------------
+def star_exports(module_name, namespace, own=(), resolves=None):
+    """``__all__`` for the mxtorch module ``module_name`` (``mxtorch.operator``): its own public
+    names ``own`` plus the names ``from mxnet.<module> import *`` gave under MXNet 1.9.1
+    (``star_exports.MXNET_STAR_NAMES``, generated from MXNet by tools/gen_star_exports.py) that
+    the module has in ``namespace``, or that ``resolves(name)`` says its module ``__getattr__``
+    provides.  MXNet's tests and legacy programs use what came through a star import
+    (``ctypes``, ``c_str``, ``check_call`` from ``mxnet.operator``)."""
+    from .star_exports import MXNET_STAR_NAMES
+    key = module_name.split(".", 1)[1]
+    names = [name for name in MXNET_STAR_NAMES.get(key, ())
+             if name in namespace or (resolves is not None and resolves(name))]
+    return list(dict.fromkeys(list(own) + names))

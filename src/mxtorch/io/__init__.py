@@ -17,7 +17,11 @@ from .libsvm import LibSVMIter
 from .image_record import (ImageRecordIter, ImageRecordUInt8Iter, ImageRecordInt8Iter, ImageDetRecordIter,
                            ImageRecordIter_v1, ImageRecordUInt8Iter_v1)
 
-__all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter",
+_OWN_NAMES = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter", "NDArrayIter",
            "MXDataIter", "CSVIter", "MNISTIter", "LibSVMIter",
            "ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter",
            "ImageDetRecordIter", "ImageRecordIter_v1", "ImageRecordUInt8Iter_v1"]
+
+# what ``from mxnet.io import *`` gave: the names above and the modules io, utils
+from ..util import star_exports  # noqa: E402
+__all__ = star_exports(__name__, globals(), _OWN_NAMES)

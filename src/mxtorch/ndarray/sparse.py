@@ -30,8 +30,8 @@ from ..context import Context, current_context  # noqa: F401
 from .ndarray import NDArray, _resolve_ctx, to_torch_dtype
 from .ndarray import array as native_array  # noqa: F401
 
-__all__ = ["BaseSparseNDArray", "RowSparseNDArray", "CSRNDArray", "row_sparse_array", "csr_matrix", "zeros",
-           "empty", "array", "add", "subtract", "multiply", "divide"]
+_OWN_NAMES = ["BaseSparseNDArray", "RowSparseNDArray", "CSRNDArray", "row_sparse_array", "csr_matrix", "zeros",
+              "empty", "array", "add", "subtract", "multiply", "divide"]
 
 py_slice = slice
 py_sum = sum
@@ -320,3 +320,14 @@ multiply = _elementwise("multiply", "elemwise_mul", "broadcast_mul", "_mul_scala
                         ("``lhs * rhs``", lambda x, y: x * y))
 divide = _elementwise("divide", "elemwise_div", "broadcast_div", "_div_scalar", "_rdiv_scalar",
                       ("``lhs / rhs``", lambda x, y: x / y))
+
+
+def _is_sparse_operator(name):
+    from ..ops import registry
+    return name in registry.sparse_operator_names()
+
+
+# what ``from mxnet.ndarray.sparse import *`` gave: the names above and the generated sparse
+# operator functions (resolved by this module's __getattr__)
+from ..util import star_exports  # noqa: E402
+__all__ = star_exports(__name__, globals(), _OWN_NAMES, resolves=_is_sparse_operator)
