@@ -567,9 +567,10 @@ class Executor:
 
     def _monitor_inputs(self, callback, step, values):
         """``monitor_all``: before a node runs, each input as ``<node>_<input name>`` (argument
-        and auxiliary-state names of the operator), a variable input first under its own name,
-        as MXNet 1.9.1 reported them."""
-        names = list(step.op.arguments()) + list(step.op.auxiliary_states())
+        and auxiliary-state names of the operator, or ``input0``, ... where MXNet registered none:
+        ``Operator.monitor_input_names``), a variable input first under its own name, as MXNet
+        1.9.1 reported them."""
+        names = step.op.monitor_input_names()
         context = self._ctx if step.context is None else step.context     # the inputs were copied there
         for (child, _), name, slot_index in zip(step.node.inputs, names, step.inputs + step.aux):
             tensor = values[slot_index].detach()

@@ -8,7 +8,9 @@ with ``arr[:] = value`` is what the next forward sees.
 """
 from __future__ import annotations
 
+import ctypes
 import numbers
+import weakref
 
 import numpy as np
 import torch
@@ -20,6 +22,9 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
 from . import indexing as _indexing
+
+# NDArray tokens handed out as C handles (``NDArray._as_parameter_``), by id
+_HANDLES = weakref.WeakValueDictionary()
 # names MXNet 1.9.1's mxnet.ndarray.ndarray had in its namespace from its ctypes binding
 from array import array as native_array  # noqa: E402,F401
 from functools import reduce  # noqa: E402,F401
@@ -103,6 +108,14 @@ class NDArray(NDArrayBase):
         if tensor is None:
             # MXNet's NDArray(None): the empty shell that unpickling fills through __setstate__
             tensor = torch.empty(0)
+        if isinstance(tensor, ctypes.c_void_p):
+            # MXNet's NDArray(handle): a handle from ctypes.cast(array, NDArrayHandle), as legacy
+            # monitor callbacks build one; the new array shares the original's memory
+            source = _HANDLES.get(tensor.value)
+            if source is None:
+                raise MXNetError(f"NDArray(handle): {tensor!r} is not the handle of a live NDArray "
+                                 f"(handles come from ctypes.cast(array, NDArrayHandle))")
+            tensor, ctx = source._tensor, ctx if ctx is not None else source._ctx
         if not isinstance(tensor, torch.Tensor):
             raise MXNetError(f"NDArray wraps a torch.Tensor, got {type(tensor).__name__}")
         self._tensor = tensor
@@ -145,6 +158,13 @@ class NDArray(NDArrayBase):
     def handle(self):
         """The underlying ``torch.Tensor`` (MXNet's C handle)."""
         return self._tensor
+
+    @property
+    def _as_parameter_(self):
+        # what ctypes.cast(array, NDArrayHandle) reads: a token that NDArray(handle) turns back into
+        # an array on the same memory, for as long as this array lives
+        _HANDLES[id(self)] = self
+        return ctypes.c_void_p(id(self))
 
     @property
     def T(self):

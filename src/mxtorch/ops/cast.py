@@ -16,6 +16,8 @@ class BlockGrad(Operator):
     """Identity forward; no gradient flows back to ``data`` (declared zero gradient).  A
     row_sparse or csr input keeps its storage type."""
 
+    lists_input_names = False
+
     sparse_storage = "preserve"
 
     traceable = True
@@ -30,6 +32,8 @@ class BlockGrad(Operator):
 @register("_copy", "identity")
 class Identity(Operator):
     """Copy of ``data``."""
+
+    lists_input_names = False
 
     traceable = True
 
@@ -57,6 +61,8 @@ class Cast(_Unary):
     converted back to the input dtype (MXNet's rule), also through integer dtypes: the gradient
     through ``Cast(int32)`` then ``Cast(float32)`` is the head gradient truncated to integers.
     """
+
+    lists_input_names = False
 
     dtype = Attr(Dtype, required=True)
 

@@ -64,6 +64,8 @@ class Full(_Constant):
 class ZerosLike(Operator):
     """An array of zeros with the shape and dtype of ``data`` (no gradient flows back)."""
 
+    lists_input_names = False
+
     sparse_storage = "preserve"
 
     def forward(self, is_train, inputs, aux):
@@ -73,6 +75,8 @@ class ZerosLike(Operator):
 @register("ones_like", fluent=True)
 class OnesLike(Operator):
     """An array of ones with the shape and dtype of ``data`` (no gradient flows back)."""
+
+    lists_input_names = False
 
     def forward(self, is_train, inputs, aux):
         return [torch.ones_like(inputs[0]).detach()]
@@ -184,6 +188,8 @@ class ArangeLike(Operator):
     """``start + step * i`` (each value repeated ``repeat`` times) with the shape of ``data``
     (``axis=None``) or the length of ``data``'s axis ``axis``, in ``data``'s dtype; no
     gradient flows back."""
+
+    lists_input_names = False
 
     start = Attr(Float, default=0.0)
     step = Attr(Float, default=1.0)

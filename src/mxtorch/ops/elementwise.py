@@ -217,6 +217,7 @@ for _key, _names in _BROADCAST_ALIASES.items():
 
 # -- scalar forms: what Symbol/NDArray arithmetic with a Python number produces -------------------
 class _Scalar(Operator):
+    lists_input_names = False
     scalar = Attr(Float, default=1.0)
     is_int = Attr(Bool, default=True)
     function = None
@@ -342,6 +343,7 @@ class HardSigmoid(Operator):
 
 
 class _Unary(Operator):
+    lists_input_names = False
     function = None
     traceable = True
     activation = None       # what activation_kind() answers
@@ -399,6 +401,8 @@ class Clip(Operator):
     decides when ``a_min > a_max``: a value above ``a_max`` becomes ``a_max``, else a value
     below ``a_min`` becomes ``a_min`` (``clip([1, 5], 4, 2)`` is ``[4, 2]``).  A row_sparse or csr
     input keeps its storage type and needs ``a_min <= 0 <= a_max`` (MXNetError otherwise)."""
+
+    lists_input_names = False
 
     a_min = Attr(Float, required=True)
     a_max = Attr(Float, required=True)

@@ -281,6 +281,8 @@ class TopK(_AxisOrNone, Operator):
     'mask' (1 at the selected positions, in the data dtype).  Ties keep their order.
     The gradient of the values flows back to the selected positions."""
 
+    lists_input_names = False
+
     axis = Attr(optional(Int), default=-1)
     k = Attr(Int, default=1)
     ret_typ = Attr(Choice("both", "indices", "mask", "value"), default="indices")
@@ -344,6 +346,8 @@ class Sort(_AxisOrNone, Operator):
     """``data`` sorted along ``axis`` (None: flattened), ascending unless ``is_ascend=False``;
     stable (ties keep their order)."""
 
+    lists_input_names = False
+
     axis = Attr(optional(Int), default=-1)
     is_ascend = Attr(Bool, default=True)
 
@@ -376,6 +380,7 @@ class Argsort(Sort):
 
 
 class _ArgReduce(Operator):
+    lists_input_names = False
     axis = Attr(optional(Int), default=None)
     keepdims = Attr(Bool, default=False)
     function = None

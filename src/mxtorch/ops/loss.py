@@ -300,6 +300,8 @@ class MakeLossLegacy(Operator):
     """The older ``make_loss``: identity forward (output named ``loss``); the backward pass
     writes ones into the data gradient whatever head gradient arrives."""
 
+    lists_input_names = False
+
     sparse_storage = "preserve"
 
     is_loss = True
@@ -351,6 +353,8 @@ class SoftmaxCrossEntropy(Operator):
 class SmoothL1(Operator):
     """Elementwise smooth L1 with ``sigma = scalar``: ``0.5 * (sigma * x)^2`` where
     ``|x| < 1 / sigma^2``, else ``|x| - 0.5 / sigma^2``."""
+
+    lists_input_names = False
 
     scalar = Attr(Float, default=1.0)
 

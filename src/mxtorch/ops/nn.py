@@ -472,6 +472,8 @@ class Activation(Operator):
     """Elementwise activation ``act_type``: relu, sigmoid, tanh, softrelu (log(1 + e^x)),
     softsign (x / (1 + |x|)), log_sigmoid, mish.  Any shape."""
 
+    lists_input_names = False
+
     quantized_name = "_contrib_quantized_act"
 
     def plot_label(self, op_name, node_name):
@@ -847,6 +849,8 @@ class SoftmaxActivation(Operator):
     ``y * (g - sum(g * y, axis=1))`` (summing over axis 1, not over the softmax axis);
     mxtorch reproduces it.
     """
+
+    lists_input_names = False
 
     traceable = True
 

@@ -40,6 +40,7 @@ def reduced_shape(shape, axes, keepdims):
 
 
 class _Reduce(Operator):
+    lists_input_names = False
     axis = Attr(optional(Shape), default=None)
     keepdims = Attr(Bool, default=False)
     exclude = Attr(Bool, default=False)
@@ -176,6 +177,8 @@ class Norm(Operator):
     """L1 (``ord=1``: sum of absolute values) or L2 (``ord=2``, default) norm over ``axis``
     (None: every element), result in ``out_dtype`` (default: the input dtype).  The L2
     gradient at an all-zero input is 0 (MXNet returned NaN)."""
+
+    lists_input_names = False
 
     sparse_storage = "dense"
 

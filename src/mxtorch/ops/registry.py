@@ -198,6 +198,17 @@ class Operator:
     def auxiliary_states(self):
         return []
 
+    lists_input_names = True
+    """MXNet registered the operator's input names (nnvm ``FListInputNames``): the executor's
+    ``monitor_all`` callback names an input ``<node>_<argument>`` (``fc_weight``).  False for the
+    operators MXNet 1.9.1 registered without them (unary math, reductions, reshapes, Activation,
+    Cast, ...), whose inputs it reported as ``<node>_input0``, ``<node>_input1``."""
+
+    def monitor_input_names(self):
+        """The names ``monitor_all`` gives the inputs, arguments then auxiliary states."""
+        names = list(self.arguments()) + list(self.auxiliary_states())
+        return names if self.lists_input_names else [f"input{index}" for index in range(len(names))]
+
     def outputs(self):
         return ["output"]
 

@@ -18,6 +18,8 @@ __all__ = []
 class Flatten(Operator):
     """``(batch, d1, d2, ...)`` -> ``(batch, d1 * d2 * ...)``."""
 
+    lists_input_names = False
+
     traceable = True
     quantized_name = "_contrib_quantized_flatten"
 
@@ -46,6 +48,8 @@ class Reshape(Operator):
     too.  Unlike MXNet's shape inference, a target whose element count differs from the
     input raises MXNetError.
     """
+
+    lists_input_names = False
 
     traceable = True
 
@@ -206,6 +210,8 @@ class Transpose(Operator):
     """Permute the axes of ``data``: output axis i is input axis ``axes[i]``; empty ``axes``
     (the default) reverses them."""
 
+    lists_input_names = False
+
     traceable = True
 
     axes = Attr(Shape, default=())
@@ -263,6 +269,8 @@ class SwapAxis(_Unary):
 @register("expand_dims", fluent=True)
 class ExpandDims(_Unary):
     """Insert a size-1 axis at position ``axis`` (in ``[-ndim-1, ndim]``)."""
+
+    lists_input_names = False
 
     traceable = True
 
@@ -441,6 +449,8 @@ class Reverse(_Unary):
 class ShapeArray(_Unary):
     """The shape of ``data`` as a 1-D int64 array."""
 
+    lists_input_names = False
+
     def output_shape(self, data):
         return (len(data),)
 
@@ -455,6 +465,8 @@ class ShapeArray(_Unary):
 @register("size_array", fluent=True)
 class SizeArray(_Unary):
     """The number of elements of ``data`` as an int64 array of shape ``(1,)``."""
+
+    lists_input_names = False
 
     def output_shape(self, data):
         return (1,)
@@ -477,6 +489,8 @@ def _broadcast_check(op, data, target, argument="shape"):
 @register("broadcast_to", fluent=True)
 class BroadcastTo(_Unary):
     """Broadcast size-1 axes of ``data`` to ``shape`` (same number of axes; 0 keeps the axis)."""
+
+    lists_input_names = False
 
     shape = Attr(Shape, default=())
 
@@ -535,6 +549,8 @@ class BroadcastLike(_ShapedLike):
 @register("broadcast_axis", "broadcast_axes", fluent="broadcast_axes")
 class BroadcastAxis(_Unary):
     """Broadcast the size-1 axes listed in ``axis`` of ``data`` to the sizes in ``size``."""
+
+    lists_input_names = False
 
     axis = Attr(Shape, default=())
     size = Attr(Shape, default=())

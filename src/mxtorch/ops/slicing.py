@@ -125,6 +125,8 @@ class Slice(_SliceRegion, _Unary):
     input sliced without steps gives a csr array; other sparse inputs a dense one.
     """
 
+    lists_input_names = False
+
     def sparse_storage(self, stypes):
         stepless = all(s in (None, 1) for s in (self.step or ()))
         return ["csr" if stypes[0] == "csr" and stepless else "default"]
@@ -150,6 +152,8 @@ class SliceAxis(_Unary):
     negative values count from the end.  As in MXNet, the range must lie inside the axis
     and hold at least one element (MXNetError otherwise); an axis of size 0 gives an empty
     slice."""
+
+    lists_input_names = False
 
     traceable = True
 
