@@ -476,3 +476,14 @@ def test_ctc_loss_blank_last_matches_blank_first_with_moved_alphabet():
     loss_last = mx.nd.ctc_loss(mx.nd.array(activations), mx.nd.array(labels_last), blank_label="last")
     loss_first = mx.nd.ctc_loss(mx.nd.array(moved), mx.nd.array(labels_first))
     np.testing.assert_allclose(loss_last.asnumpy(), loss_first.asnumpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["depth_to_space", "space_to_depth"])
+def test_block_rearrangements_refuse_zero_size_axes_as_mxnet(name):
+    # MXNet 1.9.1 refuses (2, 4, 0, 3) and (2, 0, 2, 2) ('shape dim size must be >= -1') and
+    # block size 0; (2, 4, 1, 2) passes depth_to_space, giving (2, 1, 2, 4)
+    operator = getattr(mx.nd, name)
+    for shape, block in [((2, 4, 0, 3), 2), ((2, 0, 2, 2), 2), ((2, 4, 2, 2), 0)]:
+        with pytest.raises(mx.base.MXNetError, match=name):
+            operator(mx.nd.array(np.ones(shape)), block)
+    assert mx.nd.depth_to_space(mx.nd.array(np.ones((2, 4, 1, 2))), 2).shape == (2, 1, 2, 4)

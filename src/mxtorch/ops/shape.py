@@ -584,6 +584,12 @@ class _BlockRearrange(_Unary):
         if len(data) != 4:
             raise self.error(f"argument 'data' must be (batch, channel, height, width), got {tuple(data)}")
 
+    def apply(self, is_train, inputs, aux):
+        # in a shape, 0 is an unknown size; an array with a zero-size axis is refused, as MXNet 1.9.1
+        if 0 in inputs[0].shape:
+            raise self.error(f"argument 'data' {tuple(inputs[0].shape)} has a zero-size axis")
+        return super().apply(is_train, inputs, aux)
+
 
 @register("depth_to_space", fluent=True)
 class DepthToSpace(_BlockRearrange):
