@@ -369,3 +369,9 @@ def test_operator_listing():
     arguments = mx.operator.get_operator_arguments("LRN")
     assert arguments.names[0] == "data" and "nsize" in arguments.names
     assert arguments.narg == len(arguments.names) == len(arguments.types)
+    # MXNet 1.9.1: the five activation types, listed sorted
+    activation = mx.operator.get_operator_arguments("Activation")
+    assert activation.names == ["data", "act_type"]
+    assert activation.types == ["NDArray-or-Symbol", "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required"]
+    with pytest.raises(mx.base.MXNetError, match="act_type"):
+        mx.nd.Activation(mx.nd.ones((2,)), act_type="mish")     # not an MXNet 1.9.1 activation

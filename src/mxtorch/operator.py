@@ -165,7 +165,7 @@ def _describe(attr):
             "FloatTuple": "tuple of <float>", "Dtype": "dtype"}.get(parser.replace("optional_", ""), parser)
     choices = getattr(attr.parser, "choices", None)
     if choices:
-        kind = "{" + ", ".join(repr(c) for c in choices) + "}"
+        kind = "{" + ", ".join(repr(c) for c in sorted(choices, key=str)) + "}"     # sorted, as MXNet
     if attr.default is _registry.REQUIRED:
         return f"{kind}, required"
     return f"{kind}, optional, default={attr.default!r}"

@@ -462,15 +462,13 @@ _ACTIVATIONS = {
     "tanh": torch.tanh,
     "softrelu": F.softplus,
     "softsign": F.softsign,
-    "log_sigmoid": F.logsigmoid,
-    "mish": F.mish,
 }
 
 
 @register("Activation")
 class Activation(Operator):
     """Elementwise activation ``act_type``: relu, sigmoid, tanh, softrelu (log(1 + e^x)),
-    softsign (x / (1 + |x|)), log_sigmoid, mish.  Any shape."""
+    softsign (x / (1 + |x|)), the five MXNet 1.9.1 has.  Any shape."""
 
     lists_input_names = False
 
