@@ -611,3 +611,16 @@ def star_exports(module_name, namespace, own=(), resolves=None):
     names = [name for name in MXNET_STAR_NAMES.get(key, ())
              if name in namespace or (resolves is not None and resolves(name))]
     return list(dict.fromkeys(list(own) + names))
+
+
+def optional_module(namespace, name, import_name, placeholder):
+    """Import the optional module ``import_name`` into ``namespace`` (a module's globals) under
+    ``name`` on first use, or ``placeholder`` when it is not installed (MXNet's notebook modules
+    bound ``bokeh`` / ``pd`` to a ``*_Failed_To_Import`` class then); for a module ``__getattr__``."""
+    import importlib
+    try:
+        module = importlib.import_module(import_name)
+    except ImportError:
+        module = placeholder
+    namespace[name] = module
+    return module

@@ -12,10 +12,6 @@ class Bokeh_Failed_To_Import:  # noqa: N801 (MXNet's name)
 
 def __getattr__(name):
     if name == "bokeh":
-        try:
-            import bokeh
-        except ImportError:
-            bokeh = Bokeh_Failed_To_Import
-        globals()["bokeh"] = bokeh
-        return bokeh
+        from ..util import optional_module
+        return optional_module(globals(), "bokeh", "bokeh", Bokeh_Failed_To_Import)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

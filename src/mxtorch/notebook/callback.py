@@ -26,12 +26,8 @@ class Pandas_Failed_To_Import:  # noqa: N801 (MXNet's name)
 def __getattr__(name):
     # ``pd``: pandas, imported on first use of the name (MXNet imported it with the module)
     if name == "pd":
-        try:
-            import pandas as pd
-        except ImportError:
-            pd = Pandas_Failed_To_Import
-        globals()["pd"] = pd
-        return pd
+        from ..util import optional_module
+        return optional_module(globals(), "pd", "pandas", Pandas_Failed_To_Import)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from .registry import Attr, Bool, Float, FloatTuple, Int, Operator, merge_shape, register
-from .optimizer_updates import _MultiSGDOperator
+from .optimizer_updates import _MultiSGDOperator, infer_group_shapes
 
 __all__ = []
 
@@ -59,14 +59,7 @@ class _GroupedUpdate(Operator):
         return ["output"] if self.count == 1 else [f"output{index}" for index in range(self.count)]
 
     def infer_shape(self, in_shapes, out_shapes):
-        size = len(self.group)
-        shapes_in, shapes_out = [], []
-        for index in range(self.count):
-            shape = out_shapes[index]
-            for item in in_shapes[index * size:(index + 1) * size]:
-                shape = merge_shape(shape, item, f"Operator {self.name} group {index}")
-            shapes_in += [shape] * size
-            shapes_out.append(shape)
+        shapes_in, shapes_out = infer_group_shapes(self, in_shapes, out_shapes, len(self.group), self.count, "group")
         return shapes_in + [self.tail_shape(i) for i in range(len(self.tail))], shapes_out, []
 
     def tail_shape(self, position):

@@ -566,6 +566,20 @@ class MultiPrecisionLAMBUpdatePhase2(LAMBUpdatePhase2):
         return [super().forward(is_train, [master, g, r1, r2], aux)[0].to(weight.dtype)]
 
 
+def infer_group_shapes(op, in_shapes, out_shapes, size, count, label):
+    """Shapes of a multi-tensor update: ``count`` groups of ``size`` inputs (a weight, its
+    gradient and states), all of one shape within a group, one output per group; returns
+    ``(input shapes, output shapes)`` for the grouped inputs (MXNetError naming the group)."""
+    shapes_in, shapes_out = [], []
+    for index in range(count):
+        shape = out_shapes[index]
+        for item in in_shapes[index * size:(index + 1) * size]:
+            shape = merge_shape(shape, item, f"Operator {op.name} {label} {index}")
+        shapes_in += [shape] * size
+        shapes_out.append(shape)
+    return shapes_in, shapes_out
+
+
 # -- multi-tensor SGD ------------------------------------------------------------------------------
 class _MultiSGDOperator(Operator):
     """Base of ``multi_*sgd*_update``: ``num_weights`` groups of inputs, each ``weight``, ``grad``
@@ -601,14 +615,8 @@ class _MultiSGDOperator(Operator):
         return [f"output{index}" for index in range(self.num_weights)]
 
     def infer_shape(self, in_shapes, out_shapes):
-        size = len(self._group_names())
-        shapes_in, shapes_out = [], []
-        for index in range(self.num_weights):
-            shape = out_shapes[index]
-            for item in in_shapes[index * size:(index + 1) * size]:
-                shape = merge_shape(shape, item, f"Operator {self.name} weight {index}")
-            shapes_in += [shape] * size
-            shapes_out.append(shape)
+        shapes_in, shapes_out = infer_group_shapes(self, in_shapes, out_shapes, len(self._group_names()),
+                                                   self.num_weights, "weight")
         return shapes_in, shapes_out, []
 
     def infer_type(self, in_types):
