@@ -80,6 +80,14 @@ class _TokenEmbedding(vocab.Vocabulary):
                           f"{expected}; using it as it is", stacklevel=3)
         return path
 
+    def _load_pretrained(self, pretrained_file_name, embedding_root, init_unknown_vec, vocabulary):
+        """GloVe / FastText: check the name, find the placed file, load it (space-delimited) and
+        re-index it to ``vocabulary`` when one is given."""
+        type(self)._check_pretrained_file_names(pretrained_file_name)
+        self._load_embedding(type(self)._get_pretrained_file(embedding_root, pretrained_file_name), " ",
+                             init_unknown_vec)
+        self._build_embedding_for_vocabulary(vocabulary)
+
     # -- loading ----------------------------------------------------------------------------------
     def _load_embedding(self, pretrained_file_path, elem_delim, init_unknown_vec, encoding="utf8"):
         """Index the tokens of a ``token v1 v2 ...`` file and load their vectors.  The first
@@ -261,11 +269,8 @@ class GloVe(_TokenEmbedding):
 
     def __init__(self, pretrained_file_name="glove.840B.300d.txt", embedding_root=_DEFAULT_ROOT,
                  init_unknown_vec=nd.zeros, vocabulary=None, **kwargs):
-        GloVe._check_pretrained_file_names(pretrained_file_name)
         super().__init__(**kwargs)
-        self._load_embedding(GloVe._get_pretrained_file(embedding_root, pretrained_file_name), " ",
-                             init_unknown_vec)
-        self._build_embedding_for_vocabulary(vocabulary)
+        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
 
 
 @register
@@ -282,11 +287,8 @@ class FastText(_TokenEmbedding):
 
     def __init__(self, pretrained_file_name="wiki.simple.vec", embedding_root=_DEFAULT_ROOT,
                  init_unknown_vec=nd.zeros, vocabulary=None, **kwargs):
-        FastText._check_pretrained_file_names(pretrained_file_name)
         super().__init__(**kwargs)
-        self._load_embedding(FastText._get_pretrained_file(embedding_root, pretrained_file_name), " ",
-                             init_unknown_vec)
-        self._build_embedding_for_vocabulary(vocabulary)
+        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
 
 
 class CustomEmbedding(_TokenEmbedding):
