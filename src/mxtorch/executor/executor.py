@@ -174,6 +174,7 @@ class Executor:
                                 context) for shape, dtype, context in
                         zip(self._output_shapes, self._output_types, output_contexts)]
         self._recorded = None
+        self._output_memory = None          # the outputs of the executor this one was reshaped from
         self._record_inference = False      # set by backward() while it re-runs a forward recorded
         self._monitored_inputs = None
         # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
@@ -374,6 +375,7 @@ class Executor:
                 and self._monitor_callback is None):
             for array, tensor in zip(self.outputs, self._inference.run()):
                 array.use_storage(tensor)
+            self._write_shared_outputs()
             self._recorded = None
             return self.outputs
         # an inference forward records only when backward asks for its gradients (MXNet computes
@@ -400,6 +402,7 @@ class Executor:
             # writing into an output in place (``out += x``, as MXNet allowed) leaves the
             # gradient intact
             array.use_storage(tensor.detach().clone() if need_grad else tensor)
+        self._write_shared_outputs()
         self._recorded = (outputs, leaves) if need_grad else None
         # with a monitor, backward also reports each node's input gradients (MXNet's
         # ``<node>_backward_output<i>`` entries); keep the input tensors for that
@@ -408,6 +411,23 @@ class Executor:
             self._monitored_inputs = [(step.node.name, [values[i] for i in step.inputs])
                                       for step in self._steps if step.inputs]
         return self.outputs
+
+    def _write_shared_outputs(self):
+        """For an executor made by ``reshape``: copy each output into the first elements of the
+        original executor's output array (same dtype and device, enough elements) and hold a
+        view of that memory, so both executors see the values as MXNet's shared memory did."""
+        if self._output_memory is None:
+            return
+        for array, base in zip(self.outputs, self._output_memory):
+            target, source = base._tensor, array._tensor
+            count = source.numel()
+            if (target.dtype != source.dtype or target.device != source.device
+                    or target.numel() < count or not target.is_contiguous()):
+                continue
+            view = target.view(-1)[:count].view(source.shape)
+            with torch.no_grad():
+                view.copy_(source)
+            array.use_storage(view)
 
     def run_tensors(self, arg_tensors, aux_tensors, is_train=False):
         """Run the plan on torch tensors (aligned with ``list_arguments()`` /
@@ -627,11 +647,8 @@ class Executor:
                 raise MXNetError(f"reshape: the shape of {name!r} changes from {array.shape} to {tuple(shape)}; "
                                  f"pass partial_shaping=True to allow it")
             check_size("argument", name, array.shape, shape)
-            new_args.append(NDArray(torch.zeros(tuple(shape), dtype=array._tensor.dtype,
-                                                device=array._tensor.device), array.context))
-            new_grads.append(None if grad is None else
-                             NDArray(torch.zeros(tuple(shape), dtype=grad._tensor.dtype,
-                                                 device=grad._tensor.device), grad.context))
+            new_args.append(_share_or_allocate(array, shape))
+            new_grads.append(None if grad is None else _share_or_allocate(grad, shape))
         new_aux = []
         for name, array, shape in zip(self._aux_names, self.aux_arrays, aux_shapes):
             check_size("auxiliary state", name, array.shape, shape)
@@ -640,7 +657,11 @@ class Executor:
                                  f"from {array.shape} to {tuple(shape)}")
             new_aux.append(array)
         requests = dict(self._grad_req)
-        return Executor(self._symbol, self._ctx, new_args, new_grads, requests, new_aux, self._group2ctx)
+        reshaped = Executor(self._symbol, self._ctx, new_args, new_grads, requests, new_aux, self._group2ctx)
+        # as in MXNet, the new executor writes its outputs into this executor's output memory
+        # where they fit (a smaller batch fills the first rows)
+        reshaped._output_memory = list(self.outputs)
+        return reshaped
 
     def debug_str(self):
         return self._symbol.debug_str()
@@ -667,6 +688,17 @@ class Executor:
         return self._symbol
 
 
+def _share_or_allocate(array, shape):
+    """An array of ``shape`` for a reshaped executor: a view of the first elements of ``array``
+    when it is large enough (MXNet's executors share memory when reshaping down), otherwise new
+    zeros."""
+    tensor = array._tensor
+    count = product(shape)
+    if count <= tensor.numel() and tensor.is_contiguous():
+        return NDArray(tensor.detach().view(-1)[:count].view(tuple(shape)), array.context)
+    return NDArray(torch.zeros(tuple(shape), dtype=tensor.dtype, device=tensor.device), array.context)
+
+
 def _last_uses(steps, output_slots):
     """For each step, the slots no later step reads (nor the graph outputs): the values the
     plan can drop once that step has run."""
@@ -689,8 +721,11 @@ def _is_zero_size_given(name, shapes):
 def _can_adopt(grad, target, head_storage):
     """Whether a gradient tensor from autograd can replace the bound gradient buffer: same
     shape, dtype and device, dense and contiguous, and not the storage of a head gradient
-    passed in by the caller (which the caller may still own)."""
-    return (grad.shape == target.shape and grad.dtype == target.dtype and grad.device == target.device
+    passed in by the caller (which the caller may still own); and the bound buffer must own
+    its whole storage (a view of a larger array, as ``reshape`` binds, is written in place so
+    that the memory stays shared)."""
+    return (target.untyped_storage().nbytes() == target.numel() * target.element_size()
+            and grad.shape == target.shape and grad.dtype == target.dtype and grad.device == target.device
             and grad.is_contiguous() and grad.layout == torch.strided
             and grad.untyped_storage().data_ptr() not in head_storage
             and grad.untyped_storage().nbytes() == grad.numel() * grad.element_size())
