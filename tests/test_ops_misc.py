@@ -214,3 +214,14 @@ def test_kl_sparse_reg_repeated_backward_keeps_averaging():
     np.testing.assert_allclose(average, [0.428, 0.372], rtol=1e-6)
     np.testing.assert_allclose(executor.grad_dict["data"].asnumpy()[0], [1.4656558, 1.3681254], rtol=1e-6)
     assert mx.sym.IdentityAttachKLSparseReg(mx.sym.var("d")).infer_shape(d=(2, 3, 4, 5))[2] == [(3,)]
+
+
+def test_col2im_takes_output_size_as_its_first_positional_attribute():
+    # MXNet 1.9.1's signature is col2im(data, output_size, kernel, stride, dilate, pad)
+    data = mx.nd.array(np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5))
+    columns = mx.nd.im2col(data, (3, 3))
+    positional = mx.nd.col2im(columns, (4, 5), (3, 3))
+    keywords = mx.nd.col2im(columns, output_size=(4, 5), kernel=(3, 3))
+    np.testing.assert_array_equal(positional.asnumpy(), keywords.asnumpy())
+    symbol = mx.sym.col2im(mx.sym.var("data"), (4, 5), kernel=(3, 3))
+    assert symbol.infer_shape(data=columns.shape)[1] == [(2, 3, 4, 5)]

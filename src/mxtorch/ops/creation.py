@@ -22,7 +22,9 @@ class _Constant(Operator):
         return []
 
     def infer_shape(self, in_shapes, out_shapes):
-        return [], [merge_shape(out_shapes[0], tuple(self.shape), f"Operator {self.name} output")], []
+        # as in MXNet 1.9.1, a -1 (like a 0) in ``shape`` is a dimension left to shape inference
+        given = tuple(0 if size == -1 else size for size in self.shape)
+        return [], [merge_shape(out_shapes[0], given, f"Operator {self.name} output")], []
 
     def infer_type(self, in_types):
         return [], [np.dtype(self.dtype or "float32")], []
@@ -41,14 +43,14 @@ class _Constant(Operator):
 
 @register("_zeros", "zeros")
 class Zeros(_Constant):
-    """An array of zeros of ``shape`` (a 0 dimension is filled by shape inference)."""
+    """An array of zeros of ``shape`` (a 0 or -1 dimension is filled by shape inference)."""
 
     value = 0.0
 
 
 @register("_ones", "ones")
 class Ones(_Constant):
-    """An array of ones of ``shape`` (a 0 dimension is filled by shape inference)."""
+    """An array of ones of ``shape`` (a 0 or -1 dimension is filled by shape inference)."""
 
     value = 1.0
 
