@@ -16,8 +16,9 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetTypeError, MXNetValueError, numpy_dtype
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, OperatorRunError, numpy_dtype
 from ..context import Context, current_context
+from ..ndarray import pending
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..autograd import head_gradient
 from ..ops.registry import gradient_carrier, product
@@ -175,6 +176,7 @@ class Executor:
                         zip(self._output_shapes, self._output_types, output_contexts)]
         self._recorded = None
         self._output_memory = None          # the outputs of the executor this one was reshaped from
+        self._failure = None                # the pending error of the last forward (ndarray.pending)
         self._record_inference = False      # set by backward() while it re-runs a forward recorded
         self._monitored_inputs = None
         # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
@@ -370,6 +372,25 @@ class Executor:
                     raise MXNetValueError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
+        try:
+            self._forward(is_train)
+            # an argument computed by a failed operator passes its pending error on
+            failure = None
+            if pending.any_pending():
+                failure = pending.failure_of([array._tensor for array in list(self.arg_arrays) + list(self.aux_arrays)])
+        except OperatorRunError as error:
+            # an error of an operator's computation: as MXNet's engine, reported at the next
+            # wait on the outputs (asnumpy, wait_to_read, waitall), which hold zeros until then
+            for array in self.outputs:
+                array.use_storage(torch.zeros_like(array._tensor))
+            self._recorded = None
+            failure = pending.fail(error, [])
+        self._failure = failure
+        if failure is not None:
+            pending.mark([array._tensor for array in self.outputs], failure)
+        return self.outputs
+
+    def _forward(self, is_train):
         record_inference = self._record_inference
         if (self._inference is not None and not is_train and not record_inference
                 and self._monitor_callback is None):
@@ -377,7 +398,7 @@ class Executor:
                 array.use_storage(tensor)
             self._write_shared_outputs()
             self._recorded = None
-            return self.outputs
+            return
         # an inference forward records only when backward asks for its gradients (MXNet computes
         # gradients after forward(is_train=False) too); see backward
         need_grad = (is_train or record_inference) and bool(self._gradient_indices)
@@ -410,7 +431,6 @@ class Executor:
         if need_grad and self._monitor_callback is not None:
             self._monitored_inputs = [(step.node.name, [values[i] for i in step.inputs])
                                       for step in self._steps if step.inputs]
-        return self.outputs
 
     def _write_shared_outputs(self):
         """For an executor made by ``reshape``: copy each output into the first elements of the
@@ -489,8 +509,12 @@ class Executor:
         (``SoftmaxOutput`` and the other ``*Output`` operators) ignore theirs.  Outputs with no
         head gradient given use ones.  After ``forward(is_train=False)`` the gradients are those of the
         inference-mode computation, as in MXNet.  Raises MXNetError when no forward ran since the
-        last backward.
+        last backward.  After a forward whose computation failed (an ``OperatorRunError``,
+        reported late as MXNet's engine did) the gradient arrays carry the same pending error.
         """
+        if self._failure is not None and self._failure.error is not None:
+            pending.mark([grad._tensor for grad in self.grad_arrays if grad is not None], self._failure)
+            return
         if self._recorded is None and self._gradient_indices:
             # after forward(is_train=False), or before any forward, MXNet still differentiates the
             # bound graph: run it (again) recorded, in inference mode

@@ -20,6 +20,7 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
 from . import indexing as _indexing
+from . import pending
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat",
            "concatenate", "waitall", "to_torch_dtype", "to_numpy_dtype", "from_torch", "moveaxis",
@@ -146,7 +147,10 @@ class NDArray:
 
     # -- conversion ---------------------------------------------------------------
     def asnumpy(self):
-        """Copy to a numpy array (blocks until the value is computed)."""
+        """Copy to a numpy array (blocks until the value is computed).  Raises the pending
+        error of the operator that computed this array, if it failed (MXNet's deferred engine
+        errors, ``ndarray.pending``)."""
+        pending.raise_if_failed(self._tensor)
         tensor = self._tensor.detach()
         if tensor.dtype == torch.bfloat16:
             tensor = tensor.float()
@@ -164,7 +168,7 @@ class NDArray:
         if not copy and target == self._tensor.dtype:
             return self
         with _grad_mode():
-            return NDArray(self._tensor.to(target, copy=True), self._ctx)
+            return self._inherit_failure(NDArray(self._tensor.to(target, copy=True), self._ctx))
 
     def copyto(self, other):
         """Copy into an NDArray (same shape) or onto a Context (new array)."""
@@ -175,14 +179,20 @@ class NDArray:
                 raise MXNetError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
             with other._check_writable("copyto", self):
                 other._tensor.copy_(self._tensor)
-            return other
+            return self._inherit_failure(other)
         if isinstance(other, Context):
-            return NDArray(self._tensor.detach().to(other.torch_device, copy=True), other)
+            return self._inherit_failure(NDArray(self._tensor.detach().to(other.torch_device, copy=True), other))
         raise MXNetError(f"copyto: expected an NDArray or Context, got {type(other).__name__}")
 
     def copy(self):
         """A new array with a copy of the data, on the same context."""
-        return NDArray(self._tensor.detach().clone(), self._ctx)
+        return self._inherit_failure(NDArray(self._tensor.detach().clone(), self._ctx))
+
+    def _inherit_failure(self, copy):
+        """``copy`` (an array computed from this one), carrying this array's pending error."""
+        if pending.failure_of([self._tensor]) is not None:
+            pending.mark([copy._tensor], pending.failure_of([self._tensor]))
+        return copy
 
     def as_in_context(self, context):
         """This array on ``context`` (itself if already there)."""
@@ -361,7 +371,9 @@ class NDArray:
         return self
 
     def wait_to_read(self):
-        """Block until the value is computed (synchronises the CUDA device)."""
+        """Block until the value is computed (synchronises the CUDA device).  Raises the pending
+        error of a failed computation, as MXNet's ``wait_to_read`` did (``ndarray.pending``)."""
+        pending.raise_if_failed(self._tensor)
         if self._tensor.is_cuda:
             torch.cuda.synchronize(self._tensor.device)
 
@@ -803,9 +815,12 @@ def onehot_encode(indices, out):
 
 
 def waitall():
-    """Wait for all pending device work (``torch.cuda.synchronize`` when CUDA is in use)."""
+    """Wait for all pending device work (``torch.cuda.synchronize`` when CUDA is in use).  As
+    MXNet's ``waitall``, raises the first pending operator error and clears all of them
+    (``ndarray.pending``)."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+    pending.raise_first_and_clear()
 
 
 # -- element-wise functions with MXNet's scalar / array dispatch -----------------------------------
