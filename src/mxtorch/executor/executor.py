@@ -297,6 +297,12 @@ class Executor:
         aux_index = {name: i for i, name in enumerate(self._aux_names)}
         steps = []
         count = 0
+        # common-subexpression elimination (MXNet's MXNET_ELIMINATE_COMMON_EXPR, on by default): a
+        # deterministic node with the operator, attributes and inputs of an earlier one reuses its
+        # outputs instead of computing them again
+        eliminate = _eliminate_common_expressions()
+        computed = {}
+        self._merged_nodes = {}       # id(node) -> the equal node computed in its place
         for node in nodes:
             if node.op is None:
                 slot[(id(node), 0)] = count
@@ -306,6 +312,15 @@ class Executor:
                 count += 1
                 continue
             inputs = [slot[(id(child), index)] for child, index in node.inputs]
+            if eliminate and node.op.deterministic and not node.op.auxiliary_states():
+                key = (node.op.json_name, tuple(sorted(node.op.attrs.items())), tuple(inputs))
+                if key in computed:
+                    earlier = computed[key]
+                    self._merged_nodes[id(node)] = earlier
+                    for i in range(node.op.num_outputs()):
+                        slot[(id(node), i)] = slot[(id(earlier), i)]
+                    continue
+                computed[key] = node
             n_args = len(node.op.arguments())
             outputs = []
             for i in range(node.op.num_outputs()):
@@ -323,6 +338,8 @@ class Executor:
         self._steps = steps
         self._num_slots = count
         self._output_slots = [slot[(id(node), index)] for node, index in symbol._outputs]
+        # outputs holding the same value as an earlier output (merged nodes): handed out as copies
+        self._duplicate_outputs = [i for i, s in enumerate(self._output_slots) if s in self._output_slots[:i]]
         self._output_shapes = [shapes.get((id(node), index)) or () for node, index in symbol._outputs]
         self._output_types = [types.get((id(node), index)) or np.dtype(np.float32) for node, index in symbol._outputs]
         self._output_is_loss = [node.op is not None and node.op.is_loss for node, index in symbol._outputs]
@@ -433,9 +450,12 @@ class Executor:
                                       for step in self._steps if step.inputs]
 
     def _write_shared_outputs(self):
-        """For an executor made by ``reshape``: copy each output into the first elements of the
+        """Also gives each output that repeats an earlier output's value its own memory.
+        For an executor made by ``reshape``: copy each output into the first elements of the
         original executor's output array (same dtype and device, enough elements) and hold a
         view of that memory, so both executors see the values as MXNet's shared memory did."""
+        for position in self._duplicate_outputs:
+            self.outputs[position].use_storage(self.outputs[position]._tensor.clone())
         if self._output_memory is None:
             return
         for array, base in zip(self.outputs, self._output_memory):
@@ -696,10 +716,35 @@ class Executor:
         return list(self.outputs)
 
     def get_optimized_symbol(self):
-        """The graph this executor runs, as a Symbol (a copy of the bound symbol: mxtorch runs the
-        graph as bound, where MXNet could return a graph rewritten by its subgraph backends)."""
+        """The graph this executor runs, as a Symbol: the bound symbol with the nodes that
+        common-subexpression elimination merged left out, and, as in MXNet, a ``_copy`` node
+        (``<node>_<k>_copy``) for each further output that became the same value as an earlier
+        one."""
         import copy
-        return copy.deepcopy(self._symbol)
+        from ..ops.registry import get_operator
+        from ..symbol.symbol import Node
+        if not self._merged_nodes:
+            return copy.deepcopy(self._symbol)
+        copies = {}
+
+        def rebuilt(node):
+            node = self._merged_nodes.get(id(node), node)
+            if id(node) not in copies:
+                copies[id(node)] = Node(node.op, node.name, node.attrs,
+                                        [(rebuilt(child), index) for child, index in node.inputs])
+            return copies[id(node)]
+        outputs, seen = [], {}
+        for node, index in self._symbol._outputs:
+            entry = (rebuilt(node), index)
+            key = (id(entry[0]), index)
+            if key in seen:
+                copy_node = Node(get_operator("_copy")({}), f"{entry[0].name}_{seen[key]}_copy", {}, [entry])
+                seen[key] += 1
+                entry = (copy_node, 0)
+            else:
+                seen[key] = 0
+            outputs.append(entry)
+        return Symbol(outputs)
 
     @property
     def handle(self):
@@ -710,6 +755,12 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
+
+
+def _eliminate_common_expressions():
+    """Whether bind merges equal nodes: ``MXNET_ELIMINATE_COMMON_EXPR`` (default 1), as MXNet."""
+    import os
+    return os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1").strip() not in ("0", "false", "False")
 
 
 def _share_or_allocate(array, shape):

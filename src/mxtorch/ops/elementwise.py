@@ -67,6 +67,7 @@ _BINARY = {
 
 
 class _Binary(Operator):
+    deterministic = True
     function = None
 
     def arguments(self):
@@ -161,6 +162,7 @@ for _key, _names in _BROADCAST_ALIASES.items():
 
 # -- scalar forms: what Symbol/NDArray arithmetic with a Python number produces -------------------
 class _Scalar(Operator):
+    deterministic = True
     scalar = Attr(Float, default=1.0)
     is_int = Attr(Bool, default=True)
     function = None
@@ -273,6 +275,7 @@ class HardSigmoid(Operator):
 
 
 class _Unary(Operator):
+    deterministic = True
     function = None
 
     def forward(self, is_train, inputs, aux):
@@ -291,6 +294,7 @@ for _names, _function in _UNARY.items():
 @register("add_n", "ElementWiseSum", "_sparse_add_n")
 class AddN(Operator):
     """Sum of ``num_args`` arrays of one shape."""
+    deterministic = True
 
     variadic = True
     num_args = Attr(Int, required=True)
@@ -308,6 +312,7 @@ class Clip(Operator):
     ``a_min <= data <= a_max`` (bounds included) and is zero elsewhere.  MXNet's kernel order
     decides when ``a_min > a_max``: a value above ``a_max`` becomes ``a_max``, else a value
     below ``a_min`` becomes ``a_min`` (``clip([1, 5], 4, 2)`` is ``[4, 2]``)."""
+    deterministic = True
 
     a_min = Attr(Float, required=True)
     a_max = Attr(Float, required=True)
@@ -334,6 +339,7 @@ class Where(Operator):
     """``x`` where ``condition`` is non-zero, else ``y``.  ``condition`` has the shape of ``x``
     or is 1-D with ``x.shape[0]`` entries (then it selects whole rows).  ``condition``
     gets a zero gradient."""
+    deterministic = True
 
     def arguments(self):
         return ["condition", "x", "y"]

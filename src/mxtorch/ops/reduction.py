@@ -40,6 +40,7 @@ def reduced_shape(shape, axes, keepdims):
 
 
 class _Reduce(Operator):
+    deterministic = True
     axis = Attr(optional(Shape), default=None)
     keepdims = Attr(Bool, default=False)
     exclude = Attr(Bool, default=False)
@@ -201,6 +202,7 @@ class Norm(Operator):
 
 
 class _SoftmaxBase(Operator):
+    deterministic = True
     axis = Attr(Int, default=-1)
     temperature = Attr(optional(Float), default=None)
     dtype = Attr(Dtype, default=None)

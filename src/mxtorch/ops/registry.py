@@ -137,6 +137,11 @@ class Operator:
     # (mxtorch.export refuses them, quoting export_note)
     exportable = True
     export_note = ""
+    # True where equal inputs and attributes always give equal outputs and the operator changes
+    # nothing else (no randomness, no state, no aux update): the executor then computes one node
+    # for several equal ones, as MXNet's common-subexpression elimination did.  Declared by the
+    # operator families that qualify; the default keeps every node.
+    deterministic = False
 
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
