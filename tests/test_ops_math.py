@@ -476,3 +476,11 @@ def test_ctc_loss_blank_last_matches_blank_first_with_moved_alphabet():
     loss_last = mx.nd.ctc_loss(mx.nd.array(activations), mx.nd.array(labels_last), blank_label="last")
     loss_first = mx.nd.ctc_loss(mx.nd.array(moved), mx.nd.array(labels_first))
     np.testing.assert_allclose(loss_last.asnumpy(), loss_first.asnumpy(), rtol=1e-5)
+
+
+def test_linspace_with_no_values_is_an_empty_array():
+    # MXNet 1.9.1: mx.nd.linspace(1, 5, 0) has shape (0,), float32 (int32 with dtype='int32')
+    empty = mx.nd.linspace(1, 5, 0)
+    assert (empty.shape, empty.dtype) == ((0,), np.float32)
+    assert mx.nd.linspace(1, 5, 0, dtype="int32").dtype == np.int32
+    np.testing.assert_allclose(mx.nd.linspace(1, 5, 3).asnumpy(), [1, 3, 5])
