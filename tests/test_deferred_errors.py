@@ -53,3 +53,13 @@ def test_failed_node_in_an_executor_defers_to_its_outputs_and_gradients():
 def test_shape_errors_still_raise_at_the_call():
     with pytest.raises(MXNetError):
         mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((2, 3)))
+
+
+def test_take_out_of_range_in_an_executor_raises_at_asnumpy():
+    # MXNet 1.9.1 (test_operator's test_take): forward returns, outputs[0].asnumpy() raises
+    data, indices = mx.sym.Variable("a"), mx.sym.BlockGrad(mx.sym.Variable("indices"))
+    exe = mx.sym.take(data, indices, mode="raise").simple_bind(mx.cpu(), a=(3, 2), indices=(2,))
+    exe.arg_dict["indices"][:] = mx.nd.array([0, 6])
+    exe.forward(is_train=True)
+    with pytest.raises(MXNetError, match="mode='raise'"):
+        exe.outputs[0].asnumpy()

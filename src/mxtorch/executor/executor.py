@@ -505,7 +505,9 @@ class Executor:
                     results = step.op.apply(is_train, [values[i] for i in step.inputs],
                                             [values[i] for i in step.aux])
                 except MXNetError as error:
-                    raise MXNetError(f"Error in operator {step.node.name}: {error}") from None
+                    # the node's name added; an OperatorRunError stays one (reported late)
+                    kind = OperatorRunError if isinstance(error, OperatorRunError) else MXNetError
+                    raise kind(f"Error in operator {step.node.name}: {error}") from None
                 except RuntimeError as error:
                     shapes = [tuple(values[i].shape) for i in step.inputs]
                     raise MXNetError(f"Error in operator {step.node.name} ({step.op.name}) with input "
