@@ -486,3 +486,13 @@ def test_linspace_with_no_values_is_an_empty_array():
     assert (empty.shape, empty.dtype) == ((0,), np.float32)
     assert mx.nd.linspace(1, 5, 0, dtype="int32").dtype == np.int32
     np.testing.assert_allclose(mx.nd.linspace(1, 5, 3).asnumpy(), [1, 3, 5])
+
+
+def test_index_array_of_a_scalar_is_empty():
+    # MXNet 1.9.1 under np_shape: index_array of a 0-d array is a (0,) int64 array; of (2, 3)
+    # the (2, 3, 2) grid of positions
+    with mx.np_shape(True):
+        out = mx.nd.contrib.index_array(mx.nd.array(np.ones(())))
+        assert (out.shape, out.dtype) == ((0,), np.int64)
+    grid = mx.nd.contrib.index_array(mx.nd.ones((2, 3))).asnumpy()
+    np.testing.assert_array_equal(grid, np.stack(np.mgrid[0:2, 0:3], axis=-1))

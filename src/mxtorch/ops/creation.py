@@ -243,6 +243,9 @@ class IndexArray(Operator):
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
+        if data.dim() == 0:
+            # a scalar has no axes to index: a (0,) array, as MXNet 1.9.1 (under np_shape)
+            return [torch.zeros((0,), dtype=torch.int64, device=data.device)]
         grids = torch.meshgrid(*[torch.arange(n, device=data.device) for n in data.shape], indexing="ij")
         return [torch.stack([grids[a] for a in self._axes(data.dim())], dim=-1).to(torch.int64)]
 
