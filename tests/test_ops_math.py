@@ -496,3 +496,14 @@ def test_index_array_of_a_scalar_is_empty():
         assert (out.shape, out.dtype) == ((0,), np.int64)
     grid = mx.nd.contrib.index_array(mx.nd.ones((2, 3))).asnumpy()
     np.testing.assert_array_equal(grid, np.stack(np.mgrid[0:2, 0:3], axis=-1))
+
+
+def test_mod_by_zero_is_zero_as_in_mxnet():
+    # MXNet 1.9.1: [5, -5, 7, 3] % [0, 3, -2, 0] is [0, 1, -1, 0] for int32 and float32; x % 0 is 0
+    for dtype in ("int32", "float32"):
+        a = mx.nd.array([5, -5, 7, 3], dtype=dtype)
+        b = mx.nd.array([0, 3, -2, 0], dtype=dtype)
+        np.testing.assert_array_equal((a % b).asnumpy(), [0, 1, -1, 0])
+        np.testing.assert_array_equal((a % 0).asnumpy(), [0, 0, 0, 0])
+        np.testing.assert_array_equal((7 % b).asnumpy(), [0, 1, -1, 0])
+    np.testing.assert_array_equal(mx.nd.broadcast_mod(a, mx.nd.array([0])).asnumpy(), [0, 0, 0, 0])

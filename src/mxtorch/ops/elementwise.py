@@ -32,8 +32,15 @@ def _divide(a, b):
 
 
 def _modulo(a, b):
-    # MXNet's mod follows the sign of the divisor (Python/numpy semantics)
-    return torch.remainder(a, b)
+    # MXNet's mod follows the sign of the divisor (Python/numpy semantics), and x % 0 is 0
+    # (MXNet 1.9.1, integers and floats alike; torch raises for integers, gives nan for floats)
+    if not isinstance(b, torch.Tensor):
+        return torch.zeros_like(a) if b == 0 else torch.remainder(a, b)
+    zero = b == 0
+    if not bool(zero.any()):
+        return torch.remainder(a, b)
+    result = torch.remainder(a, torch.where(zero, torch.ones_like(b), b))
+    return torch.where(zero, torch.zeros_like(result), result)
 
 
 def _logical(function):
@@ -207,8 +214,8 @@ _SCALAR = {
     ("_mul_scalar", "_MulScalar"): lambda x, s: x * s,
     ("_div_scalar", "_DivScalar"): lambda x, s: x / s,
     ("_rdiv_scalar", "_RDivScalar"): lambda x, s: s / x,
-    ("_mod_scalar", "_ModScalar"): lambda x, s: torch.remainder(x, s),
-    ("_rmod_scalar", "_RModScalar"): _reverse(torch.remainder),
+    ("_mod_scalar", "_ModScalar"): _modulo,
+    ("_rmod_scalar", "_RModScalar"): _reverse(_modulo),
     ("_power_scalar", "_PowerScalar"): lambda x, s: torch.pow(x, s),
     ("_rpower_scalar", "_RPowerScalar"): _reverse(torch.pow),
     ("_maximum_scalar", "_MaximumScalar"): lambda x, s: torch.clamp(x, min=s),
