@@ -507,3 +507,15 @@ def test_mod_by_zero_is_zero_as_in_mxnet():
         np.testing.assert_array_equal((a % 0).asnumpy(), [0, 0, 0, 0])
         np.testing.assert_array_equal((7 % b).asnumpy(), [0, 1, -1, 0])
     np.testing.assert_array_equal(mx.nd.broadcast_mod(a, mx.nd.array([0])).asnumpy(), [0, 0, 0, 0])
+
+
+def test_potrf_and_potri_take_lower():
+    # MXNet 1.9.1: potrf([[4, 2], [2, 3]], lower=False) is the upper factor [[2, 1], [0, sqrt(2)]];
+    # potri of it with lower=False is the inverse [[0.375, -0.25], [-0.25, 0.5]]
+    a = mx.nd.array([[4, 2], [2, 3]])
+    upper = mx.nd.linalg.potrf(a, lower=False)
+    np.testing.assert_allclose(upper.asnumpy(), [[2, 1], [0, np.sqrt(2)]], rtol=1e-6)
+    np.testing.assert_allclose(mx.nd.linalg.potrf(a).asnumpy(), [[2, 0], [1, np.sqrt(2)]], rtol=1e-6)
+    inverse = [[0.375, -0.25], [-0.25, 0.5]]
+    np.testing.assert_allclose(mx.nd.linalg.potri(upper, lower=False).asnumpy(), inverse, rtol=1e-5)
+    np.testing.assert_allclose(mx.nd.linalg.potri(mx.nd.linalg.potrf(a)).asnumpy(), inverse, rtol=1e-5)
