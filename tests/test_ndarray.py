@@ -93,3 +93,14 @@ def test_imperative_operator_matches_symbolic():
     np.testing.assert_allclose(executor.forward()[0].asnumpy(), out.asnumpy(), rtol=1e-6)
     relu = mx.nd.Activation(mx.nd.array([-1, 2]), act_type="relu")
     assert relu.asnumpy().tolist() == [0, 2]
+
+
+def test_creation_functions_write_into_out():
+    # MXNet 1.9.1: mx.nd.ones / zeros / full(shape, out=out) fill out and return it
+    out = mx.nd.zeros((2, 2))
+    assert mx.nd.ones((2, 2), out=out) is out
+    np.testing.assert_array_equal(out.asnumpy(), np.ones((2, 2)))
+    mx.nd.zeros((2, 2), out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.zeros((2, 2)))
+    mx.nd.full((2, 2), 2, out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.full((2, 2), 2.0))

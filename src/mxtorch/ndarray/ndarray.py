@@ -681,16 +681,25 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
         from .sparse import zeros as sparse_zeros
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
-    return NDArray(torch.zeros(_known_shape("zeros", shape), dtype=to_torch_dtype(dtype or np.float32),
-                               device=ctx.torch_device), ctx)
+    return _into(NDArray(torch.zeros(_known_shape("zeros", shape), dtype=to_torch_dtype(dtype or np.float32),
+                                     device=ctx.torch_device), ctx), kwargs.get("out"))
+
+
+def _into(result, out):
+    """``result``, or ``out`` (an NDArray) holding it: MXNet's ``out=`` of the creation functions."""
+    if out is None:
+        return result
+    out[:] = result
+    return out
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones of ``shape`` (float32 unless ``dtype``); a shape with a 0 dimension, or
-    ``()``, raises MXNetError outside ``mx.np_shape()`` (see ``zeros``)."""
+    ``()``, raises MXNetError outside ``mx.np_shape()`` (see ``zeros``).  ``out=`` receives the
+    ones and is returned, as in MXNet (also for ``zeros``)."""
     ctx = _resolve_ctx(ctx)
-    return NDArray(torch.ones(_known_shape("ones", shape), dtype=to_torch_dtype(dtype or np.float32),
-                              device=ctx.torch_device), ctx)
+    return _into(NDArray(torch.ones(_known_shape("ones", shape), dtype=to_torch_dtype(dtype or np.float32),
+                                    device=ctx.torch_device), ctx), kwargs.get("out"))
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -706,12 +715,8 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 def full(shape, val, ctx=None, dtype=None, out=None):
     """An array of ``shape`` filled with ``val``."""
     ctx = _resolve_ctx(ctx)
-    result = NDArray(torch.full(_known_shape("full", shape), val, dtype=to_torch_dtype(dtype or np.float32),
-                                device=ctx.torch_device), ctx)
-    if out is not None:
-        out[:] = result
-        return out
-    return result
+    return _into(NDArray(torch.full(_known_shape("full", shape), val, dtype=to_torch_dtype(dtype or np.float32),
+                                    device=ctx.torch_device), ctx), out)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
