@@ -104,3 +104,11 @@ def test_creation_functions_write_into_out():
     np.testing.assert_array_equal(out.asnumpy(), np.zeros((2, 2)))
     mx.nd.full((2, 2), 2, out=out)
     np.testing.assert_array_equal(out.asnumpy(), np.full((2, 2), 2.0))
+
+
+def test_from_numpy_zero_copy_of_a_transposed_array_is_a_value_error():
+    # MXNet 1.9.1 raises ValueError ("Only c-contiguous arrays are supported for zero-copy")
+    transposed = np.array([[1, 2], [3, 4], [5, 6]]).transpose()
+    with pytest.raises(ValueError, match="C-contiguous"):
+        mx.nd.from_numpy(transposed)
+    np.testing.assert_array_equal(mx.nd.from_numpy(transposed, zero_copy=False).asnumpy(), transposed)

@@ -972,15 +972,17 @@ def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
     """An NDArray for a NumPy array.  With ``zero_copy=True`` (default) the NDArray shares the
     NumPy array's memory, which must be C-contiguous, and, as in MXNet, the NumPy array is made
     read-only (write through the NDArray); with ``zero_copy=False`` the data are copied.  The
-    dtype is kept; MXNetError for a dtype mxtorch does not support or a non-contiguous array."""
+    dtype is kept; MXNetError for a dtype mxtorch does not support, MXNetValueError (a ValueError, as MXNet)
+    for a non-contiguous array."""
     if not isinstance(ndarray, np.ndarray):
         raise MXNetError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
     to_numpy_dtype(ndarray.dtype)
     if not zero_copy:
         return array(ndarray, dtype=ndarray.dtype)
     if not ndarray.flags["C_CONTIGUOUS"]:
-        raise MXNetError("from_numpy: zero_copy needs a C-contiguous array; use numpy.ascontiguousarray "
-                         "or zero_copy=False")
+        # a ValueError as in MXNet 1.9.1 (also an MXNetError)
+        raise MXNetValueError("from_numpy: zero_copy needs a C-contiguous array; use numpy.ascontiguousarray "
+                              "or zero_copy=False")
     tensor = torch.from_numpy(ndarray)
     ndarray.flags["WRITEABLE"] = False
     result = array_cls(tensor, Context("cpu", 0)) if isinstance(array_cls, type) and \
