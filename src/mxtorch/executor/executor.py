@@ -430,6 +430,14 @@ class Executor:
             if need_grad and leaf and (tensor.is_floating_point() or tensor.is_complex()):
                 tensor = tensor.detach().requires_grad_(True)
                 leaves.append((index, tensor))
+            elif need_grad and leaf and tensor.dtype != torch.bool:
+                # an integer argument: MXNet differentiated it through operators that declare a
+                # gradient (Cast); torch records it on a float carrier (registry.gradient_carrier)
+                tensor = tensor.detach().clone()
+                carrier = torch.zeros(tensor.shape, dtype=torch.float32, device=tensor.device,
+                                      requires_grad=True)
+                tensor._mx_declared_gradient_carrier = carrier
+                leaves.append((index, carrier))
             values[slot_index] = tensor
         with torch.set_grad_enabled(need_grad):
             self._execute(values, is_train)
