@@ -29,3 +29,26 @@ def test_reshaped_executor_shares_arguments_gradients_and_outputs():
     large.arg_arrays[0][:] = 0
     np.testing.assert_array_equal(exe.arg_arrays[0].asnumpy()[:, 0], [2, 2, 2, 1, 1])
     assert large.arg_arrays[1] is exe.arg_arrays[1]
+
+
+def test_debug_str_reports_the_plans_memory_and_blocked_gradients_record_nothing():
+    # MXNet 1.9.1 prints 'Total 90 MB allocated' for ten chained squares of (10, 3, 256, 256)
+    # float32 with a gradient, 15 MB without one and 15 MB when stop_gradient blocks it; mxtorch's
+    # plan holds every output with a gradient (10 x 7.5 MB) and two values at once without
+    import re
+    data = mx.sym.Variable("data")
+    for _ in range(10):
+        data = data * data
+
+    def megabytes(symbol, **kwargs):
+        exe = symbol.simple_bind(mx.cpu(), data=(10, 3, 256, 256), **kwargs)
+        return exe, int(re.search(r"Total (\d+) MB allocated", exe.debug_str()).group(1))
+    assert megabytes(data)[1] == 75
+    assert megabytes(data, grad_req="null")[1] == 15
+    blocked, size = megabytes(mx.sym.stop_gradient(data))
+    assert size == 15
+    blocked.arg_arrays[0][:] = 1
+    blocked.grad_arrays[0][:] = 5
+    blocked.forward(is_train=True)
+    blocked.backward()
+    assert blocked.grad_arrays[0].asnumpy().max() == 0     # 'write' of a blocked gradient: zeros

@@ -169,6 +169,10 @@ class Executor:
         self._device = self._ctx.torch_device
         # indices of the arguments that get gradients (fixed at bind time, read every forward)
         self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
+        # of those, the ones a gradient can reach (not only through BlockGrad): the recorded leaves;
+        # the others get zeros ('write'), as MXNet's zero-gradient propagation gave them
+        reachable = _gradient_reachable_variables(symbol)
+        self._recorded_indices = frozenset(i for i in self._gradient_indices if arg_names[i] in reachable)
         output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]
                            for node, _ in symbol._outputs]
         self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=context.torch_device),
@@ -180,10 +184,10 @@ class Executor:
         self._record_inference = False      # set by backward() while it re-runs a forward recorded
         self._monitored_inputs = None
         # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
-        self._variables = [(slot, kind, index, kind == "arg" and index in self._gradient_indices)
+        self._variables = [(slot, kind, index, kind == "arg" and index in self._recorded_indices)
                            for slot, kind, index in self._variable_slots]
         # bound without gradients: forward(is_train=False) runs the folded inference plan (inference.py)
-        self._inference = InferencePlan(self) if not self._gradient_indices else None
+        self._inference = InferencePlan(self) if not self._recorded_indices else None
 
     # -- construction ---------------------------------------------------------------------------
     @staticmethod
@@ -348,6 +352,8 @@ class Executor:
         self._run_steps = steps
         # {slot: inferred shape}, read by the inference plan
         self._slot_shapes = slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
+        self._slot_itemsize = {index: np.dtype(types[key]).itemsize for key, index in slot.items()
+                               if types.get(key) is not None}
         if self._placement is None and fusion_enabled():
             slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
             self._run_steps = fuse_recurrent_chains(
@@ -418,7 +424,7 @@ class Executor:
             return
         # an inference forward records only when backward asks for its gradients (MXNet computes
         # gradients after forward(is_train=False) too); see backward
-        need_grad = (is_train or record_inference) and bool(self._gradient_indices)
+        need_grad = (is_train or record_inference) and bool(self._recorded_indices)
         values = [None] * self._num_slots
         leaves = []
         args, aux = self.arg_arrays, self.aux_arrays
@@ -544,6 +550,12 @@ class Executor:
         """
         if self._failure is not None and self._failure.error is not None:
             pending.mark([grad._tensor for grad in self.grad_arrays if grad is not None], self._failure)
+            return
+        if self._gradient_indices and not self._recorded_indices:
+            # every gradient is blocked (BlockGrad): 'write' arguments get zeros
+            for index in self._gradient_indices:
+                if self._grad_req[self._arg_names[index]] == "write" and self.grad_arrays[index] is not None:
+                    self.grad_arrays[index]._tensor.zero_()
             return
         if self._recorded is None and self._gradient_indices:
             # after forward(is_train=False), or before any forward, MXNet still differentiates the
@@ -718,7 +730,25 @@ class Executor:
         return reshaped
 
     def debug_str(self):
-        return self._symbol.debug_str()
+        """The symbol's ``debug_str`` followed by ``Total <n> MB allocated``, as MXNet's executor
+        printed: here the memory the plan holds for node outputs at its peak (arguments and
+        gradient arrays not counted).  A forward that records gradients keeps every output
+        (autograd saves them); otherwise values are dropped after their last reader."""
+        return self._symbol.debug_str() + f"\nTotal {self._planned_bytes() >> 20} MB allocated\n"
+
+    def _planned_bytes(self):
+        def size(slot):
+            shape = self._slot_shapes.get(slot) or ()
+            return product(shape) * self._slot_itemsize.get(slot, 4)
+        steps = self._run_steps
+        if self._recorded_indices:
+            return sum(size(slot) for step in steps for slot in set(step.outputs))
+        live, peak = set(), 0
+        for position, step in enumerate(steps):
+            live.update(step.outputs)
+            peak = max(peak, sum(size(slot) for slot in live))
+            live.difference_update(self._release[position])
+        return peak
 
     def _get_outputs(self):
         """The output arrays of the last forward, one NDArray per output of the symbol (the
@@ -765,6 +795,23 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
+
+
+def _gradient_reachable_variables(symbol):
+    """Names of the variables a gradient from the outputs can reach: every path from the
+    outputs, except through operators that stop gradients (``BlockGrad``)."""
+    reached, seen = set(), set()
+    stack = [node for node, _ in symbol._outputs]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.op is None:
+            reached.add(node.name)
+        elif not node.op.stops_gradient:
+            stack.extend(child for child, _ in node.inputs)
+    return reached
 
 
 def _eliminate_common_expressions():

@@ -15,6 +15,8 @@ __all__ = []
 class BlockGrad(Operator):
     """Identity forward; no gradient flows back to ``data`` (declared zero gradient)."""
 
+    stops_gradient = True
+
     def forward(self, is_train, inputs, aux):
         return [inputs[0].detach()]
 

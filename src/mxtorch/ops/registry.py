@@ -142,6 +142,9 @@ class Operator:
     # for several equal ones, as MXNet's common-subexpression elimination did.  Declared by the
     # operator families that qualify; the default keeps every node.
     deterministic = False
+    # True for operators through which no gradient ever flows (BlockGrad): the executor records
+    # no gradient for arguments that reach the outputs only through them
+    stops_gradient = False
 
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
