@@ -1,5 +1,6 @@
-"""Executor.reshape shares memory with the executor it comes from, as MXNet 1.9.1's did: a
-smaller shape views the first elements of the original arguments, gradients and outputs."""
+"""Executor memory as MXNet 1.9.1 had it: reshape shares memory with the executor it comes from
+(a smaller shape views the first elements of the original arguments, gradients and outputs), and
+debug_str reports the plan's memory."""
 import numpy as np
 
 import mxtorch as mx
