@@ -1046,13 +1046,22 @@ class CachedOp:
             executor = self._symbol.bind(ctx, {name: given[name].copy() for name in arg_names}, grad_req="null",
                                          aux_states={name: given[name].copy() for name in aux_names})
             self._executors[key] = executor
-        for name in arg_names:
-            executor.arg_dict[name][:] = given[name]
-        for name in aux_names:
-            executor.aux_dict[name][:] = given[name]
-        outputs = [item.copy() for item in executor.forward(is_train=_autograd.is_training())]
-        for name in aux_names:
-            given[name][:] = executor.aux_dict[name]
+        if _autograd.is_recording():
+            # inside mx.autograd.record(): run the plan on the given arrays' tensors, so the
+            # gradient flows back to them (attach_grad / mark_variables), as MXNet's CachedOp
+            with torch.enable_grad():
+                tensors = executor.run_tensors([given[name]._tensor for name in arg_names],
+                                               [given[name]._tensor for name in aux_names],
+                                               is_train=_autograd.is_training())
+            outputs = [NDArray(tensor, ctx) for tensor in tensors]
+        else:
+            for name in arg_names:
+                executor.arg_dict[name][:] = given[name]
+            for name in aux_names:
+                executor.aux_dict[name][:] = given[name]
+            outputs = [item.copy() for item in executor.forward(is_train=_autograd.is_training())]
+            for name in aux_names:
+                given[name][:] = executor.aux_dict[name]
         if out is not None:
             targets = out if isinstance(out, (list, tuple)) else [out]
             for target, value in zip(targets, outputs):
