@@ -4,8 +4,9 @@ MXNet ran operators asynchronously: an error that an operator's computation rais
 sampler given ``scale=-1``, say; errors of shape and attribute checks were raised at the call)
 was stored on the operator's output arrays and raised only when the program next waited on
 them: ``asnumpy()``, ``asscalar()``, ``wait_to_read()`` or ``mx.nd.waitall()``.  An operator
-reading a failed array fails the same way (its outputs carry the same error), and once raised
-the error is cleared everywhere, so each failure is reported once.
+reading a failed array fails the same way (its outputs carry the same error), and raising one
+error clears every pending one (MXNet 1.9.1: after one failed array raised, the others and
+``waitall`` raise nothing).
 
 mxtorch keeps that contract.  An operator signals such an error by raising
 :class:`mxtorch.base.OperatorRunError`; the front ends (``invoke``, the executor, the
@@ -79,14 +80,17 @@ def failure_of(tensors):
 
 
 def raise_if_failed(tensor):
-    """Raise (and clear) the pending error of ``tensor``'s memory, if any: what MXNet's
-    ``WaitToRead`` did."""
+    """Raise the pending error of ``tensor``'s memory, if any, clearing every pending error:
+    what MXNet 1.9.1's ``WaitToRead`` did (after one failed array raised, the other failed
+    arrays and ``waitall`` raise nothing)."""
     if not _failed_storage:
         return
     failure = failure_of([tensor])
     if failure is not None:
         error = failure.error
-        failure.clear()
+        for pending_failure in list(_failed_storage.values()):
+            pending_failure.clear()
+        _failed_storage.clear()
         raise error
 
 
