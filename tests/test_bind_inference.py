@@ -52,3 +52,31 @@ def test_module_bind_and_reshape_infer_once_per_context(monkeypatch):
     expected = np.exp(logits - logits.max(axis=1, keepdims=True))
     np.testing.assert_allclose(module.get_outputs()[0].asnumpy(), expected / expected.sum(axis=1, keepdims=True),
                                rtol=1e-5)
+
+
+def test_equal_nodes_are_computed_once_and_the_optimized_symbol_shows_it(monkeypatch):
+    # MXNet 1.9.1 (MXNET_ELIMINATE_COMMON_EXPR=1, its default): (a+b)+(a+b) runs one a+b (get_internals
+    # of the optimized symbol 4 against 5); Group([a*d+b, a*d+b]) saves one node net of the _copy it
+    # adds; Dropout nodes are never merged
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+
+    def internals(symbol, flag, **shapes):
+        monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", flag)
+        exe = symbol.simple_bind(mx.cpu(), **shapes)
+        return exe, len(exe.get_optimized_symbol().get_internals())
+    total = (a + b) + (a + b)
+    exe, merged = internals(total, "1", a=(2, 3), b=(2, 3))
+    assert (merged, internals(total, "0", a=(2, 3), b=(2, 3))[1]) == (4, 5)
+    out = exe.forward(is_train=True, a=mx.nd.ones((2, 3)), b=mx.nd.full((2, 3), 2.0))[0]
+    np.testing.assert_array_equal(out.asnumpy(), np.full((2, 3), 6.0))
+    exe.backward(mx.nd.ones((2, 3)))
+    np.testing.assert_array_equal(exe.grad_dict["a"].asnumpy(), np.full((2, 3), 2.0))
+    d = a + 1
+    group = mx.sym.Group([a * d + b, a * d + b])
+    exe, merged = internals(group, "1", a=(2,), b=(2,))
+    assert (merged, internals(group, "0", a=(2,), b=(2,))[1]) == (6, 7)
+    first, second = exe.forward(a=mx.nd.array([1, 2]), b=mx.nd.array([0, 1]))
+    second[:] = 0                                   # the repeated output has its own memory
+    np.testing.assert_array_equal(first.asnumpy(), [2, 7])
+    dropout = mx.sym.Dropout(a) + mx.sym.Dropout(a)
+    assert internals(dropout, "1", a=(2,))[1] == internals(dropout, "0", a=(2,))[1]

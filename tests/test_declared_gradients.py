@@ -88,3 +88,17 @@ def test_selu_gradient_is_mxnets_rule_and_elu_is_autograds():
         y = mx.nd.LeakyReLU(x, act_type="elu", slope=0.5)
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), [0.5 * np.exp(-1.0), 1.0], rtol=1e-6)
+
+
+def test_integer_arguments_get_their_gradient_through_cast():
+    # MXNet 1.9.1: Cast(int32 -> float32) with head gradient [-2.7, 1.5, 3.9, -0.2] gives the int32
+    # argument the gradient [-2, 1, 3, 0] (truncated); int32 -> int32 passes the int head through
+    head = np.array([[-2.7, 1.5, 3.9, -0.2]])
+    for target in (np.float32, np.int32):
+        y = mx.sym.Cast(mx.sym.Variable("x", dtype=np.int32), dtype=target)
+        exe = y.simple_bind(ctx=mx.cpu(), x=(1, 4))
+        exe.arg_arrays[0][:] = head
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(head, dtype=target))
+        assert exe.grad_arrays[0].dtype == np.int32
+        np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), [[-2, 1, 3, 0]])

@@ -267,6 +267,22 @@ def test_cached_op_runs_a_symbol_on_arrays():
         cached(mx.nd.array(x))
 
 
+def test_cached_op_records_gradients_inside_autograd_record():
+    # MXNet 1.9.1 (test_ndarray's test_cached): o = 2 * (conv(ones, weight, bias + 1) + 2) with
+    # data (3, 4, 10, 10) of ones gives weight.grad a sum of 138240 (2 * 3 * 64 positions * 10 filters * 36 weights)
+    graph = mx.sym.Convolution(kernel=(3, 3), num_filter=10) + 2
+    cached = mx.nd.CachedOp(graph)
+    data, weight, bias = mx.nd.ones((3, 4, 10, 10)), mx.nd.ones((10, 4, 3, 3)), mx.nd.ones((10,))
+    weight.attach_grad()
+    bias.attach_grad()
+    with mx.autograd.record():
+        out = cached(data, weight, bias + 1) * 2
+        out.backward()
+    assert float(weight.grad.asnumpy().sum()) == 138240.0
+    # each output pixel has a bias: the bias gradient is 2 * 3 * 8 * 8 per filter
+    np.testing.assert_array_equal(bias.grad.asnumpy(), np.full(10, 2 * 3 * 8 * 8, np.float32))
+
+
 def test_imdecode_decodes_like_mxnet_cpp_decoder():
     # MXNet's C++ Imdecode: (channels, height, width) float32, OpenCV's BGR order kept
     cv2 = pytest.importorskip("cv2")

@@ -93,3 +93,22 @@ def test_imperative_operator_matches_symbolic():
     np.testing.assert_allclose(executor.forward()[0].asnumpy(), out.asnumpy(), rtol=1e-6)
     relu = mx.nd.Activation(mx.nd.array([-1, 2]), act_type="relu")
     assert relu.asnumpy().tolist() == [0, 2]
+
+
+def test_creation_functions_write_into_out():
+    # MXNet 1.9.1: mx.nd.ones / zeros / full(shape, out=out) fill out and return it
+    out = mx.nd.zeros((2, 2))
+    assert mx.nd.ones((2, 2), out=out) is out
+    np.testing.assert_array_equal(out.asnumpy(), np.ones((2, 2)))
+    mx.nd.zeros((2, 2), out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.zeros((2, 2)))
+    mx.nd.full((2, 2), 2, out=out)
+    np.testing.assert_array_equal(out.asnumpy(), np.full((2, 2), 2.0))
+
+
+def test_from_numpy_zero_copy_of_a_transposed_array_is_a_value_error():
+    # MXNet 1.9.1 raises ValueError ("Only c-contiguous arrays are supported for zero-copy")
+    transposed = np.array([[1, 2], [3, 4], [5, 6]]).transpose()
+    with pytest.raises(ValueError, match="C-contiguous"):
+        mx.nd.from_numpy(transposed)
+    np.testing.assert_array_equal(mx.nd.from_numpy(transposed, zero_copy=False).asnumpy(), transposed)

@@ -437,3 +437,19 @@ def test_json_round_trip_of_layer_ops():
     assert loaded.tojson() == net.tojson()
     assert loaded.list_arguments() == ["data", "up_weight", "act_gamma", "gn_gamma", "gn_beta", "rois"]
     assert loaded.infer_shape(data=(1, 2, 3, 3), rois=(4, 5))[1] == [(4, 3, 2, 2)]
+
+
+def test_prelu_gamma_of_several_axes_covers_the_leading_data_axes():
+    # values printed by MXNet 1.9.1: data (2, 2, 1, 2), gamma (2, 2) broadcast over the last axes
+    data = mx.nd.array([[[[-1.0, 2.0]], [[-3.0, 0.5]]], [[[1.0, -2.0]], [[-0.5, -1.0]]]])
+    gamma = mx.nd.array([[0.1, 0.2], [0.3, 0.4]])
+    grad_data, grad_gamma = mx.nd.zeros(data.shape), mx.nd.zeros(gamma.shape)
+    net = mx.sym.LeakyReLU(data=mx.sym.Variable("x"), gamma=mx.sym.Variable("gamma"), act_type="prelu")
+    exe = net.bind(mx.cpu(), args={"x": data, "gamma": gamma}, args_grad={"x": grad_data, "gamma": grad_gamma})
+    out = exe.forward(is_train=True)[0]
+    exe.backward(mx.nd.ones(data.shape))
+    np.testing.assert_allclose(out.asnumpy(), [[[[-0.1, 2.0]], [[-0.6, 0.5]]], [[[1.0, -0.6]], [[-0.2, -0.4]]]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(grad_data.asnumpy(), [[[[0.1, 1.0]], [[0.2, 1.0]]], [[[1.0, 0.3]], [[0.4, 0.4]]]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(grad_gamma.asnumpy(), [[-1.0, -3.0], [-2.0, -1.5]], rtol=1e-6)

@@ -354,8 +354,10 @@ def test_runtime_errors():
         mx.nd.linalg_potrf(mx.nd.array([[1.0, 2.0], [2.0, 1.0]]))
     with pytest.raises(MXNetError, match="_linalg_inverse.*singular"):
         mx.nd.linalg_inverse(mx.nd.array([[1.0, 2.0], [2.0, 4.0]]))
+    # MXNet 1.9.1 checks take's indices while computing: the call returns, asnumpy raises
+    taken = mx.nd.take(mx.nd.ones((3, 2)), mx.nd.array([0, 5]), mode="raise")
     with pytest.raises(MXNetError, match=r"take.*'indices'.*\[0, 2\].*mode='raise'"):
-        mx.nd.take(mx.nd.ones((3, 2)), mx.nd.array([0, 5]), mode="raise")
+        taken.asnumpy()
     with pytest.raises(MXNetError, match="pick.*axis=None"):
         mx.nd.pick(mx.nd.ones((3, 2)), mx.nd.array([0, 1]), axis=None)
     with pytest.raises(MXNetError, match="norm.*'ord'.*3"):
@@ -487,3 +489,44 @@ def test_block_rearrangements_refuse_zero_size_axes_as_mxnet(name):
         with pytest.raises(mx.base.MXNetError, match=name):
             operator(mx.nd.array(np.ones(shape)), block)
     assert mx.nd.depth_to_space(mx.nd.array(np.ones((2, 4, 1, 2))), 2).shape == (2, 1, 2, 4)
+
+
+def test_linspace_with_no_values_is_an_empty_array():
+    # MXNet 1.9.1: mx.nd.linspace(1, 5, 0) has shape (0,), float32 (int32 with dtype='int32')
+    empty = mx.nd.linspace(1, 5, 0)
+    assert (empty.shape, empty.dtype) == ((0,), np.float32)
+    assert mx.nd.linspace(1, 5, 0, dtype="int32").dtype == np.int32
+    np.testing.assert_allclose(mx.nd.linspace(1, 5, 3).asnumpy(), [1, 3, 5])
+
+
+def test_index_array_of_a_scalar_is_empty():
+    # MXNet 1.9.1 under np_shape: index_array of a 0-d array is a (0,) int64 array; of (2, 3)
+    # the (2, 3, 2) grid of positions
+    with mx.np_shape(True):
+        out = mx.nd.contrib.index_array(mx.nd.array(np.ones(())))
+        assert (out.shape, out.dtype) == ((0,), np.int64)
+    grid = mx.nd.contrib.index_array(mx.nd.ones((2, 3))).asnumpy()
+    np.testing.assert_array_equal(grid, np.stack(np.mgrid[0:2, 0:3], axis=-1))
+
+
+def test_mod_by_zero_is_zero_as_in_mxnet():
+    # MXNet 1.9.1: [5, -5, 7, 3] % [0, 3, -2, 0] is [0, 1, -1, 0] for int32 and float32; x % 0 is 0
+    for dtype in ("int32", "float32"):
+        a = mx.nd.array([5, -5, 7, 3], dtype=dtype)
+        b = mx.nd.array([0, 3, -2, 0], dtype=dtype)
+        np.testing.assert_array_equal((a % b).asnumpy(), [0, 1, -1, 0])
+        np.testing.assert_array_equal((a % 0).asnumpy(), [0, 0, 0, 0])
+        np.testing.assert_array_equal((7 % b).asnumpy(), [0, 1, -1, 0])
+    np.testing.assert_array_equal(mx.nd.broadcast_mod(a, mx.nd.array([0])).asnumpy(), [0, 0, 0, 0])
+
+
+def test_potrf_and_potri_take_lower():
+    # MXNet 1.9.1: potrf([[4, 2], [2, 3]], lower=False) is the upper factor [[2, 1], [0, sqrt(2)]];
+    # potri of it with lower=False is the inverse [[0.375, -0.25], [-0.25, 0.5]]
+    a = mx.nd.array([[4, 2], [2, 3]])
+    upper = mx.nd.linalg.potrf(a, lower=False)
+    np.testing.assert_allclose(upper.asnumpy(), [[2, 1], [0, np.sqrt(2)]], rtol=1e-6)
+    np.testing.assert_allclose(mx.nd.linalg.potrf(a).asnumpy(), [[2, 0], [1, np.sqrt(2)]], rtol=1e-6)
+    inverse = [[0.375, -0.25], [-0.25, 0.5]]
+    np.testing.assert_allclose(mx.nd.linalg.potri(upper, lower=False).asnumpy(), inverse, rtol=1e-5)
+    np.testing.assert_allclose(mx.nd.linalg.potri(mx.nd.linalg.potrf(a)).asnumpy(), inverse, rtol=1e-5)

@@ -236,3 +236,14 @@ def test_a_num_outputs_attribute_counts_outputs_through_one_registry_rule():
     assert json.loads(multicast.tojson())["nodes"][-1]["attrs"] == {"num_outputs": "2"}
     with pytest.raises(MXNetError, match="num_outputs"):
         get_operator("amp_multicast")({})
+
+
+def test_col2im_takes_output_size_as_its_first_positional_attribute():
+    # MXNet 1.9.1's signature is col2im(data, output_size, kernel, stride, dilate, pad)
+    data = mx.nd.array(np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5))
+    columns = mx.nd.im2col(data, (3, 3))
+    positional = mx.nd.col2im(columns, (4, 5), (3, 3))
+    keywords = mx.nd.col2im(columns, output_size=(4, 5), kernel=(3, 3))
+    np.testing.assert_array_equal(positional.asnumpy(), keywords.asnumpy())
+    symbol = mx.sym.col2im(mx.sym.var("data"), (4, 5), kernel=(3, 3))
+    assert symbol.infer_shape(data=columns.shape)[1] == [(2, 3, 4, 5)]

@@ -107,3 +107,14 @@ def test_json_records_numpy_shape_semantics_like_mxnet():
     assert json.loads(text)["attrs"] == {"is_np_shape": ["int", 1], "mxnet_version": ["int", 10901]}
     assert mx.sym.load_json(text).list_arguments() == ["a"]
     assert json.loads(mx.sym.var("a").tojson())["attrs"] == {"mxnet_version": ["int", 10901]}
+
+
+def test_minus_one_in_a_creation_shape_is_left_to_inference():
+    # MXNet 1.9.1: ones(shape=[-1, -1]) transposed and added to ones((2, 3)) binds as (2, 3);
+    # ones(shape=[2, -1]) + transpose(ones(shape=[3, -1])) also gives (2, 3)
+    total = mx.sym.ones(shape=(2, 3)) + mx.sym.transpose(mx.sym.ones(shape=(-1, -1)))
+    assert total.bind(mx.cpu(), args={}).forward()[0].shape == (2, 3)
+    mixed = mx.sym.ones(shape=(2, -1)) + mx.sym.transpose(mx.sym.ones(shape=(3, -1)))
+    out = mixed.bind(mx.cpu(), args={}).forward()[0]
+    np.testing.assert_array_equal(out.asnumpy(), np.full((2, 3), 2.0, np.float32))
+    assert mx.sym.full(shape=(-1, 4), val=2).infer_shape_partial()[1] == [(0, 4)]

@@ -71,3 +71,18 @@ def test_softmax_output_gradient_in_float64_with_valid_normalisation():
     assert x.grad.dtype == np.float64
     expected = _reference(data, label, False, True, 1.0, "valid", 0.0, 1.0)
     np.testing.assert_allclose(x.grad.asnumpy(), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_preserve_shape_takes_probability_labels_of_the_data_shape():
+    # MXNet 1.9.1: SoftmaxOutput(preserve_shape=True, grad_scale=2) with a (3, 2, 2) label of the
+    # data's shape gives the gradient 2 * (softmax(x, axis=-1) - label)
+    x = mx.nd.array(np.arange(12).reshape(3, 2, 2) * 0.3)
+    label = mx.nd.array([[[0.5, 0.5], [1, 0]]] * 3)
+    grad = mx.nd.zeros((3, 2, 2))
+    head = mx.sym.SoftmaxOutput(data=mx.sym.Variable("X"), label=mx.sym.Variable("L"),
+                                preserve_shape=True, grad_scale=2.0)
+    exe = head.bind(mx.cpu(), args=[x, label], args_grad={"X": grad})
+    exe.forward(is_train=True)
+    exe.backward()
+    row = [[-0.148885, 0.148885], [-1.148885, 1.148885]]
+    np.testing.assert_allclose(grad.asnumpy(), np.array([row] * 3), atol=1e-5)

@@ -153,3 +153,18 @@ def test_simple_bind_shares_arrays_with_another_executor_and_a_buffer():
     assert third.arg_dict["data"] is buffer["data"]
     with pytest.raises(mx.MXNetError, match="ctx must be a Context"):
         net.simple_bind("cpu", data=(4, 5))
+
+
+def test_gen_atomic_symbol_keeps_operator_and_attributes_only():
+    # MXNet 1.9.1: the atomic symbol of a 3-output RNN has no arguments, outputs
+    # ['output', 'state_output', 'statecell_output'] and the node's attributes under name ''
+    data = mx.sym.Variable("data")
+    rnn = mx.sym.RNN(data, mx.sym.var("p"), mx.sym.var("h0"), mx.sym.var("h1"), state_size=10,
+                     num_layers=2, bidirectional=True, state_outputs=True, mode="lstm", name="r")
+    atom = rnn._gen_atomic_symbol()
+    assert atom.list_arguments() == []
+    assert atom.list_outputs() == ["output", "state_output", "statecell_output"]
+    assert atom.attr_dict() == {"": {"state_outputs": "True", "mode": "lstm", "bidirectional": "True",
+                                     "num_layers": "2", "state_size": "10"}}
+    with pytest.raises(mx.base.MXNetError, match="variable"):
+        data._gen_atomic_symbol()

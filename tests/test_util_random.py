@@ -1,5 +1,6 @@
 """mx.random samplers, mx.util, mx.engine, mx.base extras, Context.default_ctx, mx.model leftovers,
 mx.registry and mx.libinfo."""
+import json
 import math
 import os
 import pickle
@@ -381,3 +382,22 @@ def test_libinfo():
     for finder in (libinfo.find_lib_path, libinfo.find_include_path, libinfo.find_conf_path):
         with pytest.raises(MXNetError, match="no libmxnet"):
             finder()
+
+
+def test_symbolic_samplers_take_mxnets_python_parameters():
+    # MXNet 1.9.1: sym.random.exponential(scale=4) is _random_exponential(lam=0.25); with a Symbol
+    # scale it is _sample_exponential(1 / scale); sym.random.multinomial defaults to get_prob=True
+    node = json.loads(mx.sym.random.exponential(scale=4.0, shape=(2,)).tojson())["nodes"][0]
+    assert (node["op"], node["attrs"]) == ("_random_exponential", {"lam": "0.25", "shape": "(2,)"})
+    scale = mx.sym.var("scale")
+    ops = [n["op"] for n in json.loads(mx.sym.random.exponential(scale, shape=(3,)).tojson())["nodes"]]
+    assert ops == ["null", "_rdiv_scalar", "_sample_exponential"]
+    mx.random.seed(3)
+    draws = mx.sym.random.exponential(scale, shape=(20000,)).eval(scale=mx.nd.array([4.0]))[0]
+    assert abs(draws.asnumpy().mean() - 4.0) < 0.2
+    loc, sigma = mx.sym.var("loc"), mx.sym.var("sigma")
+    normal = mx.sym.random.normal(loc, sigma, shape=(2,))
+    assert normal.infer_shape(loc=(3,), sigma=(3,))[1] == [(3, 2)]
+    assert mx.sym.random.multinomial(loc, name="m").list_outputs() == ["m_output0", "m_output1"]
+    with pytest.raises(mx.base.MXNetError, match="all numbers or all Symbols"):
+        mx.sym.random.gamma(loc, 2.0)

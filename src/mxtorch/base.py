@@ -44,6 +44,13 @@ class MXNetError(RuntimeError):
     """
 
 
+class OperatorRunError(MXNetError):
+    """An error of an operator's computation that MXNet's engine reported late: not at the call
+    but at the next wait on the operator's outputs (``asnumpy``, ``wait_to_read``,
+    ``mx.nd.waitall``).  Operators raise it for the checks MXNet made while computing (a sampler's
+    parameter range); ``mxtorch.ndarray.pending`` defers it the same way."""
+
+
 class MXNetValueError(MXNetError, ValueError):
     """Bad argument values where MXNet raised ValueError: both an MXNetError and a ValueError,
     so handlers written for either keep working."""

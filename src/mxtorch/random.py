@@ -23,13 +23,15 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .base import MXNetError, numeric_types
+from .base import MXNetError, OperatorRunError, numeric_types
 from .context import current_context
 from .ndarray.ndarray import NDArray
 # names MXNet 1.9.1's mxnet.random had in its namespace from its ctypes binding
 from .base import (check_call, integer_types)  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.random had in its namespace (imported there, not defined)
 from .context import Context  # noqa: E402,F401
+from .ndarray import pending
+from .ndarray.ndarray import NDArray, to_torch_dtype
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
            "negative_binomial", "generalized_negative_binomial", "multinomial", "shuffle"]
@@ -119,7 +121,14 @@ def _sample(distribution, params, shape, dtype, ctx, out, kwargs, function):
     if dtype is not None:
         attrs["dtype"] = dtype
     operator = _operator(f"_random_{distribution}")(attrs)
-    return _store(operator.create(shape, ctx.torch_device), ctx, out)
+    try:
+        return _store(operator.create(shape, ctx.torch_device), ctx, out)
+    except OperatorRunError as error:
+        # a parameter out of range: MXNet raised it at the next wait on the samples
+        dtype = to_torch_dtype(operator.infer_type([])[1][0].name)
+        result = _store(torch.zeros(tuple(shape), dtype=dtype, device=ctx.torch_device), ctx, out)
+        pending.fail(error, [result._tensor])
+        return result
 
 
 def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):

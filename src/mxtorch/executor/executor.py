@@ -16,8 +16,9 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetTypeError, MXNetValueError, numpy_dtype
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, OperatorRunError, numpy_dtype
 from ..context import Context, current_context
+from ..ndarray import pending
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..autograd import head_gradient
 from ..ops.registry import gradient_carrier, product
@@ -168,19 +169,25 @@ class Executor:
         self._device = self._ctx.torch_device
         # indices of the arguments that get gradients (fixed at bind time, read every forward)
         self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
+        # of those, the ones a gradient can reach (not only through BlockGrad): the recorded leaves;
+        # the others get zeros ('write'), as MXNet's zero-gradient propagation gave them
+        reachable = _gradient_reachable_variables(symbol)
+        self._recorded_indices = frozenset(i for i in self._gradient_indices if arg_names[i] in reachable)
         output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]
                            for node, _ in symbol._outputs]
         self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=context.torch_device),
                                 context) for shape, dtype, context in
                         zip(self._output_shapes, self._output_types, output_contexts)]
         self._recorded = None
+        self._output_memory = None          # the outputs of the executor this one was reshaped from
+        self._failure = None                # the pending error of the last forward (ndarray.pending)
         self._record_inference = False      # set by backward() while it re-runs a forward recorded
         self._monitored_inputs = None
         # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
-        self._variables = [(slot, kind, index, kind == "arg" and index in self._gradient_indices)
+        self._variables = [(slot, kind, index, kind == "arg" and index in self._recorded_indices)
                            for slot, kind, index in self._variable_slots]
         # bound without gradients: forward(is_train=False) runs the folded inference plan (inference.py)
-        self._inference = InferencePlan(self) if not self._gradient_indices else None
+        self._inference = InferencePlan(self) if not self._recorded_indices else None
 
     # -- construction ---------------------------------------------------------------------------
     @staticmethod
@@ -294,6 +301,12 @@ class Executor:
         aux_index = {name: i for i, name in enumerate(self._aux_names)}
         steps = []
         count = 0
+        # common-subexpression elimination (MXNet's MXNET_ELIMINATE_COMMON_EXPR, on by default): a
+        # deterministic node with the operator, attributes and inputs of an earlier one reuses its
+        # outputs instead of computing them again
+        eliminate = _eliminate_common_expressions()
+        computed = {}
+        self._merged_nodes = {}       # id(node) -> the equal node computed in its place
         for node in nodes:
             if node.op is None:
                 slot[(id(node), 0)] = count
@@ -303,6 +316,15 @@ class Executor:
                 count += 1
                 continue
             inputs = [slot[(id(child), index)] for child, index in node.inputs]
+            if eliminate and node.op.deterministic and not node.op.auxiliary_states():
+                key = (node.op.json_name, tuple(sorted(node.op.attrs.items())), tuple(inputs))
+                if key in computed:
+                    earlier = computed[key]
+                    self._merged_nodes[id(node)] = earlier
+                    for i in range(node.op.num_outputs()):
+                        slot[(id(node), i)] = slot[(id(earlier), i)]
+                    continue
+                computed[key] = node
             n_args = len(node.op.arguments())
             outputs = []
             for i in range(node.op.num_outputs()):
@@ -320,6 +342,8 @@ class Executor:
         self._steps = steps
         self._num_slots = count
         self._output_slots = [slot[(id(node), index)] for node, index in symbol._outputs]
+        # outputs holding the same value as an earlier output (merged nodes): handed out as copies
+        self._duplicate_outputs = [i for i, s in enumerate(self._output_slots) if s in self._output_slots[:i]]
         self._output_shapes = [shapes.get((id(node), index)) or () for node, index in symbol._outputs]
         self._output_types = [types.get((id(node), index)) or np.dtype(np.float32) for node, index in symbol._outputs]
         self._output_is_loss = [node.op is not None and node.op.is_loss for node, index in symbol._outputs]
@@ -328,6 +352,8 @@ class Executor:
         self._run_steps = steps
         # {slot: inferred shape}, read by the inference plan
         self._slot_shapes = slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
+        self._slot_itemsize = {index: np.dtype(types[key]).itemsize for key, index in slot.items()
+                               if types.get(key) is not None}
         if self._placement is None and fusion_enabled():
             slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
             self._run_steps = fuse_recurrent_chains(
@@ -369,16 +395,36 @@ class Executor:
                     raise MXNetValueError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
+        try:
+            self._forward(is_train)
+            # an argument computed by a failed operator passes its pending error on
+            failure = None
+            if pending.any_pending():
+                failure = pending.failure_of([array._tensor for array in list(self.arg_arrays) + list(self.aux_arrays)])
+        except OperatorRunError as error:
+            # an error of an operator's computation: as MXNet's engine, reported at the next
+            # wait on the outputs (asnumpy, wait_to_read, waitall), which hold zeros until then
+            for array in self.outputs:
+                array.use_storage(torch.zeros_like(array._tensor))
+            self._recorded = None
+            failure = pending.fail(error, [])
+        self._failure = failure
+        if failure is not None:
+            pending.mark([array._tensor for array in self.outputs], failure)
+        return self.outputs
+
+    def _forward(self, is_train):
         record_inference = self._record_inference
         if (self._inference is not None and not is_train and not record_inference
                 and self._monitor_callback is None):
             for array, tensor in zip(self.outputs, self._inference.run()):
                 array.use_storage(tensor)
+            self._write_shared_outputs()
             self._recorded = None
-            return self.outputs
+            return
         # an inference forward records only when backward asks for its gradients (MXNet computes
         # gradients after forward(is_train=False) too); see backward
-        need_grad = (is_train or record_inference) and bool(self._gradient_indices)
+        need_grad = (is_train or record_inference) and bool(self._recorded_indices)
         values = [None] * self._num_slots
         leaves = []
         args, aux = self.arg_arrays, self.aux_arrays
@@ -390,6 +436,14 @@ class Executor:
             if need_grad and leaf and (tensor.is_floating_point() or tensor.is_complex()):
                 tensor = tensor.detach().requires_grad_(True)
                 leaves.append((index, tensor))
+            elif need_grad and leaf and tensor.dtype != torch.bool:
+                # an integer argument: MXNet differentiated it through operators that declare a
+                # gradient (Cast); torch records it on a float carrier (registry.gradient_carrier)
+                tensor = tensor.detach().clone()
+                carrier = torch.zeros(tensor.shape, dtype=torch.float32, device=tensor.device,
+                                      requires_grad=True)
+                tensor._mx_declared_gradient_carrier = carrier
+                leaves.append((index, carrier))
             values[slot_index] = tensor
         with torch.set_grad_enabled(need_grad):
             self._execute(values, is_train)
@@ -400,6 +454,7 @@ class Executor:
             # writing into an output in place (``out += x``, as MXNet allowed) leaves the
             # gradient intact
             array.use_storage(tensor.detach().clone() if need_grad else tensor)
+        self._write_shared_outputs()
         self._recorded = (outputs, leaves) if need_grad else None
         # with a monitor, backward also reports each node's input gradients (MXNet's
         # ``<node>_backward_output<i>`` entries); keep the input tensors for that
@@ -407,7 +462,26 @@ class Executor:
         if need_grad and self._monitor_callback is not None:
             self._monitored_inputs = [(step.node.name, [values[i] for i in step.inputs])
                                       for step in self._steps if step.inputs]
-        return self.outputs
+
+    def _write_shared_outputs(self):
+        """Also gives each output that repeats an earlier output's value its own memory.
+        For an executor made by ``reshape``: copy each output into the first elements of the
+        original executor's output array (same dtype and device, enough elements) and hold a
+        view of that memory, so both executors see the values as MXNet's shared memory did."""
+        for position in self._duplicate_outputs:
+            self.outputs[position].use_storage(self.outputs[position]._tensor.clone())
+        if self._output_memory is None:
+            return
+        for array, base in zip(self.outputs, self._output_memory):
+            target, source = base._tensor, array._tensor
+            count = source.numel()
+            if (target.dtype != source.dtype or target.device != source.device
+                    or target.numel() < count or not target.is_contiguous()):
+                continue
+            view = target.view(-1)[:count].view(source.shape)
+            with torch.no_grad():
+                view.copy_(source)
+            array.use_storage(view)
 
     def run_tensors(self, arg_tensors, aux_tensors, is_train=False):
         """Run the plan on torch tensors (aligned with ``list_arguments()`` /
@@ -445,7 +519,9 @@ class Executor:
                     results = step.op.apply(is_train, [values[i] for i in step.inputs],
                                             [values[i] for i in step.aux])
                 except MXNetError as error:
-                    raise MXNetError(f"Error in operator {step.node.name}: {error}") from None
+                    # the node's name added; an OperatorRunError stays one (reported late)
+                    kind = OperatorRunError if isinstance(error, OperatorRunError) else MXNetError
+                    raise kind(f"Error in operator {step.node.name}: {error}") from None
                 except RuntimeError as error:
                     shapes = [tuple(values[i].shape) for i in step.inputs]
                     raise MXNetError(f"Error in operator {step.node.name} ({step.op.name}) with input "
@@ -470,8 +546,18 @@ class Executor:
         (``SoftmaxOutput`` and the other ``*Output`` operators) ignore theirs.  Outputs with no
         head gradient given use ones.  After ``forward(is_train=False)`` the gradients are those of the
         inference-mode computation, as in MXNet.  Raises MXNetError when no forward ran since the
-        last backward.
+        last backward.  After a forward whose computation failed (an ``OperatorRunError``,
+        reported late as MXNet's engine did) the gradient arrays carry the same pending error.
         """
+        if self._failure is not None and self._failure.error is not None:
+            pending.mark([grad._tensor for grad in self.grad_arrays if grad is not None], self._failure)
+            return
+        if self._gradient_indices and not self._recorded_indices:
+            # every gradient is blocked (BlockGrad): 'write' arguments get zeros
+            for index in self._gradient_indices:
+                if self._grad_req[self._arg_names[index]] == "write" and self.grad_arrays[index] is not None:
+                    self.grad_arrays[index]._tensor.zero_()
+            return
         if self._recorded is None and self._gradient_indices:
             # after forward(is_train=False), or before any forward, MXNet still differentiates the
             # bound graph: run it (again) recorded, in inference mode
@@ -630,11 +716,8 @@ class Executor:
                 raise MXNetError(f"reshape: the shape of {name!r} changes from {array.shape} to {tuple(shape)}; "
                                  f"pass partial_shaping=True to allow it")
             check_size("argument", name, array.shape, shape)
-            new_args.append(NDArray(torch.zeros(tuple(shape), dtype=array._tensor.dtype,
-                                                device=array._tensor.device), array.context))
-            new_grads.append(None if grad is None else
-                             NDArray(torch.zeros(tuple(shape), dtype=grad._tensor.dtype,
-                                                 device=grad._tensor.device), grad.context))
+            new_args.append(_share_or_allocate(array, shape))
+            new_grads.append(None if grad is None else _share_or_allocate(grad, shape))
         new_aux = []
         for name, array, shape in zip(self._aux_names, self.aux_arrays, aux_shapes):
             check_size("auxiliary state", name, array.shape, shape)
@@ -643,10 +726,32 @@ class Executor:
                                  f"from {array.shape} to {tuple(shape)}")
             new_aux.append(array)
         requests = dict(self._grad_req)
-        return Executor(self._symbol, self._ctx, new_args, new_grads, requests, new_aux, self._group2ctx)
+        reshaped = Executor(self._symbol, self._ctx, new_args, new_grads, requests, new_aux, self._group2ctx)
+        # as in MXNet, the new executor writes its outputs into this executor's output memory
+        # where they fit (a smaller batch fills the first rows)
+        reshaped._output_memory = list(self.outputs)
+        return reshaped
 
     def debug_str(self):
-        return self._symbol.debug_str()
+        """The symbol's ``debug_str`` followed by ``Total <n> MB allocated``, as MXNet's executor
+        printed: here the memory the plan holds for node outputs at its peak (arguments and
+        gradient arrays not counted).  A forward that records gradients keeps every output
+        (autograd saves them); otherwise values are dropped after their last reader."""
+        return self._symbol.debug_str() + f"\nTotal {self._planned_bytes() >> 20} MB allocated\n"
+
+    def _planned_bytes(self):
+        def size(slot):
+            shape = self._slot_shapes.get(slot) or ()
+            return product(shape) * self._slot_itemsize.get(slot, 4)
+        steps = self._run_steps
+        if self._recorded_indices:
+            return sum(size(slot) for step in steps for slot in set(step.outputs))
+        live, peak = set(), 0
+        for position, step in enumerate(steps):
+            live.update(step.outputs)
+            peak = max(peak, sum(size(slot) for slot in live))
+            live.difference_update(self._release[position])
+        return peak
 
     def _get_outputs(self):
         """The output arrays of the last forward, one NDArray per output of the symbol (the
@@ -654,10 +759,35 @@ class Executor:
         return list(self.outputs)
 
     def get_optimized_symbol(self):
-        """The graph this executor runs, as a Symbol (a copy of the bound symbol: mxtorch runs the
-        graph as bound, where MXNet could return a graph rewritten by its subgraph backends)."""
+        """The graph this executor runs, as a Symbol: the bound symbol with the nodes that
+        common-subexpression elimination merged left out, and, as in MXNet, a ``_copy`` node
+        (``<node>_<k>_copy``) for each further output that became the same value as an earlier
+        one."""
         import copy
-        return copy.deepcopy(self._symbol)
+        from ..ops.registry import get_operator
+        from ..symbol.symbol import Node
+        if not self._merged_nodes:
+            return copy.deepcopy(self._symbol)
+        copies = {}
+
+        def rebuilt(node):
+            node = self._merged_nodes.get(id(node), node)
+            if id(node) not in copies:
+                copies[id(node)] = Node(node.op, node.name, node.attrs,
+                                        [(rebuilt(child), index) for child, index in node.inputs])
+            return copies[id(node)]
+        outputs, seen = [], {}
+        for node, index in self._symbol._outputs:
+            entry = (rebuilt(node), index)
+            key = (id(entry[0]), index)
+            if key in seen:
+                copy_node = Node(get_operator("_copy")({}), f"{entry[0].name}_{seen[key]}_copy", {}, [entry])
+                seen[key] += 1
+                entry = (copy_node, 0)
+            else:
+                seen[key] = 0
+            outputs.append(entry)
+        return Symbol(outputs)
 
     @property
     def handle(self):
@@ -668,6 +798,40 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
+
+
+def _gradient_reachable_variables(symbol):
+    """Names of the variables a gradient from the outputs can reach: every path from the
+    outputs, except through operators that stop gradients (``BlockGrad``)."""
+    reached, seen = set(), set()
+    stack = [node for node, _ in symbol._outputs]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.op is None:
+            reached.add(node.name)
+        elif not node.op.stops_gradient:
+            stack.extend(child for child, _ in node.inputs)
+    return reached
+
+
+def _eliminate_common_expressions():
+    """Whether bind merges equal nodes: ``MXNET_ELIMINATE_COMMON_EXPR`` (default 1), as MXNet."""
+    import os
+    return os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1").strip() not in ("0", "false", "False")
+
+
+def _share_or_allocate(array, shape):
+    """An array of ``shape`` for a reshaped executor: a view of the first elements of ``array``
+    when it is large enough (MXNet's executors share memory when reshaping down), otherwise new
+    zeros."""
+    tensor = array._tensor
+    count = product(shape)
+    if count <= tensor.numel() and tensor.is_contiguous():
+        return NDArray(tensor.detach().view(-1)[:count].view(tuple(shape)), array.context)
+    return NDArray(torch.zeros(tuple(shape), dtype=tensor.dtype, device=tensor.device), array.context)
 
 
 def _last_uses(steps, output_slots):
@@ -692,8 +856,11 @@ def _is_zero_size_given(name, shapes):
 def _can_adopt(grad, target, head_storage):
     """Whether a gradient tensor from autograd can replace the bound gradient buffer: same
     shape, dtype and device, dense and contiguous, and not the storage of a head gradient
-    passed in by the caller (which the caller may still own)."""
-    return (grad.shape == target.shape and grad.dtype == target.dtype and grad.device == target.device
+    passed in by the caller (which the caller may still own); and the bound buffer must own
+    its whole storage (a view of a larger array, as ``reshape`` binds, is written in place so
+    that the memory stays shared)."""
+    return (target.untyped_storage().nbytes() == target.numel() * target.element_size()
+            and grad.shape == target.shape and grad.dtype == target.dtype and grad.device == target.device
             and grad.is_contiguous() and grad.layout == torch.strided
             and grad.untyped_storage().data_ptr() not in head_storage
             and grad.untyped_storage().nbytes() == grad.numel() * grad.element_size())

@@ -22,6 +22,7 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context, context_from_torch
 from ..ops import registry
 from . import indexing as _indexing
+from . import pending
 
 # NDArray tokens handed out as C handles (``NDArray._as_parameter_``), by id
 _HANDLES = weakref.WeakValueDictionary()
@@ -180,7 +181,10 @@ class NDArray(NDArrayBase):
 
     # -- conversion ---------------------------------------------------------------
     def asnumpy(self):
-        """Copy to a numpy array (blocks until the value is computed)."""
+        """Copy to a numpy array (blocks until the value is computed).  Raises the pending
+        error of the operator that computed this array, if it failed (MXNet's deferred engine
+        errors, ``ndarray.pending``)."""
+        pending.raise_if_failed(self._tensor)
         tensor = self._tensor.detach()
         if tensor.dtype == torch.bfloat16:
             tensor = tensor.float()
@@ -198,7 +202,7 @@ class NDArray(NDArrayBase):
         if not copy and target == self._tensor.dtype:
             return self
         with _grad_mode():
-            return NDArray(self._tensor.to(target, copy=True), self._ctx)
+            return self._inherit_failure(NDArray(self._tensor.to(target, copy=True), self._ctx))
 
     def copyto(self, other):
         """Copy into an NDArray (same shape) or onto a Context (new array)."""
@@ -209,14 +213,20 @@ class NDArray(NDArrayBase):
                 raise MXNetError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
             with other._check_writable("copyto", self):
                 other._tensor.copy_(self._tensor)
-            return other
+            return self._inherit_failure(other)
         if isinstance(other, Context):
-            return NDArray(self._tensor.detach().to(other.torch_device, copy=True), other)
+            return self._inherit_failure(NDArray(self._tensor.detach().to(other.torch_device, copy=True), other))
         raise MXNetError(f"copyto: expected an NDArray or Context, got {type(other).__name__}")
 
     def copy(self):
         """A new array with a copy of the data, on the same context."""
-        return NDArray(self._tensor.detach().clone(), self._ctx)
+        return self._inherit_failure(NDArray(self._tensor.detach().clone(), self._ctx))
+
+    def _inherit_failure(self, copy):
+        """``copy`` (an array computed from this one), carrying this array's pending error."""
+        if pending.failure_of([self._tensor]) is not None:
+            pending.mark([copy._tensor], pending.failure_of([self._tensor]))
+        return copy
 
     def as_in_context(self, context):
         """This array on ``context`` (itself if already there)."""
@@ -395,7 +405,9 @@ class NDArray(NDArrayBase):
         return self
 
     def wait_to_read(self):
-        """Block until the value is computed (synchronises the CUDA device)."""
+        """Block until the value is computed (synchronises the CUDA device).  Raises the pending
+        error of a failed computation, as MXNet's ``wait_to_read`` did (``ndarray.pending``)."""
+        pending.raise_if_failed(self._tensor)
         if self._tensor.is_cuda:
             torch.cuda.synchronize(self._tensor.device)
 
@@ -708,16 +720,25 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
         from .sparse import zeros as sparse_zeros
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
-    return NDArray(torch.zeros(_known_shape("zeros", shape), dtype=to_torch_dtype(dtype or np.float32),
-                               device=ctx.torch_device), ctx)
+    return _into(NDArray(torch.zeros(_known_shape("zeros", shape), dtype=to_torch_dtype(dtype or np.float32),
+                                     device=ctx.torch_device), ctx), kwargs.get("out"))
+
+
+def _into(result, out):
+    """``result``, or ``out`` (an NDArray) holding it: MXNet's ``out=`` of the creation functions."""
+    if out is None:
+        return result
+    out[:] = result
+    return out
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones of ``shape`` (float32 unless ``dtype``); a shape with a 0 dimension, or
-    ``()``, raises MXNetError outside ``mx.np_shape()`` (see ``zeros``)."""
+    ``()``, raises MXNetError outside ``mx.np_shape()`` (see ``zeros``).  ``out=`` receives the
+    ones and is returned, as in MXNet (also for ``zeros``)."""
     ctx = _resolve_ctx(ctx)
-    return NDArray(torch.ones(_known_shape("ones", shape), dtype=to_torch_dtype(dtype or np.float32),
-                              device=ctx.torch_device), ctx)
+    return _into(NDArray(torch.ones(_known_shape("ones", shape), dtype=to_torch_dtype(dtype or np.float32),
+                                    device=ctx.torch_device), ctx), kwargs.get("out"))
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -733,12 +754,8 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 def full(shape, val, ctx=None, dtype=None, out=None):
     """An array of ``shape`` filled with ``val``."""
     ctx = _resolve_ctx(ctx)
-    result = NDArray(torch.full(_known_shape("full", shape), val, dtype=to_torch_dtype(dtype or np.float32),
-                                device=ctx.torch_device), ctx)
-    if out is not None:
-        out[:] = result
-        return out
-    return result
+    return _into(NDArray(torch.full(_known_shape("full", shape), val, dtype=to_torch_dtype(dtype or np.float32),
+                                    device=ctx.torch_device), ctx), out)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
@@ -842,9 +859,12 @@ def onehot_encode(indices, out):
 
 
 def waitall():
-    """Wait for all pending device work (``torch.cuda.synchronize`` when CUDA is in use)."""
+    """Wait for all pending device work (``torch.cuda.synchronize`` when CUDA is in use).  As
+    MXNet's ``waitall``, raises the first pending operator error and clears all of them
+    (``ndarray.pending``)."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+    pending.raise_first_and_clear()
 
 
 # -- element-wise functions with MXNet's scalar / array dispatch -----------------------------------
@@ -991,15 +1011,17 @@ def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
     """An NDArray for a NumPy array.  With ``zero_copy=True`` (default) the NDArray shares the
     NumPy array's memory, which must be C-contiguous, and, as in MXNet, the NumPy array is made
     read-only (write through the NDArray); with ``zero_copy=False`` the data are copied.  The
-    dtype is kept; MXNetError for a dtype mxtorch does not support or a non-contiguous array."""
+    dtype is kept; MXNetError for a dtype mxtorch does not support, MXNetValueError (a ValueError, as MXNet)
+    for a non-contiguous array."""
     if not isinstance(ndarray, np.ndarray):
         raise MXNetError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
     to_numpy_dtype(ndarray.dtype)
     if not zero_copy:
         return array(ndarray, dtype=ndarray.dtype)
     if not ndarray.flags["C_CONTIGUOUS"]:
-        raise MXNetError("from_numpy: zero_copy needs a C-contiguous array; use numpy.ascontiguousarray "
-                         "or zero_copy=False")
+        # a ValueError as in MXNet 1.9.1 (also an MXNetError)
+        raise MXNetValueError("from_numpy: zero_copy needs a C-contiguous array; use numpy.ascontiguousarray "
+                              "or zero_copy=False")
     tensor = torch.from_numpy(ndarray)
     ndarray.flags["WRITEABLE"] = False
     result = array_cls(tensor, Context("cpu", 0)) if isinstance(array_cls, type) and \
@@ -1063,13 +1085,22 @@ class CachedOp:
             executor = self._symbol.bind(ctx, {name: given[name].copy() for name in arg_names}, grad_req="null",
                                          aux_states={name: given[name].copy() for name in aux_names})
             self._executors[key] = executor
-        for name in arg_names:
-            executor.arg_dict[name][:] = given[name]
-        for name in aux_names:
-            executor.aux_dict[name][:] = given[name]
-        outputs = [item.copy() for item in executor.forward(is_train=_autograd.is_training())]
-        for name in aux_names:
-            given[name][:] = executor.aux_dict[name]
+        if _autograd.is_recording():
+            # inside mx.autograd.record(): run the plan on the given arrays' tensors, so the
+            # gradient flows back to them (attach_grad / mark_variables), as MXNet's CachedOp
+            with torch.enable_grad():
+                tensors = executor.run_tensors([given[name]._tensor for name in arg_names],
+                                               [given[name]._tensor for name in aux_names],
+                                               is_train=_autograd.is_training())
+            outputs = [NDArray(tensor, ctx) for tensor in tensors]
+        else:
+            for name in arg_names:
+                executor.arg_dict[name][:] = given[name]
+            for name in aux_names:
+                executor.aux_dict[name][:] = given[name]
+            outputs = [item.copy() for item in executor.forward(is_train=_autograd.is_training())]
+            for name in aux_names:
+                given[name][:] = executor.aux_dict[name]
         if out is not None:
             targets = out if isinstance(out, (list, tuple)) else [out]
             for target, value in zip(targets, outputs):

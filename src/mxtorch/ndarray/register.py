@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from .. import autograd
-from ..base import MXNetError
+from ..base import MXNetError, OperatorRunError
 from ..ops import registry
 from .ndarray import NDArray
 # names MXNet 1.9.1's mxnet.ndarray.register had in its namespace from its ctypes binding
@@ -13,6 +13,7 @@ from ..base import (check_call, mx_uint, py_str)  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.ndarray.register had in its namespace (imported there, not defined)
 from ..base_ctypes import NDArrayBase  # noqa: E402,F401
 from ..util import use_np_shape  # noqa: E402,F401
+from . import pending
 
 __all__ = ["invoke", "install", "install_fluent_methods", "invoke_method",
            "OperatorNamespace"]
@@ -108,9 +109,15 @@ def invoke(op_class, args, kwargs):
     is_train = autograd.is_training()
     recording = autograd.is_recording()
     _check_shapes(op, names, tensors)
+    # an input whose computation failed passes its pending error on (MXNet's engine)
+    failure = pending.failure_of(tensors)
     try:
         with torch.set_grad_enabled(recording):
             outputs = op.apply(is_train, tensors[:n_args], tensors[n_args:])
+    except OperatorRunError as error:
+        # an error of the computation itself: reported at the next wait on the outputs
+        outputs = _placeholder_outputs(op, tensors, n_args, ctx)
+        failure = pending.fail(error, [])
     except MXNetError:
         raise
     except (RuntimeError, IndexError, ValueError, TypeError) as error:
@@ -122,10 +129,14 @@ def invoke(op_class, args, kwargs):
     shared = {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
     outputs = [_own_memory(t, shared) for t in outputs]
     results = [_with_storage(t, ctx, stype) for t, stype in zip(outputs, output_stypes)]
+    if failure is not None:
+        pending.mark(outputs, failure)
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, result in zip(targets, results):
             target._assign(slice(None), result, f"Operator {op.name} (out=)")
+            if failure is not None:
+                pending.mark([target._tensor], failure)
         return out
     return results[0] if len(results) == 1 else results
 
@@ -136,6 +147,20 @@ def _with_storage(tensor, ctx, stype):
         return NDArray(tensor, ctx)
     from .sparse import _with_storage as sparse_array
     return sparse_array(tensor, ctx, stype)
+
+
+def _placeholder_outputs(op, tensors, n_args, ctx):
+    """Zeros of the inferred output shapes and dtypes: what a failed operator leaves in its
+    outputs until its error is raised (MXNet left them unwritten)."""
+    from .. import context as _context
+    from ..ops.helpers import numpy_dtype_of
+    from .ndarray import to_torch_dtype
+    in_shapes = [tuple(t.shape) for t in tensors[:n_args]]
+    _, out_shapes, _ = op.infer_shape(in_shapes, [None] * op.num_outputs())
+    _, out_types, _ = op.infer_type([numpy_dtype_of(t) for t in tensors[:n_args]])
+    device = tensors[0].device if tensors else (ctx or _context.current_context()).torch_device
+    return [torch.zeros(tuple(shape or ()), dtype=to_torch_dtype(dtype or "float32"), device=device)
+            for shape, dtype in zip(out_shapes, out_types)]
 
 
 def _symbol_class():

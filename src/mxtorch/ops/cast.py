@@ -22,6 +22,8 @@ class BlockGrad(Operator):
 
     traceable = True
 
+    stops_gradient = True
+
     def forward(self, is_train, inputs, aux):
         return [inputs[0].detach()]
 

@@ -22,7 +22,9 @@ class _Constant(Operator):
         return []
 
     def infer_shape(self, in_shapes, out_shapes):
-        return [], [merge_shape(out_shapes[0], tuple(self.shape), f"Operator {self.name} output")], []
+        # as in MXNet 1.9.1, a -1 (like a 0) in ``shape`` is a dimension left to shape inference
+        given = tuple(0 if size == -1 else size for size in self.shape)
+        return [], [merge_shape(out_shapes[0], given, f"Operator {self.name} output")], []
 
     def infer_type(self, in_types):
         return [], [np.dtype(self.dtype or "float32")], []
@@ -41,14 +43,14 @@ class _Constant(Operator):
 
 @register("_zeros", "zeros")
 class Zeros(_Constant):
-    """An array of zeros of ``shape`` (a 0 dimension is filled by shape inference)."""
+    """An array of zeros of ``shape`` (a 0 or -1 dimension is filled by shape inference)."""
 
     value = 0.0
 
 
 @register("_ones", "ones")
 class Ones(_Constant):
-    """An array of ones of ``shape`` (a 0 dimension is filled by shape inference)."""
+    """An array of ones of ``shape`` (a 0 or -1 dimension is filled by shape inference)."""
 
     value = 1.0
 
@@ -157,6 +159,12 @@ class Linspace(_Creator):
     def output_shape(self):
         return (self.num,)
 
+    def forward(self, is_train, inputs, aux):
+        if self.num == 0:
+            # MXNet 1.9.1: linspace(start, stop, 0) is an empty (0,) array, not an unknown shape
+            return [self.create((0,), device_of(self.ctx))]
+        return super().forward(is_train, inputs, aux)
+
     def create(self, shape, device):
         count = shape[0]
         divisor = (count - 1 if self.endpoint else count) or 1
@@ -243,6 +251,9 @@ class IndexArray(Operator):
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
+        if data.dim() == 0:
+            # a scalar has no axes to index: a (0,) array, as MXNet 1.9.1 (under np_shape)
+            return [torch.zeros((0,), dtype=torch.int64, device=data.device)]
         grids = torch.meshgrid(*[torch.arange(n, device=data.device) for n in data.shape], indexing="ij")
         return [torch.stack([grids[a] for a in self._axes(data.dim())], dim=-1).to(torch.int64)]
 

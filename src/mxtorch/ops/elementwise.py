@@ -32,8 +32,15 @@ def _divide(a, b):
 
 
 def _modulo(a, b):
-    # MXNet's mod follows the sign of the divisor (Python/numpy semantics)
-    return torch.remainder(a, b)
+    # MXNet's mod follows the sign of the divisor (Python/numpy semantics), and x % 0 is 0
+    # (MXNet 1.9.1, integers and floats alike; torch raises for integers, gives nan for floats)
+    if not isinstance(b, torch.Tensor):
+        return torch.zeros_like(a) if b == 0 else torch.remainder(a, b)
+    zero = b == 0
+    if not bool(zero.any()):
+        return torch.remainder(a, b)
+    result = torch.remainder(a, torch.where(zero, torch.ones_like(b), b))
+    return torch.where(zero, torch.zeros_like(result), result)
 
 
 def _logical(function):
@@ -67,6 +74,7 @@ _BINARY = {
 
 
 class _Binary(Operator):
+    deterministic = True
     function = None
     traceable = True
     arithmetic = None       # what arithmetic_kind() answers
@@ -218,6 +226,7 @@ for _key, _names in _BROADCAST_ALIASES.items():
 # -- scalar forms: what Symbol/NDArray arithmetic with a Python number produces -------------------
 class _Scalar(Operator):
     lists_input_names = False
+    deterministic = True
     scalar = Attr(Float, default=1.0)
     is_int = Attr(Bool, default=True)
     function = None
@@ -263,8 +272,8 @@ _SCALAR = {
     ("_mul_scalar", "_MulScalar"): lambda x, s: x * s,
     ("_div_scalar", "_DivScalar"): lambda x, s: x / s,
     ("_rdiv_scalar", "_RDivScalar"): lambda x, s: s / x,
-    ("_mod_scalar", "_ModScalar"): lambda x, s: torch.remainder(x, s),
-    ("_rmod_scalar", "_RModScalar"): _reverse(torch.remainder),
+    ("_mod_scalar", "_ModScalar"): _modulo,
+    ("_rmod_scalar", "_RModScalar"): _reverse(_modulo),
     ("_power_scalar", "_PowerScalar"): lambda x, s: torch.pow(x, s),
     ("_rpower_scalar", "_RPowerScalar"): _reverse(torch.pow),
     ("_maximum_scalar", "_MaximumScalar"): lambda x, s: torch.clamp(x, min=s),
@@ -344,6 +353,7 @@ class HardSigmoid(Operator):
 
 class _Unary(Operator):
     lists_input_names = False
+    deterministic = True
     function = None
     traceable = True
     activation = None       # what activation_kind() answers
@@ -381,6 +391,7 @@ for _names, _function in _UNARY.items():
 class AddN(Operator):
     """Sum of ``num_args`` arrays of one shape; row_sparse arrays only give a row_sparse sum,
     other storage types a dense one (MXNet's ``add_n`` / ``ElementWiseSum``)."""
+    deterministic = True
 
     traceable = True
     variadic = True
@@ -403,6 +414,7 @@ class Clip(Operator):
     input keeps its storage type and needs ``a_min <= 0 <= a_max`` (MXNetError otherwise)."""
 
     lists_input_names = False
+    deterministic = True
 
     a_min = Attr(Float, required=True)
     a_max = Attr(Float, required=True)
@@ -437,6 +449,7 @@ class Where(Operator):
     """``x`` where ``condition`` is non-zero, else ``y``.  ``condition`` has the shape of ``x``
     or is 1-D with ``x.shape[0]`` entries (then it selects whole rows).  ``condition``
     gets a zero gradient."""
+    deterministic = True
 
     sparse_storage = "dense"
 

@@ -63,6 +63,7 @@ def shape_text(shape):
 
 class _Unary(Operator):
     """One input ``data`` whose shape must be known to infer the output shape."""
+    deterministic = True
 
     def infer_shape(self, in_shapes, out_shapes):
         data = in_shapes[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetIndexError
+from ..base import MXNetError, MXNetIndexError, OperatorRunError
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, Choice, optional, known,
                        merge_shape, product)
 from .helpers import normalize_axis, torch_dtype, numpy_dtype
@@ -33,8 +33,9 @@ def _bound(op, index, size, mode, argument):
         return index.remainder(size)
     if bool(((index < 0) | (index >= size)).any()):
         low, high = int(index.min()), int(index.max())
-        raise op.error(f"argument {argument!r} holds indices outside [0, {size - 1}] "
-                       f"(from {low} to {high}) with mode='raise'")
+        # checked while computing in MXNet: reported at the next wait on the output
+        raise OperatorRunError(f"Operator {op.name}: argument {argument!r} holds indices outside "
+                               f"[0, {size - 1}] (from {low} to {high}) with mode='raise'")
     return index
 
 

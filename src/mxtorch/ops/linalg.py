@@ -305,7 +305,10 @@ class LinalgPotrf(_Linalg):
     """Cholesky factor ``L`` (lower triangular) of symmetric positive-definite ``A``
     (``A = L @ L.T``).  The symmetric part ``(A + A.T) / 2`` is factorised, so the gradient
     is symmetric as in MXNet (for a symmetric ``A`` this is MXNet's result).  MXNetError if
-    ``A`` is not positive definite."""
+    ``A`` is not positive definite.  ``lower=False`` gives the upper factor ``U = L.T``
+    (``A = U.T @ U``), as MXNet 1.9.1."""
+
+    lower = Attr(Bool, default=True)
 
     def infer_shape(self, in_shapes, out_shapes):
         a = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'A'")
@@ -318,17 +321,22 @@ class LinalgPotrf(_Linalg):
         factor, info = torch.linalg.cholesky_ex(0.5 * (a + a.transpose(-1, -2)))
         if bool((info != 0).any()):
             raise self.error("argument 'A' is not symmetric positive definite (Cholesky factorisation failed)")
-        return [factor]
+        return [factor if self.lower else factor.transpose(-1, -2)]
 
 
 @register("_linalg_potri", "linalg_potri")
 class LinalgPotri(_Linalg):
-    """``inverse(L @ L.T)`` from a Cholesky factor ``A = L`` (lower triangle read)."""
+    """``inverse(L @ L.T)`` from a Cholesky factor ``A = L`` (lower triangle read); with
+    ``lower=False`` ``A = U`` is an upper factor and the result ``inverse(U.T @ U)`` (upper
+    triangle read), as MXNet 1.9.1."""
 
+    lower = Attr(Bool, default=True)
     infer_shape = LinalgPotrf.infer_shape
 
     def forward(self, is_train, inputs, aux):
-        return [torch.cholesky_inverse(torch.tril(inputs[0]))]
+        if self.lower:
+            return [torch.cholesky_inverse(torch.tril(inputs[0]))]
+        return [torch.cholesky_inverse(torch.triu(inputs[0]), upper=True)]
 
 
 class _Triangular(_Linalg):

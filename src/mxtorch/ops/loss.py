@@ -131,8 +131,7 @@ class SoftmaxOutput(_LabelledLossHead):
             grid = probability.reshape(-1, probability.shape[-1] if self.preserve_shape else
                                        probability.shape[1]).unsqueeze(-1)
         rows, classes, spatial = grid.shape
-        if not self.multi_output and not self.preserve_shape and label.dim() > 1 \
-                and label.numel() == probability.numel():
+        if not self.multi_output and label.dim() > 1 and label.numel() == probability.numel():
             # probability (or one-hot) labels of the data's shape
             gradient = probability.reshape(rows, classes) - label.reshape(rows, classes).to(probability.dtype)
             return gradient * self._scale(rows, spatial, None, probability.dtype)

@@ -110,6 +110,8 @@ class Col2im(_SlidingBlocks):
     """
 
     output_size = Attr(Shape, required=True)
+    # MXNet's signature: col2im(data, output_size, kernel, stride, dilate, pad)
+    positional_order = ("output_size", "kernel", "stride", "dilate", "pad")
 
     def validate(self):
         super().validate()

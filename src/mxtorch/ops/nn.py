@@ -670,7 +670,9 @@ class LeakyReLU(Operator):
 
     - 'leaky' (default): ``x`` for ``x > 0``, else ``slope * x`` (``slope`` default 0.25);
     - 'prelu': like leaky with a learned slope ``gamma`` (an extra argument) of shape
-      ``(C,)`` applied along axis 1 of data ``(batch, C, ...)``; a ``(1,)`` gamma is shared.
+      ``(C,)`` applied along axis 1 of data ``(batch, C, ...)``; a ``(1,)`` gamma is shared;
+      a gamma of several axes covers the leading axes of data (``(batch, C)`` for
+      ``(batch, C, H, W)`` data), as MXNet 1.9.1.
       Its gamma gradient is always the true derivative ``sum(head * x * (x <= 0))``; MXNet
       1.9.1's graph executor multiplied it by gamma whenever the layer's input was another
       operator's output (a deliberate difference);
@@ -723,7 +725,10 @@ class LeakyReLU(Operator):
                 if len(data) < 2:
                     raise self.error(f"prelu needs data with a channel axis (at least 2 dimensions), "
                                      f"got shape {tuple(data)}")
-                if gamma is None or tuple(gamma) != (1,):
+                if gamma is not None and len(gamma) > 1:
+                    # a gamma of several axes covers the leading axes of data (MXNet 1.9.1)
+                    gamma = merge_shape(gamma, tuple(data[:len(gamma)]), f"{where} argument 'gamma'")
+                elif gamma is None or tuple(gamma) != (1,):
                     gamma = merge_shape(gamma, (data[1],), f"{where} argument 'gamma'")
             shapes.append(gamma)
         return shapes, [data] * len(out_shapes), []
@@ -735,8 +740,11 @@ class LeakyReLU(Operator):
             return [F.leaky_relu(data, self.slope)]
         if kind == "prelu":
             gamma = inputs[1]
-            view = [1] * data.dim()
-            view[1] = gamma.shape[0]
+            if gamma.dim() > 1:
+                view = list(gamma.shape) + [1] * (data.dim() - gamma.dim())
+            else:
+                view = [1] * data.dim()
+                view[1] = gamma.shape[0]
             return [torch.where(data > 0, data, data * gamma.reshape(view))]
         if kind == "elu":
             return [torch.where(data > 0, data, torch.expm1(torch.clamp(data, max=0)) * self.slope)]

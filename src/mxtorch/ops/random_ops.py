@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..base import OperatorRunError
 from .registry import Attr, Operator, register, Int, Float, Bool, Shape, DtypeChoice, optional, known, merge_shape
 from .helpers import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
 
@@ -100,11 +101,14 @@ _PARAMETER_CHECKS = {
 
 
 def _check_parameters(self):
-    """``validate`` of the scalar-parameter samplers: MXNet's range check of each parameter."""
+    """MXNet's range check of each scalar parameter of a sampler.  MXNet made it while drawing,
+    so the error is an OperatorRunError: raised at the next wait on the output (``asnumpy``,
+    ``waitall``), not at the call (``mxtorch.ndarray.pending``)."""
     verdict = _PARAMETER_CHECKS[self.distribution](self)
     if verdict is not True:
         given = ", ".join(f"{name}={getattr(self, name)!r}" for name, _ in _PARAMETERS[self.distribution])
-        raise self.error(f"{verdict} in the {self.distribution} distribution, got {given}")
+        raise OperatorRunError(f"Operator {self.name}: {verdict} in the {self.distribution} distribution, "
+                               f"got {given}")
 
 
 def _float_dtype(value, name):
@@ -136,6 +140,7 @@ class _RandomCreator(Operator):
         return [getattr(self, name) for name, _ in _PARAMETERS[self.distribution]]
 
     def create(self, shape, device):
+        _check_parameters(self)
         return _draw(self.distribution, self._parameters(), tuple(shape), torch_dtype(self._dtype_name()), device)
 
     def forward(self, is_train, inputs, aux):
@@ -150,6 +155,7 @@ class _RandomLike(Operator):
     distribution = None
 
     def forward(self, is_train, inputs, aux):
+        _check_parameters(self)
         data = inputs[0]
         parameters = [getattr(self, name) for name, _ in _PARAMETERS[self.distribution]]
         dtype = data.dtype if data.is_floating_point() else torch.float32
@@ -196,12 +202,12 @@ def _declare(distribution):
     names = {"uniform": ("uniform",), "normal": ("normal",)}.get(distribution, ())
     order = tuple(name for name, _ in _PARAMETERS[distribution]) + ("shape", "ctx", "dtype")
     creator = type(f"Random_{distribution}", (_RandomCreator,), dict(
-        attrs, distribution=distribution, positional_order=order, validate=_check_parameters,
+        attrs, distribution=distribution, positional_order=order,
         __doc__=f"Samples of the {distribution} distribution of ``shape`` "
                 f"(parameters {', '.join(n for n, _ in _PARAMETERS[distribution])})."))
     register(f"_random_{distribution}", f"random_{distribution}", *names)(creator)
     like = type(f"Random_{distribution}_like", (_RandomLike,), dict(
-        attrs, distribution=distribution, validate=_check_parameters,
+        attrs, distribution=distribution,
         __doc__=f"Samples of the {distribution} distribution with the shape and dtype of ``data``."))
     register(f"_random_{distribution}_like")(like)
     sample = type(f"Sample_{distribution}", (_Sample,), dict(
@@ -225,14 +231,14 @@ class RandomRandint(_RandomCreator):
     high = Attr(Int, required=True)
     dtype = Attr(optional(DtypeChoice("int32", "int64")), default=None)
 
-    def validate(self):
-        if self.high <= self.low:
-            raise self.error(f"argument 'high' ({self.high}) must be larger than 'low' ({self.low})")
-
     def _dtype_name(self):
         return self.dtype or "int32"
 
     def create(self, shape, device):
+        if self.high <= self.low:
+            # checked while drawing in MXNet: reported at the next wait on the output
+            raise OperatorRunError(f"Operator {self.name}: argument 'high' ({self.high}) must be larger "
+                                   f"than 'low' ({self.low})")
         return torch.randint(self.low, self.high, tuple(shape), device=device,
                              dtype=torch_dtype(self._dtype_name()))
 

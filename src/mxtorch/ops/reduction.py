@@ -41,6 +41,7 @@ def reduced_shape(shape, axes, keepdims):
 
 class _Reduce(Operator):
     lists_input_names = False
+    deterministic = True
     axis = Attr(optional(Shape), default=None)
     keepdims = Attr(Bool, default=False)
     exclude = Attr(Bool, default=False)
@@ -212,6 +213,7 @@ class Norm(Operator):
 
 
 class _SoftmaxBase(Operator):
+    deterministic = True
     axis = Attr(Int, default=-1)
     temperature = Attr(optional(Float), default=None)
     dtype = Attr(Dtype, default=None)

@@ -157,6 +157,14 @@ class Operator:
     # dense arrays), for the few operators whose numbers depend on them (the lazy row-sparse
     # optimizer updates) or that need a sparse input (contrib.getnnz)
     input_storage = None
+    # True where equal inputs and attributes always give equal outputs and the operator changes
+    # nothing else (no randomness, no state, no aux update): the executor then computes one node
+    # for several equal ones, as MXNet's common-subexpression elimination did.  Declared by the
+    # operator families that qualify; the default keeps every node.
+    deterministic = False
+    # True for operators through which no gradient ever flows (BlockGrad): the executor records
+    # no gradient for arguments that reach the outputs only through them
+    stops_gradient = False
 
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})

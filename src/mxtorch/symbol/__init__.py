@@ -1,8 +1,6 @@
 """``mx.sym`` / ``mx.symbol``: the Symbol graph API and one function per registered operator."""
 from .symbol import Symbol, Variable, var, Group, load, load_json, create, zeros, ones  # noqa: F401
-import warnings
 
-from ..base import MXNetError
 from ..ops import registry as _registry
 
 
@@ -18,6 +16,7 @@ from .symbol import (full, arange, linspace, eye, pow, power, maximum, minimum, 
 
 from . import control_flow as _control_flow  # noqa: E402
 from . import contrib_functions as _contrib_functions  # noqa: E402
+from . import samplers as _samplers  # noqa: E402
 
 
 class _Namespace:
@@ -35,8 +34,8 @@ class _Namespace:
         imported = self.__dict__.get("imported", {})
         if short_name in imported:
             return imported[short_name]
-        if self._name == "random" and short_name == "randn":
-            return _randn
+        if self._name == "random" and short_name in _samplers.__all__:
+            return getattr(_samplers, short_name)   # MXNet's Python samplers (exponential(scale), ...)
         if self._name == "contrib":
             # the Python-level functions: foreach, while_loop, cond, rand_zipfian, adamw_update, ...
             for module in (_control_flow, _contrib_functions):
@@ -60,31 +59,6 @@ class _Namespace:
         if self._name == "contrib":
             return sorted(set(self._operators) | set(_control_flow.__all__) | set(_contrib_functions.__all__))
         return sorted(self._operators)
-
-
-def _randn(*shape, loc=0.0, scale=1.0, dtype=None, **kwargs):
-    """``mx.sym.random.randn(*shape, loc, scale, dtype)``: normal samples of ``shape`` given as
-    positional sizes or ``shape=`` (MXNet's helper over ``_random_normal``, or over
-    ``_sample_normal`` when ``loc`` / ``scale`` are Symbols).  ``data=`` is ignored with a
-    warning, as MXNet ignored it."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    if "shape" in kwargs:
-        if shape:
-            raise MXNetError("randn: give the shape either as positional sizes or as shape=, not both")
-        shape = kwargs.pop("shape")
-        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    if "data" in kwargs:
-        # MXNet's randn passed data= on to _random_normal, which has no inputs: it was ignored
-        warnings.warn("mx.sym.random.randn: 'data' has no effect (as in MXNet); the shape comes from "
-                      "shape= or from shape inference", stacklevel=2)
-        kwargs.pop("data")
-    if dtype is not None:
-        kwargs["dtype"] = dtype
-    if isinstance(loc, Symbol) or isinstance(scale, Symbol):
-        # per-element parameters: _sample_normal draws `shape` samples for each (mu, sigma)
-        return create("_sample_normal", mu=loc, sigma=scale, shape=tuple(shape), **kwargs)
-    return create("_random_normal", loc=loc, scale=scale, shape=tuple(shape), **kwargs)
 
 
 for _name in _registry.NAMESPACE_PREFIXES:

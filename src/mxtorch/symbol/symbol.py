@@ -62,6 +62,8 @@ class Node:
     def output_names(self):
         if self.op is None:
             return [self.name]
+        if not self.name:  # an atomic symbol (no name): the bare output names, as MXNet
+            return list(self.op.outputs())
         return [f"{self.name}_{suffix}" for suffix in self.op.outputs()]
 
     def num_arguments(self):
@@ -157,6 +159,21 @@ class Symbol(SymbolBase):
             count = node.num_outputs() if node.op is None else node.op.num_visible_outputs()
             entries.extend((node, i) for i in range(count))
         return Symbol(entries)
+
+    def _gen_atomic_symbol(self):
+        """A new symbol holding only this symbol's operator: same operator and attributes, no
+        inputs and an empty name, one output per visible output of the operator (MXNet 1.9.1's
+        ``MXGenAtomicSymbolFromSymbol``).  Raises MXNetError for a group or a variable."""
+        if len(self._outputs) != 1 and len({id(node) for node, _ in self._outputs}) != 1:
+            raise MXNetError("_gen_atomic_symbol: expected the outputs of one operator node, "
+                             f"got a group of {len(self._outputs)} outputs")
+        node = self._outputs[0][0]
+        if node.op is None:
+            raise MXNetError(f"_gen_atomic_symbol: {node.name!r} is a variable, not an operator")
+        attrs = {key: value for key, value in node.attrs.items()
+                 if not (key.startswith("__") and key.endswith("__"))}
+        atom = Node(node.op, "", attrs)
+        return Symbol([(atom, index) for index in range(node.op.num_visible_outputs())])
 
     def get_children(self):
         """The inputs of this (single-output) symbol's node as a Group, None for a variable."""
