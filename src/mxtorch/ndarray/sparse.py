@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from ..base import (MXNetError, NDArrayHandle, NotSupportedForSparseNDArray, integer_types, mx_real_t,  # noqa: F401
-                    numeric_types)
+                    numeric_types, c_array_buf, check_call)
 from ..context import Context, current_context  # noqa: F401
 from .ndarray import NDArray, _resolve_ctx, to_torch_dtype
 from .ndarray import array as native_array  # noqa: F401

@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 
 from ..attribute import AttrScope  # noqa: F401  (MXNet's module imported it)
-from ..base import SymbolHandle  # noqa: F401  (likewise)
+from ..base import SymbolHandle, check_call  # noqa: F401  (likewise)
 from .symbol import Symbol, full
 
-__all__ = ["rand_zipfian", "adamw_update", "mp_adamw_update", "uniform", "AttrScope", "Symbol", "SymbolHandle"]
+__all__ = ["rand_zipfian", "adamw_update", "mp_adamw_update", "uniform", "AttrScope", "Symbol", "SymbolHandle",
+           "check_call"]
 
 
 def _create(op_name, *args, **kwargs):

@@ -1,4 +1,4 @@
 """``mx.gluon.contrib.cnn``: deformable convolution (Dai et al. 2017)."""
-from .conv_layers import DeformableConvolution  # noqa: F401
+from .conv_layers import DeformableConvolution, ModulatedDeformableConvolution  # noqa: F401
 
 __all__ = ["DeformableConvolution"]

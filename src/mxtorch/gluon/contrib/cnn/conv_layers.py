@@ -1,7 +1,7 @@
 """MXNet 1.9.1's ``gluon.contrib.cnn.conv_layers``: DeformableConvolution, a 2-D convolution
 whose sampling positions are shifted by offsets that a plain convolution predicts from the
-input (``_contrib_DeformableConvolution``).  ModulatedDeformableConvolution (v2) is not
-provided: mxtorch's registry has no ``_contrib_ModulatedDeformableConvolution`` operator yet."""
+input (``_contrib_DeformableConvolution``), and ModulatedDeformableConvolution (v2), whose
+offset convolution also predicts a per-position mask (``_contrib_ModulatedDeformableConvolution``)."""
 from __future__ import annotations
 
 import numbers
@@ -10,7 +10,7 @@ from ....base import numeric_types  # noqa: F401  (MXNet's module exposes it)
 from ...block import HybridBlock
 from ...nn import Activation
 
-__all__ = ["DeformableConvolution"]
+__all__ = ["DeformableConvolution", "ModulatedDeformableConvolution"]
 
 
 def _pair(value):
@@ -77,3 +77,65 @@ class DeformableConvolution(HybridBlock):
         inputs = shape[1] * self._kwargs["num_group"] if shape[1] else None
         return (f"{type(self).__name__}({inputs} -> {self._channels}, kernel_size={self._common['kernel']}, "
                 f"stride={self._common['stride']}, padding={self._common['pad']})")
+
+
+class ModulatedDeformableConvolution(HybridBlock):
+    """Modulated deformable 2-D convolution (deformable ConvNets v2) on ``(batch, in_channels,
+    height, width)`` (layout NCHW), as MXNet 1.9.1's layer: a plain convolution of the input
+    (``num_group=groups``) predicts ``3 * kh * kw * num_deformable_group`` channels; the first
+    two thirds are the offsets, the last third through ``2 * sigmoid`` the mask.
+
+    Parameters (MXNet's names): ``offset_weight`` ``(3 * kh * kw * num_deformable_group,
+    in_channels / groups, kh, kw)`` and ``offset_bias`` (zeros: training starts as a plain
+    convolution with mask 1), ``deformable_conv_weight`` ``(channels, in_channels / groups, kh,
+    kw)`` and ``deformable_conv_bias``.  ``in_channels=0`` infers the input channels on the first
+    call.  Only layout 'NCHW' (MXNetValueError otherwise).
+    """
+
+    def __init__(self, channels, kernel_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1,
+                 num_deformable_group=1, layout="NCHW", use_bias=True, in_channels=0, activation=None,
+                 weight_initializer=None, bias_initializer="zeros", offset_weight_initializer="zeros",
+                 offset_bias_initializer="zeros", offset_use_bias=True, op_name="ModulatedDeformableConvolution",
+                 adj=None, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        if layout != "NCHW":
+            from ....base import MXNetValueError
+            raise MXNetValueError(f"ModulatedDeformableConvolution: only layout 'NCHW' is supported, got {layout!r}")
+        with self.name_scope():
+            self._channels = channels
+            kernel = _pair(kernel_size)
+            self._common = {"kernel": kernel, "stride": _pair(strides), "dilate": _pair(dilation),
+                            "pad": _pair(padding)}
+            offset_channels = 3 * kernel[0] * kernel[1] * num_deformable_group
+            self._split = 2 * kernel[0] * kernel[1] * num_deformable_group
+            self._offset_kwargs = dict(self._common, num_filter=offset_channels, num_group=groups,
+                                       no_bias=not offset_use_bias)
+            self._kwargs = dict(self._common, num_filter=channels, num_group=groups,
+                                num_deformable_group=num_deformable_group, no_bias=not use_bias)
+            per_group = in_channels // groups if in_channels else 0
+            self.offset_weight = self.params.get("offset_weight", shape=(offset_channels, per_group) + kernel,
+                                                 init=offset_weight_initializer, allow_deferred_init=True)
+            self.offset_bias = self.params.get("offset_bias", shape=(offset_channels,), init=offset_bias_initializer,
+                                               allow_deferred_init=True) if offset_use_bias else None
+            self.deformable_conv_weight = self.params.get("deformable_conv_weight", shape=(channels, per_group) + kernel,
+                                                          init=weight_initializer, allow_deferred_init=True)
+            self.deformable_conv_bias = self.params.get("deformable_conv_bias", shape=(channels,),
+                                                        init=bias_initializer,
+                                                        allow_deferred_init=True) if use_bias else None
+            self.act = Activation(activation, prefix=activation + "_") if activation is not None else None
+
+    def _alias(self):
+        return "modulated_deformable_conv"
+
+    def hybrid_forward(self, F, x, offset_weight, deformable_conv_weight, offset_bias=None,
+                       deformable_conv_bias=None):
+        offset_inputs = [x, offset_weight] + ([offset_bias] if offset_bias is not None else [])
+        predicted = F.Convolution(*offset_inputs, **self._offset_kwargs)
+        offset = F.slice_axis(predicted, axis=1, begin=0, end=self._split)
+        mask = F.sigmoid(F.slice_axis(predicted, axis=1, begin=self._split, end=None)) * 2
+        inputs = [x, offset, mask, deformable_conv_weight] + \
+            ([deformable_conv_bias] if deformable_conv_bias is not None else [])
+        out = F.contrib.ModulatedDeformableConvolution(*inputs, name="fwd", **self._kwargs)
+        if self.act is not None:
+            out = self.act(out)
+        return out
