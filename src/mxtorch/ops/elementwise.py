@@ -300,6 +300,8 @@ _SPARSE_SCALAR = ("_plus_scalar", "_minus_scalar", "_mul_scalar", "_div_scalar",
 
 
 def _zero_preserving_scalar(op, stypes):
+    if stypes[0] == "default":
+        return ["default"]          # a dense input: nothing to decide, and no extra computation
     zero = torch.zeros(1)
     return [stypes[0] if float(op.forward(False, [zero], [])[0][0]) == 0 else "default"]
 
