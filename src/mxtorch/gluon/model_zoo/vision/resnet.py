@@ -25,15 +25,17 @@ def _conv3x3(channels, stride, in_channels):
     return nn.Conv2D(channels, kernel_size=3, strides=stride, padding=1, use_bias=False, in_channels=in_channels)
 
 
-class BasicBlockV1(HybridBlock):
-    """Two 3x3 convolutions with batch norm, added to the (projected when ``downsample``)
-    input, then ReLU (ResNet-18/34)."""
+class _ResidualV1(HybridBlock):
+    """A V1 residual block: ``self.body`` (built by the subclass) plus the input, projected by a
+    strided 1x1 convolution with batch norm when ``downsample``, then ReLU.  ``_body_first``: the
+    order of the addition's operands, as MXNet wrote each block (it names the exported graph's
+    inputs)."""
+    _body_first = True
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+    def __init__(self, body, channels, stride, downsample, in_channels, **kwargs):
         super().__init__(**kwargs)
         self.body = nn.HybridSequential(prefix="")
-        self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm(), nn.Activation("relu"),
-                      _conv3x3(channels, 1, channels), nn.BatchNorm())
+        self.body.add(*body())
         if downsample:
             self.downsample = nn.HybridSequential(prefix="")
             self.downsample.add(nn.Conv2D(channels, kernel_size=1, strides=stride, use_bias=False,
@@ -42,91 +44,79 @@ class BasicBlockV1(HybridBlock):
             self.downsample = None
 
     def hybrid_forward(self, F, x):
-        residual = x
-        x = self.body(x)
-        if self.downsample is not None:
-            residual = self.downsample(residual)
-        return F.Activation(residual + x, act_type="relu")
+        body = self.body(x)
+        residual = x if self.downsample is None else self.downsample(x)
+        x = body
+        return F.Activation(x + residual if self._body_first else residual + x, act_type="relu")
 
 
-class BottleneckV1(HybridBlock):
+class BasicBlockV1(_ResidualV1):
+    """Two 3x3 convolutions with batch norm, added to the (projected when ``downsample``)
+    input, then ReLU (ResNet-18/34)."""
+    _body_first = False
+
+    def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+        super().__init__(lambda: (_conv3x3(channels, stride, in_channels), nn.BatchNorm(), nn.Activation("relu"),
+                                  _conv3x3(channels, 1, channels), nn.BatchNorm()),
+                         channels, stride, downsample, in_channels, **kwargs)
+
+
+class BottleneckV1(_ResidualV1):
     """1x1 (strided, with bias, as MXNet's) -> 3x3 -> 1x1 convolutions with batch norm plus the
     input, then ReLU (ResNet-50/101/152)."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+        super().__init__(lambda: (nn.Conv2D(channels // 4, kernel_size=1, strides=stride), nn.BatchNorm(),
+                                  nn.Activation("relu"), _conv3x3(channels // 4, 1, channels // 4), nn.BatchNorm(),
+                                  nn.Activation("relu"), nn.Conv2D(channels, kernel_size=1, strides=1),
+                                  nn.BatchNorm()),
+                         channels, stride, downsample, in_channels, **kwargs)
+
+
+class _ResidualV2(HybridBlock):
+    """A pre-activation (V2) residual block: ``(BatchNorm, Conv)`` pairs, each convolution after
+    BN -> ReLU, plus the input -- projected by a strided 1x1 convolution of the first pre-activated
+    value when ``downsample``."""
+
+    def __init__(self, convolutions, channels, stride, downsample, in_channels, **kwargs):
         super().__init__(**kwargs)
-        self.body = nn.HybridSequential(prefix="")
-        self.body.add(nn.Conv2D(channels // 4, kernel_size=1, strides=stride), nn.BatchNorm(), nn.Activation("relu"),
-                      _conv3x3(channels // 4, 1, channels // 4), nn.BatchNorm(), nn.Activation("relu"),
-                      nn.Conv2D(channels, kernel_size=1, strides=1), nn.BatchNorm())
+        self._depth = len(convolutions)
+        for index, convolution in enumerate(convolutions, 1):
+            # attribute order bn1, conv1, bn2, ... gives MXNet's parameter names and counters
+            setattr(self, f"bn{index}", nn.BatchNorm())
+            setattr(self, f"conv{index}", convolution())
         if downsample:
-            self.downsample = nn.HybridSequential(prefix="")
-            self.downsample.add(nn.Conv2D(channels, kernel_size=1, strides=stride, use_bias=False,
-                                          in_channels=in_channels), nn.BatchNorm())
+            self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
         else:
             self.downsample = None
 
     def hybrid_forward(self, F, x):
         residual = x
-        x = self.body(x)
-        if self.downsample is not None:
-            residual = self.downsample(residual)
-        return F.Activation(x + residual, act_type="relu")
+        for index in range(1, self._depth + 1):
+            x = F.Activation(getattr(self, f"bn{index}")(x), act_type="relu")
+            if index == 1 and self.downsample is not None:
+                residual = self.downsample(x)
+            x = getattr(self, f"conv{index}")(x)
+        return x + residual
 
 
-class BasicBlockV2(HybridBlock):
+class BasicBlockV2(_ResidualV2):
     """Pre-activation basic block: BN -> ReLU -> 3x3 conv, twice, plus the input (projected
     from the pre-activated input when ``downsample``)."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
-        super().__init__(**kwargs)
-        self.bn1 = nn.BatchNorm()
-        self.conv1 = _conv3x3(channels, stride, in_channels)
-        self.bn2 = nn.BatchNorm()
-        self.conv2 = _conv3x3(channels, 1, channels)
-        if downsample:
-            self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
-        else:
-            self.downsample = None
-
-    def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = F.Activation(self.bn2(x), act_type="relu")
-        x = self.conv2(x)
-        return x + residual
+        super().__init__((lambda: _conv3x3(channels, stride, in_channels), lambda: _conv3x3(channels, 1, channels)),
+                         channels, stride, downsample, in_channels, **kwargs)
 
 
-class BottleneckV2(HybridBlock):
+class BottleneckV2(_ResidualV2):
     """Pre-activation bottleneck: BN-ReLU-1x1, BN-ReLU-3x3 (strided), BN-ReLU-1x1, plus the input."""
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
-        super().__init__(**kwargs)
-        self.bn1 = nn.BatchNorm()
-        self.conv1 = nn.Conv2D(channels // 4, kernel_size=1, strides=1, use_bias=False)
-        self.bn2 = nn.BatchNorm()
-        self.conv2 = _conv3x3(channels // 4, stride, channels // 4)
-        self.bn3 = nn.BatchNorm()
-        self.conv3 = nn.Conv2D(channels, kernel_size=1, strides=1, use_bias=False)
-        if downsample:
-            self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
-        else:
-            self.downsample = None
-
-    def hybrid_forward(self, F, x):
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = F.Activation(self.bn2(x), act_type="relu")
-        x = self.conv2(x)
-        x = F.Activation(self.bn3(x), act_type="relu")
-        x = self.conv3(x)
-        return x + residual
+        super().__init__((lambda: nn.Conv2D(channels // 4, kernel_size=1, strides=1, use_bias=False),
+                          lambda: _conv3x3(channels // 4, stride, channels // 4),
+                          lambda: nn.Conv2D(channels, kernel_size=1, strides=1, use_bias=False)),
+                         channels, stride, downsample, in_channels, **kwargs)
 
 
 def _make_stage(block, layers, channels, stride, stage_index, in_channels):
