@@ -143,6 +143,18 @@ class Dropout(HybridBlock):
         return f"{type(self).__name__}(p = {self._rate}, axes={self._axes})"
 
 
+def _scale_shift_params(block, size, scale, center, gamma_initializer, beta_initializer, differentiable=False):
+    """Give a normalisation layer its ``gamma`` and ``beta`` parameters of shape ``(size,)`` (0:
+    inferred at the first forward); ``scale`` / ``center`` False fixes one (grad_req 'null'), and with
+    ``differentiable`` (BatchNorm, as in MXNet) a fixed one is also not differentiable."""
+    gamma_extra = {"differentiable": scale} if differentiable else {}
+    beta_extra = {"differentiable": center} if differentiable else {}
+    block.gamma = block.params.get("gamma", grad_req="write" if scale else "null", shape=(size,),
+                                   init=gamma_initializer, allow_deferred_init=True, **gamma_extra)
+    block.beta = block.params.get("beta", grad_req="write" if center else "null", shape=(size,),
+                                  init=beta_initializer, allow_deferred_init=True, **beta_extra)
+
+
 class _BatchNormBase(HybridBlock):
     _operator = "BatchNorm"
 
@@ -155,10 +167,7 @@ class _BatchNormBase(HybridBlock):
         self._axis = axis
         if in_channels != 0:
             self.in_channels = in_channels
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(in_channels,),
-                                     init=gamma_initializer, allow_deferred_init=True, differentiable=scale)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(in_channels,),
-                                    init=beta_initializer, allow_deferred_init=True, differentiable=center)
+        _scale_shift_params(self, in_channels, scale, center, gamma_initializer, beta_initializer, differentiable=True)
         self.running_mean = self.params.get("running_mean", grad_req="null", shape=(in_channels,),
                                             init=running_mean_initializer, allow_deferred_init=True,
                                             differentiable=False)
@@ -261,10 +270,7 @@ class InstanceNorm(HybridBlock):
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
         self._epsilon = epsilon
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(in_channels,),
-                                     init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(in_channels,),
-                                    init=beta_initializer, allow_deferred_init=True)
+        _scale_shift_params(self, in_channels, scale, center, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
@@ -288,10 +294,7 @@ class LayerNorm(HybridBlock):
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
         self._epsilon = epsilon
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(in_channels,),
-                                     init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(in_channels,),
-                                    init=beta_initializer, allow_deferred_init=True)
+        _scale_shift_params(self, in_channels, scale, center, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
@@ -315,10 +318,7 @@ class GroupNorm(HybridBlock):
         self._epsilon = epsilon
         self._center = center
         self._scale = scale
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(num_groups,),
-                                     init=gamma_initializer, allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(num_groups,),
-                                    init=beta_initializer, allow_deferred_init=True)
+        _scale_shift_params(self, num_groups, scale, center, gamma_initializer, beta_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._epsilon)
