@@ -243,11 +243,9 @@ class RNNCell(_GatedCell):
         return output, [output]
 
 
-class LSTMCell(_GatedCell):
-    """LSTM cell (gates i, f, c, o); two states, hidden and cell, ``(batch, hidden_size)``."""
-
-    _gates = 4
-    _num_states = 2
+class _GatedRecurrentCell(_GatedCell):
+    """LSTMCell and GRUCell: MXNet's signature, with the candidate's ``activation`` and the gates'
+    ``recurrent_activation`` last."""
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
@@ -256,6 +254,13 @@ class LSTMCell(_GatedCell):
                          h2h_bias_initializer, input_size, prefix, params)
         self._activation = activation
         self._recurrent_activation = recurrent_activation
+
+
+class LSTMCell(_GatedRecurrentCell):
+    """LSTM cell (gates i, f, c, o); two states, hidden and cell, ``(batch, hidden_size)``."""
+
+    _gates = 4
+    _num_states = 2
 
     def _alias(self):
         return "lstm"
@@ -277,19 +282,11 @@ class LSTMCell(_GatedCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(_GatedCell):
+class GRUCell(_GatedRecurrentCell):
     """GRU cell (gates r, z, n; ``h' = (1 - z) * n + z * h``); one state ``(batch,
     hidden_size)``."""
 
     _gates = 3
-
-    def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None, params=None,
-                 activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, input_size, prefix, params)
-        self._activation = activation
-        self._recurrent_activation = recurrent_activation
 
     def _alias(self):
         return "gru"
