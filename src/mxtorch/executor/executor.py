@@ -145,6 +145,7 @@ class Executor:
         aux_names = symbol.list_auxiliary_states()
         self._arg_names = arg_names
         self._aux_names = aux_names
+        self._arg_positions = {name: i for i, name in enumerate(arg_names)}   # read per batch (module/)
         self.arg_arrays = self._as_list(args, arg_names, "args", required=True)
         self.aux_arrays = self._as_list(aux_states, aux_names, "aux_states", required=True)
         self._grad_req = normalize_grad_req(grad_req, arg_names)
