@@ -135,12 +135,12 @@ def test_set_params_and_inference_forwards_between_steps(monkeypatch):
     """``set_params`` between steps, and ``forward(is_train=False)`` (eager, moving statistics)
     between training steps, give the eager numbers."""
     shape = (3, 2, 4, 4)
-    batches = _batches(shape, 4)
+    batches = _batches(shape, 3)
     new_args, new_aux = _params(_bn_dropout(), shape, seed=5)
     seen = {}
 
     def between(mod, position):
-        if position == 1:
+        if position == 0:
             mod.set_params(new_args, new_aux)
         mod.forward(batches[0], is_train=False)
         seen.setdefault(id(mod), []).append(mod.get_outputs()[0].asnumpy())
@@ -261,3 +261,26 @@ def test_head_gradient_shape_still_checked(monkeypatch):
     assert _uses_graph(mod)
     with pytest.raises(mx.base.MXNetError, match="head gradient 0 has shape"):
         executor.backward([mx.nd.ones((2, 2))])
+
+
+def test_fused_lstm_that_does_not_trace_runs_eagerly(monkeypatch, caplog):
+    """The fused recurrent step (executor/fusion.py) records a oneDNN RNN kernel whose traced
+    backward does not run: the graph is tried on copies when it is built, the executor runs
+    eagerly (one log line) and the numbers are the eager ones."""
+    monkeypatch.setattr(compiled, "_LOGGED", set())
+
+    def lstm():
+        cell = mx.rnn.LSTMCell(6, prefix="l_")
+        steps = mx.sym.SliceChannel(mx.sym.Variable("data"), num_outputs=3, axis=1, squeeze_axis=True)
+        outputs, _ = cell.unroll(3, inputs=[steps[i] for i in range(3)], merge_outputs=False)
+        return mx.sym.SoftmaxOutput(mx.sym.FullyConnected(outputs[-1], num_hidden=3, name="fc"), name="softmax")
+
+    shape = (2, 3, 4)
+    batches = _batches(shape, 2)
+    eager = _train(_module(monkeypatch, "0", lstm(), shape), batches)
+    with caplog.at_level(logging.INFO, logger="mxtorch"):
+        mod = _module(monkeypatch, "1", lstm(), shape)
+        traced = _train(mod, batches)
+    if not _uses_graph(mod):
+        assert any("compiled training step is not used" in r.getMessage() for r in caplog.records)
+    _assert_same(eager, traced)

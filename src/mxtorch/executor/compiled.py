@@ -228,7 +228,11 @@ class TrainingStep:
                           f"backward", logging.INFO)
             return None
         _simplify(module)
-        function = _script(module, flat)
+        try:
+            function = _script(module, flat)
+        except Exception as error:          # the graph does not run (a kernel the tracer mis-recorded)
+            self._disable(f"the traced graph failed ({type(error).__name__}: {str(error)[:200]})")
+            return None
         return _Graph(function, len(executor._output_slots), list(positions), len(self._leaves), list(carries))
 
 
@@ -246,18 +250,21 @@ def _simplify(module):
 def _script(module, flat):
     """``module`` traced with ``torch.jit.trace`` on copies of ``flat`` (the aux states it
     updates in place and the random generator's state are left as they were), or ``module``
-    itself when that fails."""
+    itself when that fails but ``module`` runs on the copies; raises the error of that run
+    when it fails too (a graph that cannot run is found before it touches the bound arrays)."""
     copies = [t.clone() for t in flat]
     cpu_state = torch.random.get_rng_state()
     cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
     try:
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
-            return torch.jit.trace(_Flat(module), tuple(copies), check_trace=False, strict=False)
-    except Exception as error:              # TorchScript cannot take every graph: run the FX graph
-        _log_once(("script", type(error).__name__), f"mxtorch: the compiled training step runs as an FX graph "
-                  f"(TorchScript: {type(error).__name__})", logging.DEBUG)
-        return module
+            try:
+                return torch.jit.trace(_Flat(module), tuple(copies), check_trace=False, strict=False)
+            except Exception as error:      # TorchScript cannot take every graph: run the FX graph
+                _log_once(("script", type(error).__name__), f"mxtorch: the compiled training step runs as an "
+                          f"FX graph (TorchScript: {type(error).__name__})", logging.DEBUG)
+                module(*[t.clone() for t in flat])
+                return module
     finally:
         torch.random.set_rng_state(cpu_state)
         if cuda_states is not None:
