@@ -6,8 +6,10 @@ entries.  ``forward(is_train=True)`` records autograd only when some argument
 has a gradient request; ``backward`` asks autograd for the gradients of the
 requested arguments and writes ('write') or adds ('add') them into the bound
 gradient arrays.  Aux states (BatchNorm's moving statistics) are updated in
-place by the operators.  The plan is the unit to optimise later (fusion,
-``torch.compile``, CUDA graphs) without changing the layers above.
+place by the operators.  The plan is the unit the optimisations rewrite without changing
+the layers above: the inference plan (``inference.py``), fused recurrent cells
+(``fusion.py``) and the compiled training step (``compiled.py``: forward + backward traced
+into one graph, run without autograd; ``MXTORCH_COMPILE``).
 """
 from __future__ import annotations
 
