@@ -284,3 +284,47 @@ def test_fused_lstm_that_does_not_trace_runs_eagerly(monkeypatch, caplog):
     if not _uses_graph(mod):
         assert any("compiled training step is not used" in r.getMessage() for r in caplog.records)
     _assert_same(eager, traced)
+
+
+def _executor_run(monkeypatch, mode, symbol, shapes, steps=2):
+    """simple_bind with every argument's gradient ('write'), fixed values; per step the outputs
+    and the gradients (the executor is run as Module.fit would, without an optimizer)."""
+    monkeypatch.setenv("MXTORCH_COMPILE", mode)
+    executor = symbol.simple_bind(mx.cpu(), **shapes)
+    rng = np.random.RandomState(3)
+    for name, array in executor.arg_dict.items():
+        array[:] = rng.uniform(0, 2, array.shape) if "label" in name else rng.normal(0, 1, array.shape)
+    record = []
+    for _ in range(steps):
+        executor.forward(is_train=True)
+        executor.backward()
+        record.append(([o.asnumpy() for o in executor.outputs],
+                       {n: g.asnumpy() for n, g in executor.grad_dict.items()}))
+    return executor, record
+
+
+@pytest.mark.parametrize("head", ["regression", "makeloss", "blockgrad_output"])
+def test_other_loss_heads_and_data_gradients(monkeypatch, head):
+    """LinearRegressionOutput and MakeLoss heads, with gradients of the data and label arguments
+    too, are traced; a second output behind BlockGrad (which declares a zero gradient, so it is
+    an output carrying a gradient that is not a loss head) makes the executor run eagerly."""
+    data = mx.sym.Variable("data")
+    hidden = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+    if head == "regression":
+        symbol = mx.sym.LinearRegressionOutput(hidden, name="lro")
+        shapes = {"data": (4, 5), "lro_label": (4, 3)}
+    elif head == "makeloss":
+        symbol = mx.sym.MakeLoss(mx.sym.sum(mx.sym.square(hidden)), normalization="batch")
+        shapes = {"data": (4, 5)}
+    else:
+        symbol = mx.sym.Group([mx.sym.SoftmaxOutput(hidden, name="softmax"), mx.sym.BlockGrad(hidden * 2)])
+        shapes = {"data": (4, 5), "softmax_label": (4,)}
+    _, eager = _executor_run(monkeypatch, "0", symbol, shapes)
+    executor, traced = _executor_run(monkeypatch, "1", symbol, shapes)
+    assert executor._training_step.active == (head != "blockgrad_output")
+    for (outs_e, grads_e), (outs_t, grads_t) in zip(eager, traced):
+        for a, b in zip(outs_e, outs_t):
+            np.testing.assert_allclose(b, a, **TOL)
+        assert sorted(grads_e) == sorted(grads_t)
+        for name in grads_e:
+            np.testing.assert_allclose(grads_t[name], grads_e[name], **TOL, err_msg=name)
