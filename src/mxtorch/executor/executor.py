@@ -6,8 +6,10 @@ entries.  ``forward(is_train=True)`` records autograd only when some argument
 has a gradient request; ``backward`` asks autograd for the gradients of the
 requested arguments and writes ('write') or adds ('add') them into the bound
 gradient arrays.  Aux states (BatchNorm's moving statistics) are updated in
-place by the operators.  The plan is the unit to optimise later (fusion,
-``torch.compile``, CUDA graphs) without changing the layers above.
+place by the operators.  The plan is the unit the optimisations rewrite without changing
+the layers above: the inference plan (``inference.py``), fused recurrent cells
+(``fusion.py``) and the compiled training step (``compiled.py``: forward + backward traced
+into one graph, run without autograd; ``MXTORCH_COMPILE``).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from ..autograd import head_gradient
 from ..ops.registry import gradient_carrier, product
 from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan
+from .compiled import CompiledGradients, TrainingStep
 from .fusion import fuse_recurrent_chains, fusion_enabled
 
 __all__ = ["Executor"]
@@ -115,15 +118,13 @@ def _dense_views(results, inputs):
     (``mx.nd`` results own their memory), so the operators after it compute on identically
     laid-out data and a hybridized block reproduces its imperative values bit for bit.
     Contiguous views (reshape, flatten) are kept as they are."""
-    storage = None
     dense = []
     for tensor in results:
         if tensor.is_contiguous() or not tensor.numel():
             dense.append(tensor)
             continue
-        if storage is None:
-            storage = {t.untyped_storage().data_ptr() for t in inputs if t.numel()}
-        shared = tensor.untyped_storage().data_ptr() in storage
+        # storage identity without reading data pointers (the compiled step traces with fake tensors)
+        shared = any(t.numel() and torch._C._is_alias_of(tensor, t) for t in inputs)
         dense.append(tensor.contiguous() if shared else tensor)
     return dense
 
@@ -146,6 +147,7 @@ class Executor:
         aux_names = symbol.list_auxiliary_states()
         self._arg_names = arg_names
         self._aux_names = aux_names
+        self._arg_positions = {name: i for i, name in enumerate(arg_names)}   # read per batch (module/)
         self.arg_arrays = self._as_list(args, arg_names, "args", required=True)
         self.aux_arrays = self._as_list(aux_states, aux_names, "aux_states", required=True)
         self._grad_req = normalize_grad_req(grad_req, arg_names)
@@ -188,6 +190,8 @@ class Executor:
                            for slot, kind, index in self._variable_slots]
         # bound without gradients: forward(is_train=False) runs the folded inference plan (inference.py)
         self._inference = InferencePlan(self) if not self._recorded_indices else None
+        # bound with gradients: forward(is_train=True) + backward may run as one traced graph (compiled.py)
+        self._training_step = TrainingStep(self) if self._recorded_indices else None
 
     # -- construction ---------------------------------------------------------------------------
     @staticmethod
@@ -425,6 +429,16 @@ class Executor:
         # an inference forward records only when backward asks for its gradients (MXNet computes
         # gradients after forward(is_train=False) too); see backward
         need_grad = (is_train or record_inference) and bool(self._recorded_indices)
+        if (need_grad and not record_inference and self._monitor_callback is None
+                and self._training_step.active):
+            compiled = self._training_step.run(is_train)
+            if compiled is not None:
+                outputs, self._recorded = compiled
+                for array, tensor in zip(self.outputs, outputs):
+                    array.use_storage(tensor)
+                self._write_shared_outputs()
+                self._monitored_inputs = None
+                return
         values = [None] * self._num_slots
         leaves = []
         args, aux = self.arg_arrays, self.aux_arrays
@@ -571,8 +585,11 @@ class Executor:
                 return
             raise MXNetError("backward: call forward(is_train=True) first (the last forward did not record "
                              "a training graph)")
-        outputs, leaves = self._recorded
-        self._recorded = None
+        recorded, self._recorded = self._recorded, None
+        if isinstance(recorded, CompiledGradients):
+            outputs, leaves = recorded.outputs, None
+        else:
+            outputs, leaves = recorded
         if out_grads is not None and not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
         if out_grads is not None and len(out_grads) > len(outputs):
@@ -585,22 +602,13 @@ class Executor:
                 out_grads = list(out_grads) + [None] * (len(outputs) - len(out_grads))
             else:
                 raise MXNetError(f"backward: {len(out_grads)} head gradients for {len(outputs)} outputs")
-        heads, head_grads = [], []
-        for position, tensor in enumerate(outputs):
-            tensor = gradient_carrier(tensor)
-            if not tensor.requires_grad:
-                continue
-            given = None if out_grads is None else out_grads[position]
-            if given is None and self._output_is_loss[position]:
-                # a loss head ignores its head gradient: ones without filling an output-sized buffer
-                grad = torch.ones((), dtype=tensor.dtype, device=tensor.device).expand(tensor.shape)
-            else:
-                grad = head_gradient(tensor, given,
-                                     lambda shape: f"backward: head gradient {position} has shape {shape}, output "
-                                                   f"{self._symbol.list_outputs()[position]!r} has "
-                                                   f"{tuple(tensor.shape)}")
-            heads.append(tensor)
-            head_grads.append(grad)
+        if isinstance(recorded, CompiledGradients):
+            # the compiled step computed the gradients at forward time (loss heads only: they
+            # ignore head gradients); given head gradients are still checked
+            self._check_head_gradients(outputs, out_grads, recorded.carrying)
+            self._store_gradients(list(zip(recorded.leaves, recorded.grads)), set())
+            return
+        heads, head_grads, _ = self._heads(outputs, out_grads)
         monitored = self._monitored_inputs if self._monitor_callback is not None else None
         self._monitored_inputs = None
         watched = [tensor for _, inputs in (monitored or []) for tensor in inputs
@@ -616,14 +624,50 @@ class Executor:
         if monitored:
             self._report_backward(monitored, watched_grads)
         head_storage = {h.untyped_storage().data_ptr() for h in head_grads}
+        self._store_gradients([(index, grad) for (index, _), grad in zip(leaves, grads)], head_storage)
+
+    def _heads(self, outputs, out_grads):
+        """``(heads, head_grads, carrying)``: the output tensors that carry a gradient, the head
+        gradient of each (``out_grads[i]`` checked against the output's shape; a loss head given
+        none gets expanded ones), and per output whether it carries one."""
+        heads, head_grads, carrying = [], [], []
+        for position, tensor in enumerate(outputs):
+            tensor = gradient_carrier(tensor)
+            carrying.append(tensor.requires_grad)
+            if not tensor.requires_grad:
+                continue
+            given = None if out_grads is None else out_grads[position]
+            if given is None and self._output_is_loss[position]:
+                # a loss head ignores its head gradient: ones without filling an output-sized buffer
+                grad = torch.ones((), dtype=tensor.dtype, device=tensor.device).expand(tensor.shape)
+            else:
+                grad = head_gradient(tensor, given, self._head_mismatch(position, tensor))
+            heads.append(tensor)
+            head_grads.append(grad)
+        return heads, head_grads, carrying
+
+    def _head_mismatch(self, position, tensor):
+        return (lambda shape: f"backward: head gradient {position} has shape {shape}, output "
+                              f"{self._symbol.list_outputs()[position]!r} has {tuple(tensor.shape)}")
+
+    def _check_head_gradients(self, outputs, out_grads, carrying):
+        """The shape check of ``_heads`` for head gradients given to a compiled step."""
+        for position, (given, carries) in enumerate(zip(out_grads or (), carrying)):
+            if given is not None and carries:
+                head_gradient(outputs[position], given, self._head_mismatch(position, outputs[position]))
+
+    def _store_gradients(self, pairs, head_storage):
+        """Write ``(argument index, gradient or None)`` pairs into the gradient arrays by their
+        requests ('write' adopts autograd's fresh buffer where it can, 'add' accumulates);
+        gradient arguments not in ``pairs`` get zeros under 'write'."""
         with torch.no_grad():
             # integer arguments carry no gradient: 'write' gives them zeros, as MXNet does
-            differentiated = {index for index, _ in leaves}
+            differentiated = {index for index, _ in pairs}
             for index in self._gradient_indices - differentiated:
                 target = self.grad_arrays[index]
                 if target is not None and self._grad_req[self._arg_names[index]] == "write":
                     target._tensor.zero_()
-            for (index, _), grad in zip(leaves, grads):
+            for index, grad in pairs:
                 target = self.grad_arrays[index]
                 if target is None:
                     continue

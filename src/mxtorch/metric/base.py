@@ -205,6 +205,10 @@ class EvalMetric:
 
     def _accumulate(self, sum_value, count):
         """Add to the local and the global sum and count."""
+        if isinstance(sum_value, torch.Tensor):
+            # converted once for both sums (what _add_statistic would do to each)
+            sum_value = sum_value.detach().reshape(())
+            sum_value = sum_value.to(torch.float64) if sum_value.is_floating_point() else sum_value.to(torch.int64)
         self._add_statistic("sum_metric", sum_value)
         self._add_statistic("global_sum_metric", sum_value)
         self._add_statistic("num_inst", count)

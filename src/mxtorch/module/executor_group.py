@@ -454,8 +454,10 @@ class DataParallelExecutorGroup:
     def _load(self, device_arrays, names, what):
         for context, arrays in enumerate(device_arrays):
             executor = self.execs[context]
+            positions = executor._arg_positions
             for name, source in zip(names, arrays):
-                target = executor.arg_dict.get(name)
+                position = positions.get(name)
+                target = None if position is None else executor.arg_arrays[position]
                 if target is None:
                     continue            # a label name the symbol does not read (warned at construction)
                 if source.shape != target.shape:
