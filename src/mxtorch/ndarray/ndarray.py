@@ -506,6 +506,18 @@ class NDArray(NDArrayBase):
     def __reduce__(self):
         return (NDArray, (None,), self.__getstate__())
 
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy``: what a pickle round trip gives (``__reduce__``), without writing
+        the bytes: a new dense array on ``cpu(0)``, same values and dtype, no gradient,
+        writable; pending errors raise as ``asnumpy`` would.  Subclasses (the sparse arrays)
+        take the pickle path itself."""
+        if type(self) is not NDArray:
+            return _reduce_copy(self, memo)
+        self.wait_to_read()
+        tensor = self._tensor.detach().to("cpu").clone(memory_format=torch.contiguous_format)
+        result = memo[id(self)] = NDArray(tensor, Context("cpu", 0))
+        return result
+
     def __getstate__(self):
         """MXNet's pickled form: ``{'handle': bytearray}`` holding one array in the V2 record
         layout (what ``MXNDArraySaveRawBytes`` wrote), so pickles cross between MXNet and
@@ -1067,6 +1079,16 @@ def from_dlpack(dlpack):
 
 # the capsule name: PyCapsule keeps the pointer, not a copy, so the bytes must outlive the capsule
 _DLTENSOR_NAME = ctypes.c_char_p(b"dltensor")
+
+
+def _reduce_copy(array, memo):
+    """``copy.deepcopy`` through ``__reduce__`` (the pickle path)."""
+    import copy
+    constructor, arguments, state = array.__reduce__()
+    result = constructor(*arguments)
+    memo[id(array)] = result
+    result.__setstate__(copy.deepcopy(state, memo))
+    return result
 
 
 def _handle_from_dlpack_pointer(pointer):
