@@ -213,6 +213,47 @@ def test_dlpack_round_trip_shares_memory():
     np.testing.assert_array_equal(mx.nd.from_dlpack(foreign).asnumpy(), [0, 1, 2, 3])
 
 
+
+def test_c_api_from_dlpack_takes_over_a_capsule_opened_by_hand():
+    # MXNet 1.9.1's older from_dlpack: open the 'dltensor' capsule with ctypes, hand the
+    # DLManagedTensor pointer to MXNDArrayFromDLPack, mark the capsule used, wrap the handle
+    import ctypes
+    from mxtorch.base import _LIB, NDArrayHandle, c_str, check_call
+    source = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    capsule = ctypes.py_object(torch.utils.dlpack.to_dlpack(source))
+    assert ctypes.pythonapi.PyCapsule_IsValid(capsule, c_str("dltensor"))
+    pointer = ctypes.c_void_p(ctypes.pythonapi.PyCapsule_GetPointer(capsule, c_str("dltensor")))
+    handle = NDArrayHandle()
+    check_call(_LIB.MXNDArrayFromDLPack(pointer, ctypes.byref(handle)))
+    ctypes.pythonapi.PyCapsule_SetName(capsule, c_str("used_dltensor"))
+    ctypes.pythonapi.PyCapsule_SetDestructor(capsule, None)
+    array = mx.nd.NDArray(handle=handle)
+    np.testing.assert_array_equal(array.asnumpy(), [[0, 1, 2], [3, 4, 5]])
+    source[0, 0] = 7   # the same memory
+    assert array.asnumpy()[0, 0] == 7
+    assert array._tensor.data_ptr() == source.data_ptr()
+    with pytest.raises(AttributeError, match="MXNDArrayFromDLPack"):
+        _LIB.MXNDArrayCreate
+    with pytest.raises(MXNetError, match="NULL"):
+        _LIB.MXNDArrayFromDLPack(ctypes.c_void_p(), ctypes.byref(handle))
+
+
+def test_deepcopy_gives_what_a_pickle_round_trip_gives():
+    import pickle
+    source = mx.nd.array(np.arange(6).reshape(2, 3), dtype="float16").T   # a strided view
+    copied, unpickled = copy.deepcopy(source), pickle.loads(pickle.dumps(source))
+    for array in (copied, unpickled):
+        assert type(array) is mx.nd.NDArray and array.dtype == np.float16 and array.shape == (3, 2)
+        assert array.context == mx.cpu(0) and array.writable and array._tensor.is_contiguous()
+        np.testing.assert_array_equal(array.asnumpy(), np.arange(6).reshape(2, 3).T)
+    copied[:] = 5   # its own memory
+    np.testing.assert_array_equal(source.asnumpy(), np.arange(6).reshape(2, 3).T)
+    shared = copy.deepcopy({"a": source, "b": source})
+    assert shared["a"] is shared["b"]
+    failed = mx.nd.random.uniform(low=2.0, high=1.0, shape=(2,))   # MXNet raises at the next wait
+    with pytest.raises(MXNetError, match="low"):
+        copy.deepcopy(failed)
+
 def test_writable_false_rejects_assignment():
     array = mx.nd.NDArray(torch.zeros(2, 2), writable=False)
     assert array.writable is False and mx.nd.ones((1,)).writable is True

@@ -239,6 +239,35 @@ def test_rnn_lstm_state_clip_bounds_the_cell():
         np.testing.assert_allclose(a, b, rtol=1e-10)
 
 
+
+def test_rnn_parameters_gradient_is_torch_lstm_gradient_in_mxnet_packed_order():
+    # the gradient reaching MXNet's flat 'parameters' vector, against torch.nn.LSTM's own
+    # per-tensor gradients packed in MXNet's order (weights per layer and direction, then biases)
+    import torch
+    layers, hidden, features = 2, 3, 4
+    reference = torch.nn.LSTM(features, hidden, layers, bidirectional=True).double()
+    suffixes = ["", "_reverse"]
+    weights = [getattr(reference, f"{kind}_l{layer}{suffix}") for layer in range(layers) for suffix in suffixes
+               for kind in ("weight_ih", "weight_hh")]
+    biases = [getattr(reference, f"{kind}_l{layer}{suffix}") for layer in range(layers) for suffix in suffixes
+              for kind in ("bias_ih", "bias_hh")]
+    flat = torch.cat([t.detach().reshape(-1) for t in weights + biases])
+    data = torch.linspace(-1, 1, 5 * 2 * features, dtype=torch.float64).reshape(5, 2, features)
+    state = torch.zeros(2 * layers, 2, hidden, dtype=torch.float64)
+    head = torch.linspace(0.5, 1.5, 5 * 2 * 2 * hidden, dtype=torch.float64).reshape(5, 2, 2 * hidden)
+    output, _ = reference(data, (state, state))
+    (output * head).sum().backward()
+    expected = torch.cat([t.grad.reshape(-1) for t in weights + biases]).numpy()
+    parameters = mx.nd.array(flat.numpy(), dtype=np.float64)
+    parameters.attach_grad()
+    with mx.autograd.record():
+        result = mx.nd.RNN(mx.nd.array(data.numpy(), dtype=np.float64), parameters,
+                           mx.nd.array(state.numpy(), dtype=np.float64), mx.nd.array(state.numpy(), dtype=np.float64),
+                           state_size=hidden, num_layers=layers, mode="lstm", bidirectional=True)
+    result.backward(mx.nd.array(head.numpy(), dtype=np.float64))
+    np.testing.assert_allclose(result.asnumpy(), output.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(parameters.grad.asnumpy(), expected, rtol=1e-10, atol=1e-12)
+
 def test_rnn_dropout_only_in_training_and_projection_refused():
     values = {k: v.astype(np.float32) for k, v in rnn_inputs("gru", 2, False).items()}
     symbol = symbol_for("RNN", list(values), dict(state_size=2, num_layers=2, mode="gru", p=0.5))

@@ -99,6 +99,27 @@ def test_numeric_grad_of_a_square():
     np.testing.assert_allclose(gradient["x"], 2 * values, rtol=1e-6)
 
 
+
+def test_numeric_grad_moves_one_element_at_a_time_and_restores_the_binding():
+    # prod is linear in each element: its central difference is exactly prod of the others,
+    # and is off by about eps / 2 relative if a moved element were not put back
+    x = mx.sym.var("x")
+    values = np.array([[1.5, -2.0, 0.75], [3.0, 1.25, -0.5]])
+    bound = mx.nd.array(values, dtype=np.float64)
+    executor = mx.sym.prod(x).bind(mx.cpu(), args={"x": bound}, grad_req="null")
+    gradient = tu.numeric_grad(executor, {"x": values}, eps=1e-4, dtype=np.float64)
+    others = np.array([np.prod(np.delete(values.reshape(-1), i)) for i in range(values.size)])
+    np.testing.assert_allclose(gradient["x"], others.reshape(values.shape), rtol=1e-9)
+    np.testing.assert_array_equal(executor.arg_dict["x"].asnumpy(), values)
+    # a float16 argument: x_i +/- eps / 2 is rounded to float16 before the forward
+    half = np.array([1.0, 2.0], dtype=np.float16)
+    executor = mx.sym.prod(x).bind(mx.cpu(), args={"x": mx.nd.array(half, dtype=np.float16)}, grad_req="null")
+    gradient = tu.numeric_grad(executor, {"x": half}, eps=2.0 ** -6, dtype=np.float16)
+    up, down = np.float16(1.0 + 2.0 ** -7), np.float16(1.0 - 2.0 ** -7)
+    expected0 = (float(up) * 2.0 - float(down) * 2.0) / 2.0 ** -6
+    assert gradient["x"][0] == pytest.approx(expected0, rel=1e-3)
+    np.testing.assert_array_equal(executor.arg_dict["x"].asnumpy(), half)
+
 def test_check_symbolic_forward_and_backward():
     lhs, rhs = mx.sym.var("lhs"), mx.sym.var("rhs")
     product = mx.sym.dot(lhs, rhs)

@@ -324,7 +324,7 @@ from .base_ctypes import (  # noqa: E402,F401
     basestring, build_param_doc, c2pyerror, c_array, c_array_buf, c_handle_array, c_str,
     c_str_array, check_call, classproperty, ctypes2buffer, ctypes2numpy_shared, error_types,
     get_last_ffi_error, long, mx_float, mx_float_p, mx_int, mx_int64, mx_uint, register_error,
-    with_metaclass,
+    with_metaclass, _LIB,
 )
 
 register_error(NotImplementedForSymbol)

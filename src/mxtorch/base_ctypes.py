@@ -11,6 +11,8 @@ ctypes and Python: each one here behaves as MXNet's did on the same ctypes value
 - ``check_call(ret)`` returns for 0 and raises the last recorded error for any other value, the
   error class chosen through ``register_error`` / ``error_types`` from the message's
   ``"TypeName: ..."`` prefix, as MXNet's FFI error handler did.
+- ``_LIB`` stands in for MXNet's C library: the C API calls that have a meaning on torch memory
+  (``MXNDArrayFromDLPack``); any other name raises AttributeError naming what to use.
 - ``classproperty`` and ``with_metaclass`` are the class-level property and six-style metaclass
   helpers MXNet's ``Context`` / ``NameManager`` / ``AttrScope`` used.
 
@@ -33,7 +35,7 @@ __all__ = [
     "c_str", "c_str_array", "c_array", "c_array_buf", "c_handle_array", "ctypes2buffer",
     "ctypes2numpy_shared", "build_param_doc", "add_fileline_to_docstring",
     "error_types", "register_error", "c2pyerror", "get_last_ffi_error", "check_call",
-    "MXCallbackList", "classproperty", "with_metaclass", "NDArrayBase", "SymbolBase",
+    "MXCallbackList", "classproperty", "with_metaclass", "NDArrayBase", "SymbolBase", "_LIB",
 ]
 
 basestring = str
@@ -364,6 +366,56 @@ def with_metaclass(meta, *bases):
             return meta.__prepare__(name, bases)
 
     return type.__new__(_Temporary, "temporary_class", (), {})
+
+
+# MXNet's base set these two return types on ctypes.pythonapi at import, and DLPack code written
+# for MXNet (capsules built or opened by hand) relies on them: without them the pointer that
+# PyCapsule_GetPointer returns is cut to a C int
+ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
+ctypes.pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+
+
+# -- the C library ------------------------------------------------------------------------------------
+def _output_pointer(out):
+    """The ctypes object behind an output argument given as ``ctypes.byref(x)`` or as ``x``."""
+    target = getattr(out, "_obj", out)
+    if not isinstance(target, ctypes.c_void_p):
+        raise TypeError(f"expected ctypes.byref(<handle>) for the output handle, got {out!r}")
+    return target
+
+
+class _CLibrary:
+    """``mxnet.base._LIB``: MXNet's C library.  mxtorch has none; this object provides the C API
+    entry points whose meaning carries over to torch memory, with MXNet's calling convention
+    (ctypes arguments, output handles through ``ctypes.byref``, status 0 returned for
+    ``check_call``):
+
+    - ``MXNDArrayFromDLPack(dlpack, byref(handle))``: ``dlpack`` the address of a
+      ``DLManagedTensor`` (as ``PyCapsule_GetPointer`` returns it from a ``'dltensor'``
+      capsule); ``handle`` becomes an ``NDArrayHandle`` for ``mx.nd.NDArray(handle=handle)``,
+      which shares that memory.  The array owns the tensor from then on (MXNet's contract:
+      the caller renames the capsule to ``'used_dltensor'`` and removes its destructor).
+
+    Any other name raises AttributeError saying that the function is not available and what to
+    use instead."""
+
+    def MXNDArrayFromDLPack(self, dlpack, out):  # noqa: N802 - MXNet's C API name
+        from .ndarray.ndarray import _handle_from_dlpack_pointer
+        pointer = getattr(dlpack, "value", dlpack)
+        _output_pointer(out).value = _handle_from_dlpack_pointer(pointer)
+        return 0
+
+    def __getattr__(self, name):
+        raise AttributeError(
+            f"mxnet.base._LIB.{name}: mxtorch has no MXNet C library; of MXNet's C API it provides "
+            f"only MXNDArrayFromDLPack. Call the Python API that does the same work (mx.nd, "
+            f"mx.sym, mx.autograd, ...) instead of the C function")
+
+    def __repr__(self):
+        return "<mxtorch stand-in for MXNet's C library (MXNDArrayFromDLPack)>"
+
+
+_LIB = _CLibrary()
 
 
 # -- the handle-holding base classes ------------------------------------------------------------------

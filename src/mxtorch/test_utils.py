@@ -470,8 +470,29 @@ def _output_sum(executor, projections, is_train):
                for out, weight in zip(outputs, projections))
 
 
+def _perturbation_writer(array, values):
+    """A function ``write(i)`` that sets element ``i`` (flat, C order) of the bound NDArray
+    ``array`` to ``values.flat[i]`` (``values``: a NumPy array of the array's dtype) and leaves
+    the other elements alone.  One element moves per finite-difference step, so only that
+    element of the bound memory is written when it is contiguous (the whole array otherwise).
+    ``values`` must be C-contiguous: ``source`` shares its memory and sees later changes."""
+    source = torch.from_numpy(values.reshape(-1))
+
+    def write(i):
+        tensor = array._tensor   # looked up each time: the binding's memory, not a stale copy
+        if not (tensor.is_contiguous() and tuple(tensor.shape) == values.shape):
+            array[:] = values
+            return
+        with torch.no_grad():
+            tensor.view(-1)[i:i + 1].copy_(source[i:i + 1])
+    return write
+
+
 def _finite_differences(executor, location, aux_states, eps, use_forward_train, projections, names):
-    """Central differences of ``sum(output * projection)`` for the arguments in ``names``."""
+    """Central differences of ``sum(output * projection)`` for the arguments in ``names``.
+
+    Element ``i`` is moved to ``x_i +/- eps / 2`` (computed in float64, then rounded to the
+    argument's dtype) while every other element keeps its value from ``location``."""
     arg_dict = executor.arg_dict
     aux_dict = executor.aux_dict
     gradients = {}
@@ -483,18 +504,26 @@ def _finite_differences(executor, location, aux_states, eps, use_forward_train, 
         return _output_sum(executor, projections, use_forward_train)
 
     for name in names:
+        dtype = location[name].dtype
         base = np.array(location[name], dtype=np.float64)
         flat = base.reshape(-1)
+        # the argument's values, kept in its dtype; only element i differs at each step
+        current = np.array(location[name], dtype=dtype)
+        current_flat = current.reshape(-1)
+        arg_dict[name][:] = current
+        write = _perturbation_writer(arg_dict[name], current)
         gradient = np.zeros(flat.size, dtype=np.float64)
         for i in range(flat.size):
             original = flat[i]
-            flat[i] = original + eps / 2
-            arg_dict[name][:] = base.astype(location[name].dtype)
+            kept = current_flat[i]
+            current_flat[i] = np.asarray(original + eps / 2).astype(dtype)
+            write(i)
             upper = run()
-            flat[i] = original - eps / 2
-            arg_dict[name][:] = base.astype(location[name].dtype)
+            current_flat[i] = np.asarray(original - eps / 2).astype(dtype)
+            write(i)
             lower = run()
-            flat[i] = original
+            current_flat[i] = kept
+            write(i)
             gradient[i] = (upper - lower) / eps
         arg_dict[name][:] = location[name]
         gradients[name] = gradient.reshape(base.shape)

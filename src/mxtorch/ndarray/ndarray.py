@@ -26,6 +26,9 @@ from . import pending
 
 # NDArray tokens handed out as C handles (``NDArray._as_parameter_``), by id
 _HANDLES = weakref.WeakValueDictionary()
+# arrays made by a C API call (``base._LIB``): the handle owns them until ``NDArray(handle)``
+# takes them over, as MXNet's NDArray took ownership of a handle the C library returned
+_C_OWNED_HANDLES = {}
 # names MXNet 1.9.1's mxnet.ndarray.ndarray had in its namespace from its ctypes binding
 from array import array as native_array  # noqa: E402,F401
 from functools import reduce  # noqa: E402,F401
@@ -105,14 +108,21 @@ class NDArray(NDArrayBase):
     __slots__ = ("_tensor", "_ctx", "_grad", "_grad_req", "writable", "_fresh_grad", "__weakref__")
     __array_priority__ = 1000.0
 
-    def __init__(self, tensor, ctx=None, writable=True):
+    def __init__(self, tensor=None, ctx=None, writable=True, handle=None):
+        if handle is not None:
+            # MXNet's keyword spelling NDArray(handle=h): the same first argument
+            if tensor is not None:
+                raise MXNetError("NDArray: give the tensor or handle, not both")
+            tensor = handle
         if tensor is None:
             # MXNet's NDArray(None): the empty shell that unpickling fills through __setstate__
             tensor = torch.empty(0)
         if isinstance(tensor, ctypes.c_void_p):
             # MXNet's NDArray(handle): a handle from ctypes.cast(array, NDArrayHandle), as legacy
             # monitor callbacks build one; the new array shares the original's memory
-            source = _HANDLES.get(tensor.value)
+            source = _C_OWNED_HANDLES.pop(tensor.value, None)
+            if source is None:
+                source = _HANDLES.get(tensor.value)
             if source is None:
                 raise MXNetError(f"NDArray(handle): {tensor!r} is not the handle of a live NDArray "
                                  f"(handles come from ctypes.cast(array, NDArrayHandle))")
@@ -495,6 +505,18 @@ class NDArray(NDArrayBase):
 
     def __reduce__(self):
         return (NDArray, (None,), self.__getstate__())
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy``: what a pickle round trip gives (``__reduce__``), without writing
+        the bytes: a new dense array on ``cpu(0)``, same values and dtype, no gradient,
+        writable; pending errors raise as ``asnumpy`` would.  Subclasses (the sparse arrays)
+        take the pickle path itself."""
+        if type(self) is not NDArray:
+            return _reduce_copy(self, memo)
+        self.wait_to_read()
+        tensor = self._tensor.detach().to("cpu").clone(memory_format=torch.contiguous_format)
+        result = memo[id(self)] = NDArray(tensor, Context("cpu", 0))
+        return result
 
     def __getstate__(self):
         """MXNet's pickled form: ``{'handle': bytearray}`` holding one array in the V2 record
@@ -1053,6 +1075,37 @@ def from_dlpack(dlpack):
     if tensor.dtype not in _dtypes.torch_dtypes():
         raise MXNetError(f"from_dlpack: dtype {tensor.dtype} is not supported")
     return NDArray(tensor)
+
+
+# the capsule name: PyCapsule keeps the pointer, not a copy, so the bytes must outlive the capsule
+_DLTENSOR_NAME = ctypes.c_char_p(b"dltensor")
+
+
+def _reduce_copy(array, memo):
+    """``copy.deepcopy`` through ``__reduce__`` (the pickle path)."""
+    import copy
+    constructor, arguments, state = array.__reduce__()
+    result = constructor(*arguments)
+    memo[id(array)] = result
+    result.__setstate__(copy.deepcopy(state, memo))
+    return result
+
+
+def _handle_from_dlpack_pointer(pointer):
+    """The C handle (an int) of a new NDArray on the memory of the ``DLManagedTensor`` at address
+    ``pointer`` (MXNet's ``MXNDArrayFromDLPack``).  The array takes over the tensor: its deleter
+    runs when the array's memory is freed, so the caller must not call it (MXNet's contract; its
+    ``from_dlpack`` renamed the capsule to ``'used_dltensor'`` and removed its destructor).  The
+    handle keeps the array alive until ``NDArray(handle)`` takes it."""
+    if not pointer:
+        raise MXNetError("MXNDArrayFromDLPack: the DLManagedTensor pointer is NULL")
+    # a capsule without destructor: torch.from_dlpack marks it used and owns the tensor from then
+    # on (PyCapsule_New returns a py_object: base_ctypes sets the restype as MXNet's base did)
+    capsule = ctypes.pythonapi.PyCapsule_New(ctypes.c_void_p(pointer), _DLTENSOR_NAME, None)
+    array = from_dlpack(capsule)
+    _C_OWNED_HANDLES[id(array)] = array
+    _HANDLES[id(array)] = array
+    return id(array)
 
 
 class CachedOp:
