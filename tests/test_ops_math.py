@@ -530,3 +530,12 @@ def test_potrf_and_potri_take_lower():
     inverse = [[0.375, -0.25], [-0.25, 0.5]]
     np.testing.assert_allclose(mx.nd.linalg.potri(upper, lower=False).asnumpy(), inverse, rtol=1e-5)
     np.testing.assert_allclose(mx.nd.linalg.potri(mx.nd.linalg.potrf(a)).asnumpy(), inverse, rtol=1e-5)
+
+
+def test_unravel_index_never_reduces_the_first_axis_as_mxnet():
+    # MXNet 1.9.1: the first axis's size is unused (-1 allowed), division truncates to zero.
+    got = mx.nd.unravel_index(mx.nd.array([-5, 7, 30, 2.7]), shape=(3, 4)).asnumpy()
+    assert got.tolist() == [[-1, 1, 7, 0], [-1, 3, 2, 2]]
+    assert mx.nd.unravel_index(mx.nd.array([7, 30]), shape=(-1, 4)).asnumpy().tolist() == [[1, 7], [3, 2]]
+    flat = mx.nd.ravel_multi_index(mx.nd.array([[1, 2, 5], [3, -1, 9]]), shape=(-1, 4))
+    assert flat.asnumpy().tolist() == [7, 7, 29]
