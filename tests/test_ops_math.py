@@ -539,3 +539,14 @@ def test_unravel_index_never_reduces_the_first_axis_as_mxnet():
     assert mx.nd.unravel_index(mx.nd.array([7, 30]), shape=(-1, 4)).asnumpy().tolist() == [[1, 7], [3, 2]]
     flat = mx.nd.ravel_multi_index(mx.nd.array([[1, 2, 5], [3, -1, 9]]), shape=(-1, 4))
     assert flat.asnumpy().tolist() == [7, 7, 29]
+
+
+def test_arange_converts_start_and_step_to_the_output_dtype_first_as_mxnet():
+    # values from MXNet 1.9.1: integer (and float16) outputs truncate start and step, the
+    # arithmetic is the dtype's (uint8 wraps around), float32 sums in float32
+    assert mx.nd.arange(1.3, 6, 1.3, repeat=2, dtype="int32").asnumpy().tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert mx.nd.arange(-100, -90, 3, dtype="uint8").asnumpy().tolist() == [156, 159, 162, 165]
+    assert mx.nd.arange(-3.7, 5, 2.2, dtype="float16").asnumpy().tolist() == [-3.0, -1.0, 1.0, 3.0]
+    assert mx.nd.arange(0.1, 3, 0.1).asnumpy()[-1].item() == 2.8999998569488525
+    like = mx.nd.contrib.arange_like(mx.nd.zeros((2, 3), dtype="int32"), start=1.5, step=2.7, repeat=2)
+    assert like.asnumpy().tolist() == [[1, 1, 3], [3, 5, 5]]
