@@ -550,3 +550,18 @@ def test_arange_converts_start_and_step_to_the_output_dtype_first_as_mxnet():
     assert mx.nd.arange(0.1, 3, 0.1).asnumpy()[-1].item() == 2.8999998569488525
     like = mx.nd.contrib.arange_like(mx.nd.zeros((2, 3), dtype="int32"), start=1.5, step=2.7, repeat=2)
     assert like.asnumpy().tolist() == [[1, 1, 3], [3, 5, 5]]
+
+
+def test_syevd_gradient_is_mxnets_symmetric_formula():
+    # value from MXNet 1.9.1 (la_op syevd_backward)
+    x = mx.nd.array([[2., 1., 0.3], [1., 3., 0.2], [0.3, 0.2, 1.]], dtype="float64")
+    x.attach_grad()
+    with mx.autograd.record():
+        u, lam = mx.nd.linalg.syevd(x)
+        weights = mx.nd.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], dtype="float64")
+        y = (u * weights).sum() + (lam * mx.nd.array([1, -2, 0.5], dtype="float64")).sum()
+    y.backward()
+    expected = [[-3.833751089485095, 1.4781094137007385, 2.0181017648475157],
+                [1.4781094137007385, 0.23304989972943005, -1.0397334699625767],
+                [2.0181017648475152, -1.0397334699625769, 3.1007011897556667]]
+    np.testing.assert_allclose(x.grad.asnumpy(), expected, rtol=1e-10)
