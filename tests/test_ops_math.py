@@ -565,3 +565,24 @@ def test_syevd_gradient_is_mxnets_symmetric_formula():
                 [1.4781094137007385, 0.23304989972943005, -1.0397334699625767],
                 [2.0181017648475152, -1.0397334699625769, 3.1007011897556667]]
     np.testing.assert_allclose(x.grad.asnumpy(), expected, rtol=1e-10)
+
+
+def test_sample_unique_zipfian_draws_distinct_log_uniform_ids_and_counts_the_draws():
+    mx.random.seed(3)
+    ids, draws = mx.nd._internal._sample_unique_zipfian(1000, shape=(20, 100))
+    assert ids.shape == (20, 100) and ids.dtype == np.int64 and draws.shape == (20,) and draws.dtype == np.int64
+    ids = ids.asnumpy()
+    assert all(len(set(row)) == 100 for row in ids) and ids.min() >= 0 and ids.max() < 1000
+    # independent model of MXNet's sampler: P(k) = log((k + 2) / (k + 1)) / log(range_max);
+    # the expected number of draws until 100 distinct ids, by simulation with NumPy
+    rng = np.random.default_rng(0)
+    counts = []
+    for _ in range(200):
+        values = np.rint(np.exp(rng.random(2000) * np.log(1000))).astype(np.int64) - 1
+        _, first = np.unique(values, return_index=True)
+        counts.append(np.sort(first)[99] + 1)
+    assert abs(draws.asnumpy().mean() / np.mean(counts) - 1) < 0.1
+    full, _ = mx.nd._internal._sample_unique_zipfian(5, shape=(2, 5))
+    assert sorted(full.asnumpy()[0].tolist()) == [0, 1, 2, 3, 4]
+    with pytest.raises(MXNetError, match="range_max"):
+        mx.nd._internal._sample_unique_zipfian(5, shape=(2, 6))
