@@ -586,3 +586,18 @@ def test_sample_unique_zipfian_draws_distinct_log_uniform_ids_and_counts_the_dra
     assert sorted(full.asnumpy()[0].tolist()) == [0, 1, 2, 3, 4]
     with pytest.raises(MXNetError, match="range_max"):
         mx.nd._internal._sample_unique_zipfian(5, shape=(2, 6))
+
+
+def test_ctc_loss_ignores_nan_steps_past_the_data_length():
+    # values from MXNet 1.9.1: the third step is NaN and past data_lengths, its gradient 0
+    d = np.log(np.array([[[0.5, 0.3, 0.2]], [[0.2, 0.6, 0.2]], [[np.nan] * 3]], dtype=np.float32))
+    data = mx.nd.array(d)
+    data.attach_grad()
+    with mx.autograd.record():
+        loss = mx.nd.CTCLoss(data, mx.nd.array([[1, 0]]), use_data_lengths=True,
+                             data_lengths=mx.nd.array([2]), blank_label="first")
+    loss.backward()
+    np.testing.assert_allclose(loss.asnumpy(), [0.6161860227584839], rtol=1e-6)
+    expected = [[[-0.055555641651153564, -0.14444440603256226, 0.19999998807907104]],
+                [[0.08888891339302063, -0.28888875246047974, 0.20000001788139343]], [[0.0, 0.0, 0.0]]]
+    np.testing.assert_allclose(data.grad.asnumpy(), expected, rtol=1e-5, atol=1e-7)
