@@ -2,6 +2,8 @@
 operator of the same name with the array / symbol as its first input.  Values, shapes and
 dtypes come from MXNet 1.9.1 (``tests/data/fluent``, written by tools/gen_fluent_reference.py);
 for Symbol calls also the operator name and attributes MXNet writes to JSON."""
+import json
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,16 @@ def test_ndarray_fluent_method_writes_to_out():
     returned = source.sum(axis=1, out=target)
     assert returned is target
     np.testing.assert_allclose(target.asnumpy(), INPUTS["m"].sum(axis=1), rtol=1e-5)
+
+
+def test_operators_without_attributes_ignore_unknown_ones_with_a_warning_as_mxnet():
+    # MXNet 1.9.1 checks names only for operators with parameters: broadcast_maximum(..., axis=1)
+    # computes the plain maximum and keeps "axis" in the symbol JSON
+    with pytest.warns(UserWarning, match="broadcast_maximum.*axis"):
+        got = mx.nd.broadcast_maximum(mx.nd.array([0]), mx.nd.array([1, -2]), axis=1)
+    assert got.asnumpy().tolist() == [1, 0]
+    with pytest.warns(UserWarning):
+        node = mx.sym.broadcast_maximum(mx.sym.var("a"), mx.sym.var("b"), axis=1)
+    assert json.loads(node.tojson())["nodes"][2]["attrs"] == {"axis": "1"}
+    with pytest.raises(MXNetError, match="sum.*foo"):
+        mx.nd.sum(mx.nd.array([1]), foo=3)

@@ -192,6 +192,17 @@ def test_ndarrayiter_mismatched_sizes_raise_with_both_sizes():
         mx.io.NDArrayIter({"a": np.zeros(5), "b": np.zeros(4)}, batch_size=2)
 
 
+def test_ndarrayiter_reads_longer_labels_only_up_to_the_data_count_as_mxnet():
+    # MXNet 1.9.1: the first data array gives the sample count; a longer label's extra rows are
+    # never read (its gluon test scores data[10:] against label[:10] this way)
+    with pytest.warns(UserWarning, match="'w' has 6 samples"):
+        it = mx.io.NDArrayIter(np.arange(4).reshape(4, 1), {"label": np.arange(6), "w": np.arange(6) + 100},
+                               batch_size=3)
+    assert it.num_data == 4 and [d.shape for d in it.provide_label] == [(3,), (3,)]
+    batches = [([x.asnumpy().tolist() for x in b.label], b.pad) for b in it]
+    assert batches == [([[0, 1, 2], [100, 101, 102]], 0), ([[3, 0, 1], [103, 100, 101]], 2)]
+
+
 def test_ndarrayiter_bad_arguments_raise():
     with pytest.raises(MXNetError, match="batch_size 12 is larger than the number of samples 10"):
         mx.io.NDArrayIter(np.zeros(10), batch_size=12, last_batch_handle="discard")

@@ -100,7 +100,8 @@ def test_legacy_v0_file_is_six_aranges():
 @pytest.mark.parametrize("case", EXTRA_CASES, ids=[c["name"] for c in EXTRA_CASES])
 def test_extra_mxnet_files_load(case):
     sparse = [entry for entry in case["arrays"] if entry["stype"] != "default"]
-    with warnings.catch_warnings(record=True) as caught:
+    # a version-3 file (written by MXNet under NumPy shape semantics) loads only under them
+    with warnings.catch_warnings(record=True) as caught, mx.np_shape("np_shape" in case["file"]):
         warnings.simplefilter("always")
         loaded = mx.nd.load(NDARRAY_DIR / case["file"])
     check_case(case, loaded)
@@ -185,12 +186,12 @@ def test_resave_is_byte_identical(path, tmp_path):
 
 @pytest.mark.parametrize("name,reason", [
     ("extra_row_sparse.nd", "sparse records are re-written dense"),
-    ("extra_np_shape_v3.nd", "version-3 records are re-written as version 2"),
+    ("extra_np_shape_v3.nd", "version-3 records are re-written as version 2 outside NumPy shape semantics"),
     ("extra_v1.nd", "version-1 records are re-written as version 2"),
     ("legacy_ndarray.v0", "version-0 records are re-written as version 2"),
 ])
 def test_resave_of_other_versions_writes_version_2(name, reason, tmp_path):
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), mx.np_shape("np_shape" in name):
         warnings.simplefilter("ignore")
         original = mx.nd.load(NDARRAY_DIR / name)
     target = tmp_path / "resaved.nd"
@@ -601,3 +602,25 @@ def _save_to_bytes(loaded):
     arrays = list(loaded.values()) if isinstance(loaded, dict) else loaded
     names = list(loaded) if isinstance(loaded, dict) else []
     return b"".join(bytes(chunk) for chunk in serialization._file_chunks(arrays, names))
+
+
+# the file MXNet 1.9.1 writes for mx.nd.save(f, [array([[1, 2]]), zeros((0, 3))]) under np_shape(True)
+MXNET_NP_SHAPE_FILE = bytes.fromhex(
+    "120100000000000000000000000000000200000000000000cafa93f900000000020000000100000000000000"
+    "02000000000000000100000000000000000000000000803f00000040cafa93f9000000000200000000000000"
+    "0000000003000000000000000100000000000000000000000000000000000000")
+
+
+def test_numpy_shape_semantics_write_version_3_and_load_only_under_the_same_semantics(tmp_path):
+    path = str(tmp_path / "arrays")
+    with mx.np_shape(True):
+        mx.nd.save(path, [mx.nd.array([[1, 2]]), mx.nd.zeros((0, 3))])
+        assert open(path, "rb").read() == MXNET_NP_SHAPE_FILE
+        loaded = mx.nd.load(path)
+    assert loaded[0].asnumpy().tolist() == [[1, 2]] and loaded[1].shape == (0, 3)
+    with pytest.raises(mx.MXNetError, match="array 0 of 2 was saved under NumPy shape semantics"):
+        mx.nd.load(path)
+    mx.nd.save(path, [mx.nd.array(np.zeros((2, 0)))])
+    with mx.np_shape(True), pytest.raises(mx.MXNetError, match="not saved under NumPy shape semantics"):
+        mx.nd.load(path)
+    assert mx.nd.load(path)[0].shape == (2, 0)

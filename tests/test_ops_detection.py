@@ -404,3 +404,11 @@ def test_attribute_errors():
         mx.sym.contrib.bipartite_matching(v("data"))
     with pytest.raises(mx.MXNetError, match="box_nms.*in_format"):
         mx.sym.contrib.box_nms(v("data"), in_format="xywh")
+
+
+def test_multibox_prior_uses_the_first_ratio_for_every_size_as_mxnet():
+    # values from MXNet 1.9.1: ratios[0] = 4 stretches the boxes of every size
+    boxes = mx.contrib.nd.MultiBoxPrior(mx.nd.zeros((1, 1, 2, 3)), sizes=[0.5, 0.25], ratios=[4, 1])
+    expected = [[-0.1666666716337204, 0.125, 0.5, 0.375], [0.0, 0.1875, 0.3333333432674408, 0.3125],
+                [0.0, 0.0, 0.3333333432674408, 0.5]]
+    np.testing.assert_allclose(boxes.asnumpy().reshape(-1, 4)[:3], expected, rtol=1e-6, atol=1e-7)

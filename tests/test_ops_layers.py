@@ -482,3 +482,14 @@ def test_prelu_gamma_of_several_axes_covers_the_leading_data_axes():
     np.testing.assert_allclose(grad_data.asnumpy(), [[[[0.1, 1.0]], [[0.2, 1.0]]], [[[1.0, 0.3]], [[0.4, 0.4]]]],
                                rtol=1e-6)
     np.testing.assert_allclose(grad_gamma.asnumpy(), [[-1.0, -3.0], [-2.0, -1.5]], rtol=1e-6)
+
+
+def test_dropout_with_p_one_is_nan_in_training_as_mxnet():
+    # MXNet 1.9.1: mask 0 * (1 / 0) gives NaN outputs and gradients; inference is the identity
+    x = mx.nd.array([[1., -2., 0.]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Dropout(x, p=1.0)
+    y.backward()
+    assert np.isnan(y.asnumpy()).all() and np.isnan(x.grad.asnumpy()).all()
+    assert mx.nd.Dropout(x, p=1.0).asnumpy().tolist() == [[1., -2., 0.]]

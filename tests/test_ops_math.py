@@ -530,3 +530,74 @@ def test_potrf_and_potri_take_lower():
     inverse = [[0.375, -0.25], [-0.25, 0.5]]
     np.testing.assert_allclose(mx.nd.linalg.potri(upper, lower=False).asnumpy(), inverse, rtol=1e-5)
     np.testing.assert_allclose(mx.nd.linalg.potri(mx.nd.linalg.potrf(a)).asnumpy(), inverse, rtol=1e-5)
+
+
+def test_unravel_index_never_reduces_the_first_axis_as_mxnet():
+    # MXNet 1.9.1: the first axis's size is unused (-1 allowed), division truncates to zero.
+    got = mx.nd.unravel_index(mx.nd.array([-5, 7, 30, 2.7]), shape=(3, 4)).asnumpy()
+    assert got.tolist() == [[-1, 1, 7, 0], [-1, 3, 2, 2]]
+    assert mx.nd.unravel_index(mx.nd.array([7, 30]), shape=(-1, 4)).asnumpy().tolist() == [[1, 7], [3, 2]]
+    flat = mx.nd.ravel_multi_index(mx.nd.array([[1, 2, 5], [3, -1, 9]]), shape=(-1, 4))
+    assert flat.asnumpy().tolist() == [7, 7, 29]
+
+
+def test_arange_converts_start_and_step_to_the_output_dtype_first_as_mxnet():
+    # values from MXNet 1.9.1: integer (and float16) outputs truncate start and step, the
+    # arithmetic is the dtype's (uint8 wraps around), float32 sums in float32
+    assert mx.nd.arange(1.3, 6, 1.3, repeat=2, dtype="int32").asnumpy().tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert mx.nd.arange(-100, -90, 3, dtype="uint8").asnumpy().tolist() == [156, 159, 162, 165]
+    assert mx.nd.arange(-3.7, 5, 2.2, dtype="float16").asnumpy().tolist() == [-3.0, -1.0, 1.0, 3.0]
+    assert mx.nd.arange(0.1, 3, 0.1).asnumpy()[-1].item() == 2.8999998569488525
+    like = mx.nd.contrib.arange_like(mx.nd.zeros((2, 3), dtype="int32"), start=1.5, step=2.7, repeat=2)
+    assert like.asnumpy().tolist() == [[1, 1, 3], [3, 5, 5]]
+
+
+def test_syevd_gradient_is_mxnets_symmetric_formula():
+    # value from MXNet 1.9.1 (la_op syevd_backward)
+    x = mx.nd.array([[2., 1., 0.3], [1., 3., 0.2], [0.3, 0.2, 1.]], dtype="float64")
+    x.attach_grad()
+    with mx.autograd.record():
+        u, lam = mx.nd.linalg.syevd(x)
+        weights = mx.nd.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], dtype="float64")
+        y = (u * weights).sum() + (lam * mx.nd.array([1, -2, 0.5], dtype="float64")).sum()
+    y.backward()
+    expected = [[-3.833751089485095, 1.4781094137007385, 2.0181017648475157],
+                [1.4781094137007385, 0.23304989972943005, -1.0397334699625767],
+                [2.0181017648475152, -1.0397334699625769, 3.1007011897556667]]
+    np.testing.assert_allclose(x.grad.asnumpy(), expected, rtol=1e-10)
+
+
+def test_sample_unique_zipfian_draws_distinct_log_uniform_ids_and_counts_the_draws():
+    mx.random.seed(3)
+    ids, draws = mx.nd._internal._sample_unique_zipfian(1000, shape=(20, 100))
+    assert ids.shape == (20, 100) and ids.dtype == np.int64 and draws.shape == (20,) and draws.dtype == np.int64
+    ids = ids.asnumpy()
+    assert all(len(set(row)) == 100 for row in ids) and ids.min() >= 0 and ids.max() < 1000
+    # independent model of MXNet's sampler: P(k) = log((k + 2) / (k + 1)) / log(range_max);
+    # the expected number of draws until 100 distinct ids, by simulation with NumPy
+    rng = np.random.default_rng(0)
+    counts = []
+    for _ in range(200):
+        values = np.rint(np.exp(rng.random(2000) * np.log(1000))).astype(np.int64) - 1
+        _, first = np.unique(values, return_index=True)
+        counts.append(np.sort(first)[99] + 1)
+    assert abs(draws.asnumpy().mean() / np.mean(counts) - 1) < 0.1
+    full, _ = mx.nd._internal._sample_unique_zipfian(5, shape=(2, 5))
+    assert sorted(full.asnumpy()[0].tolist()) == [0, 1, 2, 3, 4]
+    with pytest.raises(MXNetError, match="range_max"):
+        mx.nd._internal._sample_unique_zipfian(5, shape=(2, 6))
+
+
+def test_ctc_loss_ignores_nan_steps_past_the_data_length():
+    # values from MXNet 1.9.1: the third step is NaN and past data_lengths, its gradient 0
+    d = np.log(np.array([[[0.5, 0.3, 0.2]], [[0.2, 0.6, 0.2]], [[np.nan] * 3]], dtype=np.float32))
+    data = mx.nd.array(d)
+    data.attach_grad()
+    with mx.autograd.record():
+        loss = mx.nd.CTCLoss(data, mx.nd.array([[1, 0]]), use_data_lengths=True,
+                             data_lengths=mx.nd.array([2]), blank_label="first")
+    loss.backward()
+    np.testing.assert_allclose(loss.asnumpy(), [0.6161860227584839], rtol=1e-6)
+    expected = [[[-0.055555641651153564, -0.14444440603256226, 0.19999998807907104]],
+                [[0.08888891339302063, -0.28888875246047974, 0.20000001788139343]], [[0.0, 0.0, 0.0]]]
+    np.testing.assert_allclose(data.grad.asnumpy(), expected, rtol=1e-5, atol=1e-7)

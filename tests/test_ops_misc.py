@@ -247,3 +247,17 @@ def test_col2im_takes_output_size_as_its_first_positional_attribute():
     np.testing.assert_array_equal(positional.asnumpy(), keywords.asnumpy())
     symbol = mx.sym.col2im(mx.sym.var("data"), (4, 5), kernel=(3, 3))
     assert symbol.infer_shape(data=columns.shape)[1] == [(2, 3, 4, 5)]
+
+
+def test_correlation_absolute_difference_gradient_at_ties_is_mxnets():
+    # values from MXNet 1.9.1: equal values give +1 to data1 and -1 to data2
+    a = mx.nd.array([[[[1., 2.], [3., 3.]]]])
+    b = mx.nd.array([[[[1., 0.], [3., 5.]]]])
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Correlation(a, b, kernel_size=1, max_displacement=0, pad_size=0, is_multiply=False)
+    y.backward()
+    assert y.asnumpy().tolist() == [[[[0.0, 2.0], [0.0, 2.0]]]]
+    assert a.grad.asnumpy().tolist() == [[[[1.0, 1.0], [1.0, -1.0]]]]
+    assert b.grad.asnumpy().tolist() == [[[[-1.0, -1.0], [-1.0, 1.0]]]]

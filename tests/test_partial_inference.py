@@ -118,3 +118,24 @@ def test_minus_one_in_a_creation_shape_is_left_to_inference():
     out = mixed.bind(mx.cpu(), args={}).forward()[0]
     np.testing.assert_array_equal(out.asnumpy(), np.full((2, 3), 2.0, np.float32))
     assert mx.sym.full(shape=(-1, 4), val=2).infer_shape_partial()[1] == [(0, 4)]
+
+
+def test_reshape_infers_one_unknown_input_dimension_from_its_output():
+    # MXNet 1.9.1: Reshape leaves output dimensions that depend on an unknown input dimension
+    # unknown, and fills a single unknown input dimension from a fully known output's size.
+    data = mx.sym.Variable("data", shape=(2, 0, 5))
+    assert mx.sym.Reshape(data, shape=(0, -1)).infer_shape_partial() == ([(2, 0, 5)], [(2, 0)], [])
+    assert mx.sym.Reshape(data, shape=(-3, 0)).infer_shape_partial() == ([(2, 0, 5)], [(0, 5)], [])
+    two_unknown = mx.sym.Variable("x", shape=(0, 0, 5))
+    assert mx.sym.Reshape(two_unknown, shape=(0, 0, -1)).infer_shape_partial()[1] == [(0, 0, 0)]
+    for codes, reverse, out in [((0, -1), False, (2, 15)), ((-3, 0), False, (6, 5)), ((0, -1), True, (3, 10))]:
+        net = mx.sym.elemwise_add(mx.sym.Reshape(data, shape=codes, reverse=reverse), mx.sym.ones(shape=out))
+        assert net.infer_shape() == ([(2, 3, 5)], [out], [])
+
+
+def test_reshape_reverse_reads_a_split_code_after_its_two_values():
+    # MXNet 1.9.1 reverses the whole code list: (16, 4, -4) splits the last dimension.
+    assert mx.nd.zeros((64,)).reshape((16, 4, -4), reverse=True).shape == (16, 4)
+    assert mx.nd.zeros((2, 12)).reshape((-2, -1, 4, -4), reverse=True).shape == (2, 3, 4)
+    net = mx.sym.Reshape(mx.sym.Variable("data"), shape=(-2, -1, 16, -4), reverse=True)
+    assert net.infer_shape(data=(1, 2, 3, 64))[1] == [(1, 2, 3, 4, 16)]

@@ -14,6 +14,7 @@ returned by the file-reading iterators (``CSVIter``, ``MNISTIter`` in
 from __future__ import annotations
 
 import concurrent.futures
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -369,9 +370,12 @@ class NDArrayIter(DataIter):
     None (then ``provide_label`` is ``[]`` and batches have empty label
     lists).  Arrays are listed sorted by name in ``provide_data`` /
     ``provide_label`` and in each batch.  numpy inputs become float32 NDArrays
-    on cpu; NDArray inputs keep their dtype and context.  All arrays must
-    have the same number of samples along the batch axis (``'N'`` of
-    ``layout``).
+    on cpu; NDArray inputs keep their dtype and context.  The first data
+    array gives the number of samples along the batch axis (``'N'`` of
+    ``layout``), as in MXNet 1.9.1: an array with more samples is read only
+    up to that count (with a UserWarning; MXNet said nothing, and with
+    ``'pad'`` filled its last batch wrongly), one with fewer raises
+    MXNetError (MXNet failed only when the batch was read).
 
     ``last_batch_handle`` says what happens when ``batch_size`` does not
     divide the number of samples, as in MXNet 1.9.1:
@@ -394,7 +398,7 @@ class NDArrayIter(DataIter):
     float32).
 
     Raises MXNetError for an unknown ``last_batch_handle``, a ``batch_size``
-    below 1, arrays with different numbers of samples, and with ``'discard'``
+    below 1, an array with fewer samples than the first data array, and with ``'discard'``
     a ``batch_size`` larger than the number of samples (no batch would ever
     be produced).
     """
@@ -444,12 +448,23 @@ class NDArrayIter(DataIter):
                 sizes.append((kind, name, array.shape[self._batch_axis]))
         first_kind, first_name, first_size = sizes[0]
         for kind, name, size in sizes[1:]:
-            if size != first_size:
-                raise MXNetError(f"NDArrayIter: all arrays need the same number of samples, but {first_kind} "
-                                 f"{first_name!r} has {first_size} and {kind} {name!r} has {size}")
+            if size < first_size:
+                raise MXNetError(f"NDArrayIter: every array needs at least as many samples as {first_kind} "
+                                 f"{first_name!r} ({first_size}), but {kind} {name!r} has {size}")
+            if size > first_size:
+                warnings.warn(f"NDArrayIter: {kind} {name!r} has {size} samples, {first_kind} {first_name!r} "
+                              f"{first_size}; only its first {first_size} are read (as MXNet 1.9.1)", stacklevel=3)
+                pairs = self.data if kind == "data" else self.label
+                pairs[:] = [(n, self._first_samples(a, first_size) if n == name else a) for n, a in pairs]
         if first_size == 0:
             raise MXNetError(f"NDArrayIter: {first_kind} {first_name!r} holds no samples")
         return first_size
+
+    def _first_samples(self, array, count):
+        """``array`` cut to its first ``count`` samples along the batch axis."""
+        if self._batch_axis == 0:
+            return array[:count]
+        return array.slice_axis(axis=self._batch_axis, begin=0, end=count)
 
     def _descriptions(self, pairs):
         result = []

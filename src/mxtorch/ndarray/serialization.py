@@ -34,8 +34,13 @@ Older and newer record versions, also read:
   (always dense).
 * version 0 (no magic, MXNet before 0.9): the record starts directly with
   ``uint32 ndim, uint32 dim[ndim]``, then device, dtype flag and data.
-* version 3 (magic ``0xF993FACA``, written by MXNet's NumPy mode,
-  ``mx.npx.set_np()``): laid out like version 2.
+* version 3 (magic ``0xF993FACA``, written under NumPy shape semantics,
+  ``mx.np_shape(True)`` / ``mx.npx.set_np()``): laid out like version 2.
+
+As in MXNet 1.9.1, ``save`` writes version 3 under NumPy shape semantics and version 2
+otherwise, and ``load`` refuses (MXNetError) a version-3 record outside NumPy shape
+semantics and an older record inside them: the two read a 0 in a shape differently
+(a zero-size dimension or an unknown one).
 
 dtype flags (mshadow's numbering): 0 float32, 1 float64, 2 float16, 3 uint8, 4 int32,
 5 int8, 6 int64, 7 bool, 8 int16, 12 bfloat16.  MXNet 1.9.1 reads and writes all of
@@ -74,6 +79,7 @@ import torch
 from ..base import (MXNetError, MXNetTypeError, UNSUPPORTED_DTYPE_FLAGS, dtype_flag, dtype_names, numpy_dtype,
                     torch_dtype)
 from ..context import cpu
+from ..util import is_np_shape
 from .ndarray import NDArray
 
 __all__ = ["save", "load", "load_frombuffer", "save_raw_bytes", "load_raw_bytes"]
@@ -312,12 +318,25 @@ def _read_sparse(reader, storage_type, storage_shape, shape, array_label):
     return _to_ndarray(reader, dense, flag)
 
 
+def _check_shape_semantics(reader, magic, array_label):
+    """MXNetError unless the record's version fits the shape semantics in force (MXNet
+    1.9.1's ``NDArray::Load`` check)."""
+    where = f"{reader.function}: {reader.source}: {array_label}"
+    if magic == NDARRAY_V3_MAGIC and not is_np_shape():
+        raise MXNetError(f"{where} was saved under NumPy shape semantics and must be loaded under them "
+                         f"too (inside `with mx.np_shape(True):`)")
+    if magic != NDARRAY_V3_MAGIC and is_np_shape():
+        raise MXNetError(f"{where} was not saved under NumPy shape semantics but is being loaded under "
+                         f"them; load it inside `with mx.np_shape(False):`")
+
+
 def _read_array(reader, array_label):
     """One array record (any version) at the reader's position."""
     start = reader.position
     magic = reader.uint32("array record magic")
     storage_type = STORAGE_DEFAULT
     storage_shape = None
+    _check_shape_semantics(reader, magic, array_label)
     if magic in (NDARRAY_V2_MAGIC, NDARRAY_V3_MAGIC):
         storage_type = reader.int32("storage type")
         if storage_type not in _STORAGE_NAMES:
@@ -483,7 +502,8 @@ def load_raw_bytes(buf):
 # writing
 # ---------------------------------------------------------------------------------------
 def _record_chunks(array, function, label):
-    """The version-2 record of one dense array, as a list of bytes-like chunks."""
+    """The record of one dense array (version 3 under NumPy shape semantics, else 2), as a
+    list of bytes-like chunks."""
     tensor = array._tensor.detach()
     flag = _TORCH_TO_FLAG.get(tensor.dtype)
     if flag is None:
@@ -496,14 +516,16 @@ def _record_chunks(array, function, label):
     values = tensor.numpy()
     values = values.astype(values.dtype.newbyteorder("<"), copy=False)
     shape = tuple(values.shape)
-    header = (_UINT32.pack(NDARRAY_V2_MAGIC) + _INT32.pack(STORAGE_DEFAULT)
+    magic = NDARRAY_V3_MAGIC if is_np_shape() else NDARRAY_V2_MAGIC
+    header = (_UINT32.pack(magic) + _INT32.pack(STORAGE_DEFAULT)
               + _INT32.pack(len(shape)) + np.asarray(shape, dtype="<i8").tobytes()
               + _CPU_CONTEXT + _INT32.pack(flag))
     return [header, memoryview(np.ascontiguousarray(values).reshape(-1)).cast("B")]
 
 
 def save_raw_bytes(ndarray):
-    """The version-2 record of one NDArray as bytes (MXNet's ``MXNDArraySaveRawBytes``).
+    """The record of one NDArray as bytes (MXNet's ``MXNDArraySaveRawBytes``; version 3
+    under NumPy shape semantics, else 2).
 
     The layout is the per-array record of list files (see the module docstring); this is
     what MXNet's NDArray pickling embeds.  The device is written as cpu(0).  Raises

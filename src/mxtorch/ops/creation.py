@@ -110,6 +110,23 @@ class _Creator(Operator):
         return values.to(device=device, dtype=torch_dtype(self.dtype))
 
 
+def range_values(start, step, repeat, total, dtype, device):
+    """``total`` values ``start + (i // repeat) * step`` of torch ``dtype``, computed as
+    MXNet 1.9.1's range kernel does: ``start`` and ``step`` are first converted to the
+    output dtype (an integer dtype truncates them toward zero: ``arange(1.3, 5, 1.3,
+    dtype='int32')`` is ``[1, 2, 3]``) and the arithmetic is the dtype's (float32 in float32,
+    integers wrapping around).  MXNet truncates them to integers for float16 too (its
+    kernel treats every type that C++ does not call signed, ``half_t`` included, as
+    unsigned), so a float16 ``arange(0.1, 3, 0.1)`` is all zeros."""
+    index = torch.div(torch.arange(total, dtype=torch.int64, device=device), repeat, rounding_mode="floor")
+    if dtype in (torch.float16, torch.bfloat16):
+        start, step = int(start), int(step)
+    if dtype.is_floating_point:
+        first = torch.tensor(start, dtype=dtype, device=device)
+        return first + index.to(dtype) * torch.tensor(step, dtype=dtype, device=device)
+    return (int(start) + index * int(step)).to(dtype)
+
+
 @register("_arange")
 class Arange(_Creator):
     """``start, start + step, ...`` up to (excluding) ``stop`` (None: ``[0, start)``), each value
@@ -140,10 +157,7 @@ class Arange(_Creator):
 
     def create(self, shape, device):
         begin, _ = self._range() if not (self.infer_range and self.stop is None) else (self.start, None)
-        count = -(-shape[0] // self.repeat)
-        values = begin + self.step * torch.arange(count, dtype=torch.float64)
-        values = values.repeat_interleave(self.repeat)[:shape[0]]
-        return self.finish(values, device)
+        return range_values(begin, self.step, self.repeat, shape[0], torch_dtype(self.dtype), device)
 
 
 @register("_linspace")
@@ -220,11 +234,8 @@ class ArangeLike(Operator):
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
         shape = self._shape(tuple(data.shape))
-        total = product(shape)
-        count = -(-total // self.repeat)
-        values = self.start + self.step * torch.arange(count, dtype=torch.float64, device=data.device)
-        values = values.repeat_interleave(self.repeat)[:total]
-        return [values.reshape(shape).to(data.dtype)]
+        values = range_values(self.start, self.step, self.repeat, product(shape), data.dtype, data.device)
+        return [values.reshape(shape)]
 
 
 @register("_contrib_index_array")

@@ -28,8 +28,8 @@ class MultiBoxPrior(Operator):
     data ``(batch, C, H, W)`` (only its shape is used).  At each cell (row r, column c) the
     centre is ``((c + offsets[1]) * step_x, (r + offsets[0]) * step_y)`` with ``steps``
     ``(step_y, step_x)`` (``-1``: ``1 / H`` and ``1 / W``).  Each cell gets
-    ``len(sizes) + len(ratios) - 1`` boxes: every size with ratio 1, then ``sizes[0]`` with
-    every further ratio; a box of size s and ratio q has half-width
+    ``len(sizes) + len(ratios) - 1`` boxes: every size with ``ratios[0]`` (as MXNet 1.9.1,
+    which does not assume it is 1), then ``sizes[0]`` with every further ratio; a box of size s and ratio q has half-width
     ``s * H / W * sqrt(q) / 2`` and half-height ``s / sqrt(q) / 2``.  Output
     ``(1, H * W * boxes, 4)`` corners ``(xmin, ymin, xmax, ymax)`` in [0, 1] units, clipped
     to [0, 1] when ``clip``.  No gradient flows to data.
@@ -69,8 +69,9 @@ class MultiBoxPrior(Operator):
         step_y = self.steps[0] if self.steps[0] > 0 else 1.0 / height
         step_x = self.steps[1] if self.steps[1] > 0 else 1.0 / width
         half = []
+        first = math.sqrt(self.ratios[0])
         for size in self.sizes:
-            half.append((size * height / width / 2, size / 2))
+            half.append((size * height / width * first / 2, size / first / 2))
         for ratio in self.ratios[1:]:
             root = math.sqrt(ratio)
             half.append((self.sizes[0] * height / width * root / 2, self.sizes[0] / root / 2))

@@ -500,7 +500,10 @@ class RavelMultiIndex(Operator):
 @register("_unravel_index", "unravel_index")
 class UnravelIndex(Operator):
     """Coordinates (one row per axis of ``shape``) of the flat indices in ``data``, in
-    ``data``'s dtype: output ``(len(shape),) + data.shape``."""
+    ``data``'s dtype: output ``(len(shape),) + data.shape``.  As in MXNet 1.9.1 the first
+    axis's size is never used (it may be -1): the first row is what is left after dividing
+    by the other axes, and the division truncates toward zero (a flat index -5 in shape
+    ``(3, 4)`` gives ``(-1, -1)``)."""
 
     shape = Attr(Shape, required=True)
 
@@ -515,9 +518,11 @@ class UnravelIndex(Operator):
         data = inputs[0]
         flat = data.detach().to(torch.int64)
         rows = []
-        for size in reversed(self.shape):
-            rows.append(flat.remainder(size))
-            flat = torch.div(flat, size, rounding_mode="floor")
+        for size in reversed(self.shape[1:]):
+            quotient = torch.div(flat, size, rounding_mode="trunc")
+            rows.append(flat - quotient * size)
+            flat = quotient
+        rows.append(flat)
         return [torch.stack(rows[::-1]).to(data.dtype)]
 
 

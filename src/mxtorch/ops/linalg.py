@@ -628,3 +628,17 @@ class LinalgSyevd(_Linalg):
         sign = torch.sign(rows.gather(-1, largest))
         sign = torch.where(sign == 0, torch.ones_like(sign), sign)
         return [rows * sign, values]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        """MXNet 1.9.1's gradient, a symmetric matrix (the derivative of the lower-triangle
+        read is not): ``dA = U.T @ Y @ U`` with ``X = dU @ U.T``, ``Y`` diagonal ``dlambda``
+        and ``Y[i, j] = Y[j, i] = (X[i, j] - X[j, i]) / (2 (lambda[i] - lambda[j]))`` for
+        ``i > j``, the difference raised to at least 1e-30 (float32) or 1e-100 (float64)."""
+        grad_rows, grad_values = out_grads
+        rows, values = outputs
+        mixed = grad_rows @ rows.transpose(-1, -2)
+        eps = 1e-100 if values.dtype == torch.float64 else 1e-30
+        gap = (values.unsqueeze(-1) - values.unsqueeze(-2)).clamp_min(eps) * 2
+        lower = torch.tril((mixed - mixed.transpose(-1, -2)) / gap, -1)
+        middle = lower + lower.transpose(-1, -2) + torch.diag_embed(grad_values)
+        return [rows.transpose(-1, -2) @ middle @ rows]

@@ -373,8 +373,10 @@ class CTCLoss(Operator):
     index 0 for the blank and pads labels with 0; ``'last'`` reserves ``alphabet - 1`` and
     pads with -1.  ``use_data_lengths`` / ``use_label_lengths`` add the inputs
     ``data_lengths`` / ``label_lengths`` ``(batch,)``; otherwise every sequence has length T
-    and a label ends at its first padding value.  The gradient follows the head gradient
-    (torch.nn.functional.ctc_loss); impossible alignments give an infinite loss."""
+    and a label ends at its first padding value.  Steps past a sequence's data length are
+    not read: their gradient is 0 whatever they hold (NaN included), as in MXNet 1.9.1.
+    The gradient follows the head gradient (torch.nn.functional.ctc_loss); impossible
+    alignments give an infinite loss."""
 
     use_data_lengths = Attr(Bool, default=False)
     use_label_lengths = Attr(Bool, default=False)
@@ -439,6 +441,11 @@ class CTCLoss(Operator):
             raise MXNetError(f"Operator {self.name}: argument 'label' holds indices >= alphabet size {alphabet}")
         targets = labels.clamp(min=0)
         work = data if data.dtype in (torch.float32, torch.float64) else data.float()
+        if self.use_data_lengths:
+            # steps past a sequence's length are never read (MXNet: their gradient is 0 even
+            # when they hold NaN), so they are masked before the softmax
+            valid = torch.arange(steps, device=data.device).reshape(-1, 1) < data_lengths.reshape(1, -1)
+            work = torch.where(valid.unsqueeze(-1), work, torch.zeros((), dtype=work.dtype, device=work.device))
         log_probs = torch.log_softmax(work, dim=-1)
         loss = torch.nn.functional.ctc_loss(log_probs, targets, data_lengths, label_lengths, blank=blank,
                                             reduction="none", zero_infinity=False)

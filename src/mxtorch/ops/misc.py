@@ -163,7 +163,8 @@ class Correlation(Operator):
     x * stride1 + max_displacement)`` is compared with the patch of ``data2`` displaced by
     ``(dy, dx)``, ``dy, dx`` in ``stride2 * [-r, r]`` with ``r = max_displacement // stride2``:
     the mean over patch and channels of the product (``is_multiply``) or of the absolute
-    difference.  Output ``(batch, (2r + 1)^2, out_height, out_width)``, the displacement
+    difference (whose gradient at equal values is +1 for ``data1``, -1 for ``data2``, as in
+    MXNet 1.9.1).  Output ``(batch, (2r + 1)^2, out_height, out_width)``, the displacement
     channels ordered by ``dy`` then ``dx``; ``out_height = ceil((height + 2 * pad_size - 2 *
     (max_displacement + (kernel_size - 1) // 2)) / stride1)``, the same for width.
 
@@ -248,7 +249,9 @@ class Correlation(Operator):
                 if self.is_multiply:
                     combined = (anchor * moved).sum(1, keepdim=True)
                 else:
-                    combined = (anchor - moved).abs().sum(1, keepdim=True)
+                    # |a - b| whose gradient is +1 for data1 and -1 for data2 at a tie, as MXNet
+                    sign = torch.where(anchor >= moved, 1.0, -1.0).to(anchor.dtype).detach()
+                    combined = ((anchor - moved) * sign).sum(1, keepdim=True)
                 pooled = F.avg_pool2d(combined, self.kernel_size, self.stride1)
                 maps.append(pooled[:, :, :out_height, :out_width])
         output = torch.cat(maps, 1) / channels

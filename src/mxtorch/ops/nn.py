@@ -615,7 +615,8 @@ class BatchNorm(Operator):
 @register("Dropout")
 class Dropout(Operator):
     """Randomly zeroes elements with probability ``p`` in training and scales the rest by
-    ``1 / (1 - p)``; identity in inference unless ``mode='always'``.  ``axes`` shares one
+    ``1 / (1 - p)``; identity in inference unless ``mode='always'``.  With ``p=1`` the
+    training output and its gradient are NaN, as in MXNet 1.9.1 (its mask is ``0 * inf``).  ``axes`` shares one
     mask value along the listed axes (variational dropout).  Uses torch's RNG
     (``mx.random.seed``)."""
 
@@ -652,10 +653,10 @@ class Dropout(Operator):
         for axis in self.axes:
             mask_shape[axis] = 1
         keep = 1.0 - self.p
-        if keep == 0:
-            mask = torch.zeros(mask_shape, dtype=data.dtype, device=data.device)
-        else:
-            mask = torch.empty(mask_shape, dtype=data.dtype, device=data.device).bernoulli_(keep) / keep
+        # p = 1: MXNet's mask is 0 * (1 / 0), so output and gradient are NaN (its own tests
+        # check this)
+        scale = 1.0 / keep if keep else float("inf")
+        mask = torch.empty(mask_shape, dtype=data.dtype, device=data.device).bernoulli_(keep) * scale
         return [data * mask, mask.expand_as(data)]
 
 

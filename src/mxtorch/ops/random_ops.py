@@ -294,3 +294,63 @@ class Shuffle(Operator):
         data = inputs[0]
         order = torch.randperm(data.shape[0], device=data.device)
         return [data[order]]
+
+
+@register("_sample_unique_zipfian")
+class SampleUniqueZipfian(Operator):
+    """Distinct class ids drawn from the approximately log-uniform (Zipfian) distribution on
+    ``[0, range_max)``, as MXNet 1.9.1's sampled-softmax helper: for each of the ``shape[0]``
+    rows, values ``round(exp(u * log(range_max))) - 1`` for uniform ``u`` are drawn until
+    ``shape[1]`` distinct ones are found, kept in the order found.  Outputs the ids
+    ``shape`` and the number of draws each row took ``(shape[0],)``, both int64.  MXNetError
+    if ``shape`` is not 2-D or asks for more ids than ``range_max``."""
+
+    range_max = Attr(Int, required=True)
+    shape = Attr(Shape, default=())
+
+    def arguments(self):
+        return []
+
+    def outputs(self):
+        return ["output0", "output1"]
+
+    def validate(self):
+        if len(self.shape) != 2:
+            raise self.error(f"argument 'shape' must be 2-D (batch_size, num_sampled), got {tuple(self.shape)}")
+        if self.shape[1] > self.range_max:
+            raise self.error(f"cannot sample {self.shape[1]} distinct classes out of range_max={self.range_max}")
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return [], [merge_shape(out_shapes[0], tuple(self.shape), f"Operator {self.name} output 0"),
+                    merge_shape(out_shapes[1], (self.shape[0],), f"Operator {self.name} output 1")], []
+
+    def infer_type(self, in_types):
+        return [], [np.dtype(np.int64), np.dtype(np.int64)], []
+
+    def _row(self, wanted):
+        """``(ids, draws)`` of one row: the first ``wanted`` distinct values of a stream of draws."""
+        log_range = float(np.log(self.range_max))
+        stream = torch.empty(0, dtype=torch.int64)
+        chunk = 2 * wanted + 16
+        while True:
+            draws = torch.floor(torch.exp(torch.rand(chunk, dtype=torch.float64) * log_range) + 0.5)
+            stream = torch.cat([stream, draws.to(torch.int64) - 1])
+            order = torch.sort(stream, stable=True)
+            first = torch.ones(len(stream), dtype=torch.bool)
+            first[1:] = order.values[1:] != order.values[:-1]
+            is_new = torch.zeros(len(stream), dtype=torch.bool)
+            is_new[order.indices[first]] = True
+            found = torch.cumsum(is_new, 0)
+            if found[-1] >= wanted:
+                last = int(torch.searchsorted(found, wanted))
+                return stream[:last + 1][is_new[:last + 1]], last + 1
+            chunk *= 2
+
+    def forward(self, is_train, inputs, aux):
+        rows, counts = [], []
+        for _ in range(self.shape[0]):
+            ids, draws = self._row(self.shape[1])
+            rows.append(ids)
+            counts.append(draws)
+        ids = torch.stack(rows) if rows else torch.zeros(tuple(self.shape), dtype=torch.int64)
+        return [ids, torch.tensor(counts, dtype=torch.int64).reshape(self.shape[0])]

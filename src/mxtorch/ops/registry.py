@@ -169,7 +169,12 @@ class Operator:
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
         given.update(kwargs)
-        values = parse_params(self.schema, given, f"Operator {self.name}", "attribute", error=OperatorSchemaError)
+        # MXNet 1.9.1 checks attribute names only of operators that have parameters; one
+        # without any (broadcast_maximum, relu) keeps unknown ones in its JSON and ignores them
+        # (here with a warning)
+        lenient = not self.schema
+        values = parse_params(self.schema, given, f"Operator {self.name}", "attribute",
+                              unknown="warn" if lenient else "raise", error=OperatorSchemaError, stacklevel=4)
         for key, value in values.items():
             # MXNet's ``num_outputs`` attribute (SliceChannel, amp_multicast, the subgraph
             # operators) is kept as ``output_count``: ``num_outputs()`` is the method every
@@ -177,7 +182,8 @@ class Operator:
             setattr(self, "output_count" if key == "num_outputs" else key, value)
         # the attributes as given, written back to JSON unchanged
         self.attrs = {key: value if isinstance(value, str) else format_value(value)
-                      for key, value in given.items() if key in self.schema}
+                      for key, value in given.items()
+                      if key in self.schema or (lenient and not (key.startswith("__") and key.endswith("__")))}
         self.validate()
 
     @property

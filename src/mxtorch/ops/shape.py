@@ -61,30 +61,51 @@ class Reshape(Operator):
     target_shape = Attr(Shape, default=())
     keep_highest = Attr(Bool, default=False)
 
-    def _target(self, data):
+    def _target(self, data, partial=False):
+        """The output shape for input shape ``data``; with ``partial`` a 0 in ``data`` is
+        unknown and so is every output dimension that depends on it."""
+        where = f"Operator {self.name}"
         if self.shape:
-            return infer_reshape(data, self.shape, self.reverse, op_name=f"Operator {self.name}")
+            return infer_reshape(data, self.shape, self.reverse, op_name=where, partial=partial)
         if self.target_shape:
             codes = list(self.target_shape)
             if self.keep_highest:
                 codes = [data[0]] + codes
             if 0 in codes:
+                if partial and not known(data):
+                    return tuple(codes)
                 total = product(data)
                 rest = product(c for c in codes if c)
                 codes = [c if c else total // rest for c in codes]
-            return infer_reshape(data, codes, False, op_name=f"Operator {self.name}")
+            return infer_reshape(data, codes, False, op_name=where, partial=partial)
         raise self.error("attribute 'shape' is empty")
 
     def infer_shape(self, in_shapes, out_shapes):
+        """Both ways, as MXNet 1.9.1's ``ReshapeShape``: the output from the input's known
+        dimensions, then one unknown input dimension from a fully known output's size."""
         data = in_shapes[0]
         out = out_shapes[0]
-        if known(data):
-            out = merge_shape(out, self._target(data), f"Operator {self.name} output")
+        if data is not None and len(data):
+            out = merge_shape(out, self._target(data, partial=True), f"Operator {self.name} output")
+        if data is not None and known(out) and not known(data):
+            data = _fill_one_unknown(data, product(out))
         return [data], [out], []
 
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
         return [data.reshape(self._target(tuple(data.shape)))]
+
+
+def _fill_one_unknown(shape, size):
+    """``shape`` with its single unknown (0) dimension set so that it holds ``size`` elements;
+    unchanged when more than one dimension is unknown (MXNet's ``ReverseReshapeInferShape``)."""
+    missing = [i for i, d in enumerate(shape) if not d]
+    if len(missing) != 1:
+        return shape
+    rest = product(d for d in shape if d)
+    filled = list(shape)
+    filled[missing[0]] = size // rest
+    return tuple(filled)
 
 
 @register("Concat", "concat")

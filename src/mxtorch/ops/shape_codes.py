@@ -3,7 +3,9 @@
 Codes: ``0`` copies the input dimension, ``-1`` is inferred from the rest,
 ``-2`` copies all remaining input dimensions, ``-3`` merges the next two input
 dimensions, ``-4`` splits one input dimension into the next two values (one of
-which may be -1).  With ``reverse=True`` the codes are matched from the right.
+which may be -1).  With ``reverse=True`` the codes are matched from the right: MXNet 1.9.1 reverses
+the code list and the input shape, so a ``-4`` comes after its two values
+(``(16, 4, -4)`` splits the last dimension into ``(16, 4)``).
 """
 from __future__ import annotations
 
@@ -14,16 +16,20 @@ from ..base import MXNetError, MXNetValueError
 __all__ = ["infer_reshape"]
 
 
-def infer_reshape(input_shape, codes, reverse=False, op_name="Reshape"):
+def infer_reshape(input_shape, codes, reverse=False, op_name="Reshape", partial=False):
     """The output shape for ``input_shape`` under MXNet reshape ``codes``.
 
+    With ``partial=True`` a 0 in ``input_shape`` is an unknown dimension (shape inference):
+    an output dimension that depends on it (copied by 0, merged by -3, split by -4 with a -1,
+    or the -1 itself) is 0 too, as MXNet 1.9.1's ``InferReshapeShape`` leaves it unknown.
     Raises MXNetError naming ``op_name`` when the codes do not fit the input.
     """
     input_shape = tuple(input_shape)
     codes = tuple(int(c) for c in codes)
     if reverse:
-        result = infer_reshape(input_shape[::-1], _reverse_codes(codes), False, op_name)
+        result = infer_reshape(input_shape[::-1], codes[::-1], False, op_name, partial)
         return tuple(result[::-1])
+    unknown = partial and 0 in input_shape
     output = []
     infer_index = None
     position = 0
@@ -66,7 +72,7 @@ def infer_reshape(input_shape, codes, reverse=False, op_name="Reshape"):
                 first = whole // second if second else 0
             if second == -1:
                 second = whole // first if first else 0
-            if first * second != whole:
+            if first * second != whole and not (partial and whole == 0):
                 raise MXNetError(f"{op_name}: code -4 cannot split dimension {whole} into {first} x {second}")
             output.extend([first, second])
             position += 1
@@ -74,6 +80,10 @@ def infer_reshape(input_shape, codes, reverse=False, op_name="Reshape"):
         else:
             raise MXNetError(f"{op_name}: invalid code {code} in target shape {codes}")
         index += 1
+    if unknown:
+        if infer_index is not None:
+            output[infer_index] = 0
+        return tuple(output)
     total = math.prod(input_shape)
     if infer_index is not None:
         rest = math.prod(d for i, d in enumerate(output) if i != infer_index)
@@ -84,20 +94,3 @@ def infer_reshape(input_shape, codes, reverse=False, op_name="Reshape"):
         raise MXNetValueError(f"{op_name}: target shape {codes} gives {tuple(output)} with "
                          f"{math.prod(output)} elements, the input {input_shape} has {total}")
     return tuple(output)
-
-
-def _reverse_codes(codes):
-    """Reverse a code list keeping each ``-4 a b`` group's split order consistent."""
-    groups = []
-    index = 0
-    while index < len(codes):
-        if codes[index] == -4:
-            groups.append((-4, codes[index + 2], codes[index + 1]))
-            index += 3
-        else:
-            groups.append((codes[index],))
-            index += 1
-    result = []
-    for group in reversed(groups):
-        result.extend(group)
-    return tuple(result)
