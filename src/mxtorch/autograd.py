@@ -148,16 +148,31 @@ def mark_variables(variables, gradients, grad_reqs="write"):
 
 
 def _make_variable(array, gradient, req):
-    """Make ``array`` a variable (a fresh torch leaf sharing its memory) with ``gradient`` as grad."""
+    """Make ``array`` a variable (a fresh torch leaf sharing its memory) with ``gradient`` as grad.
+    An integer array is a variable through a float carrier leaf (``registry.gradient_carrier``):
+    MXNet differentiated integer arrays, their gradients truncated to integers."""
+    from .ops.registry import attach_carrier
     array._grad = gradient
     array._grad_req = req
     array._fresh_grad = False
-    if req != "null" and array._tensor.is_floating_point():
+    if req == "null" or array._tensor.dtype == torch.bool:
+        return
+    if array._tensor.is_floating_point() or array._tensor.is_complex():
         array.use_storage(array._tensor, requires_grad=True)
-        # a weak reference: the array owns its tensor, and a strong link back would make a
-        # reference cycle that keeps both (and their memory) alive until the garbage collector
-        # runs, while MXNet freed an array as soon as its last reference went
-        array._tensor._mx_grad_owner = weakref.ref(array)
+        leaf = array._tensor
+    else:
+        array.use_storage(array._tensor)
+        leaf = attach_carrier(array._tensor)
+    # a weak reference: the array owns its tensor, and a strong link back would make a
+    # reference cycle that keeps both (and their memory) alive until the garbage collector
+    # runs, while MXNet freed an array as soon as its last reference went
+    leaf._mx_grad_owner = weakref.ref(array)
+
+
+def _variable_leaf(array):
+    """The torch leaf that records ``array``'s gradient: its tensor, or an integer array's carrier."""
+    from .ops.registry import gradient_carrier
+    return gradient_carrier(array._tensor)
 
 
 def _grad_owner(tensor):
@@ -264,7 +279,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     with torch.no_grad():
         for leaf, value in zip(leaves, results):
             owner = _grad_owner(leaf)
-            if owner is None or owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
+            if owner is None or owner._grad is None or owner._grad_req == "null" or _variable_leaf(owner) is not leaf:
                 continue
             target = owner._grad._tensor
             if value is None:
@@ -292,26 +307,30 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     if not variables:
         raise MXNetError("grad: variables cannot be an empty list")
     for index, variable in enumerate(variables):
-        if not isinstance(variable, NDArray) or _grad_owner(variable._tensor) is None:
+        if not isinstance(variable, NDArray) or _grad_owner(_variable_leaf(variable)) is None:
             raise MXNetError(f"grad: variable {index} must be an NDArray marked with attach_grad() or "
                              f"mark_variables()")
     if retain_graph is None:
         retain_graph = create_graph
     tensors, grads = _heads_and_grads("grad", heads, head_grads)
-    inputs = [variable._tensor for variable in variables]
+    inputs = [_variable_leaf(variable) for variable in variables]
     results = _differentiate("grad", tensors, grads, inputs, retain_graph, create_graph)
-    return [NDArray(_gradient_tensor(value, source, create_graph), variable.context)
+    return [NDArray(_gradient_tensor(value, source, create_graph, variable._tensor.dtype), variable.context)
             for value, source, variable in zip(results, inputs, variables)]
 
 
-def _gradient_tensor(value, source, create_graph):
+def _gradient_tensor(value, source, create_graph, dtype):
     """The tensor :func:`grad` returns for one variable.  ``None`` (the heads do not reach the
     variable) and torch's lazy zero tensors become real zeros.  With ``create_graph`` the result
     stays part of the recording even where it is constant in the variables (the gradient of
     ``radians`` or ``relu``): MXNet records every gradient node, so differentiating it again gives
-    zeros rather than an error; here it is anchored to a recorded scalar that no variable reaches."""
+    zeros rather than an error; here it is anchored to a recorded scalar that no variable reaches.
+    The gradient of an integer variable (``dtype``) is truncated to it, as MXNet computed it."""
     if value is None or value._is_zerotensor():
         value = torch.zeros(source.shape, dtype=source.dtype, device=source.device)
+    if value.dtype != dtype:
+        from .ops.registry import _to_dtype
+        return _to_dtype(value.detach(), dtype)
     if not create_graph:
         return value.detach()
     if not value.requires_grad:
