@@ -436,9 +436,12 @@ class NDArray(NDArrayBase):
         ``grad``), 'add' (accumulates) or 'null' (no gradient).  Only floating-point arrays can
         carry gradients; ``stype`` 'row_sparse' / 'csr' makes ``grad`` an array of that storage
         type (``mx.nd.sparse``, held dense like every mxtorch array: the gradient values are
-        the same); another stype raises MXNetError."""
+        the same); another stype raises MXNetError.  Without ``stype`` the gradient has this
+        array's storage type, as in MXNet."""
         if grad_req not in ("write", "add", "null"):
             raise MXNetError(f"attach_grad: grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
+        if stype is None:
+            stype = self.stype
         zeros = torch.zeros_like(self._tensor, requires_grad=False)
         if stype in (None, "default"):
             grad = NDArray(zeros, self._ctx)
