@@ -233,11 +233,30 @@ def _heads_and_grads(caller, heads, head_grads):
         if not isinstance(head, NDArray):
             raise MXNetError(f"{caller}: head {index} must be an NDArray, got {type(head).__name__}")
         tensor = gradient_carrier(head._tensor)   # integer heads: the float tensor autograd reaches
+        head_grad = _head_gradient_memory(caller, index, tensor, head_grad)
         value = head_gradient(tensor, head_grad, lambda shape: f"{caller}: head gradient (out_grad) {index} has "
                                                                f"shape {shape}, its head {tuple(tensor.shape)}")
         tensors.append(tensor)
         grads.append(value)
     return tensors, grads
+
+
+def _head_gradient_memory(caller, index, head, given):
+    """``given`` as the head gradient of ``head``.  MXNet 1.9.1's imperative backward did not
+    check the head gradient's shape: it read the head's number of elements from the start of
+    the head gradient's memory.  A head gradient of another shape with at least as many
+    elements is read that way here too (with a warning); a smaller one raises MXNetError (MXNet
+    read past its end)."""
+    import warnings
+    from .ndarray.ndarray import NDArray
+    if not isinstance(given, NDArray) or tuple(given.shape) == tuple(head.shape):
+        return given
+    count = head.numel()
+    if given.size < count:
+        return given        # head_gradient raises the shape mismatch
+    warnings.warn(f"{caller}: head gradient (out_grad) {index} has shape {tuple(given.shape)}, its head "
+                  f"{tuple(head.shape)}; as MXNet did, its first {count} elements are used")
+    return NDArray(given._tensor.reshape(-1)[:count].reshape(head.shape), given.context)
 
 
 def _differentiate(caller, tensors, grads, inputs, retain_graph, create_graph):
