@@ -358,12 +358,91 @@ def _gradient_tensor(value, source, create_graph, dtype):
     return value
 
 
+class _RecordedCall:
+    """An operator call made inside ``record()``, kept for :func:`get_symbol`: the Operator
+    (its attributes) and its inputs as ``(_RecordedCall or _RecordedLeaf, output index)``.
+    Holds no tensors, so it keeps no memory alive."""
+
+    __slots__ = ("op", "inputs", "name")
+
+    def __init__(self, op, inputs):
+        self.op = op
+        self.inputs = inputs
+        # MXNet named the nodes at record time, counting every recorded call of the thread
+        count = getattr(_state, "recorded_calls", 0)
+        _state.recorded_calls = count + 1
+        self.name = f"node_{count}"
+
+
+class _RecordedLeaf:
+    """An input of recorded calls that no recorded call computed: a variable (``attach_grad``)
+    or a constant array."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+
+
+def _recorded_entry(tensor):
+    """The ``(call or leaf, output index)`` that produced ``tensor`` (a leaf made and kept on it
+    when no recorded call did)."""
+    entry = getattr(tensor, "_mx_recorded", None)
+    if entry is None:
+        from .ops.registry import gradient_carrier
+        entry = (_RecordedLeaf(_grad_owner(gradient_carrier(tensor)) is not None), 0)
+        tensor._mx_recorded = entry
+    return entry
+
+
+def note_operator_call(op, inputs, outputs):
+    """Record, for :func:`get_symbol`, that operator ``op`` (an Operator instance) computed the
+    tensors ``outputs`` from the tensors ``inputs`` (arguments then aux states).  Called by the
+    imperative front end (``mx.nd``) for each operator call inside ``record()`` only."""
+    call = _RecordedCall(op, [_recorded_entry(tensor) for tensor in inputs])
+    for index, tensor in enumerate(outputs):
+        tensor._mx_recorded = (call, index)
+
+
 def get_symbol(x):
-    """MXNet returned the recorded computation of ``x`` as a Symbol.  mxtorch records with torch's
-    autograd, which keeps no operator names or attributes, so this raises MXNetError; build the
-    computation with ``mx.sym`` (or hybridize a Gluon block) to get a Symbol."""
-    raise MXNetError("autograd.get_symbol: mxtorch records imperative computations with torch autograd, "
-                     "which keeps no MXNet operator graph; compose the computation with mx.sym instead")
+    """The Symbol of the recorded computation of the NDArray ``x``, as MXNet 1.9.1 returns it:
+    one node per operator called (through ``mx.nd`` / NDArray arithmetic) inside ``record()``
+    on the way to ``x``, named ``node_<k>`` (``k`` counts the calls recorded in this thread);
+    its inputs that no recorded operator computed are variables named ``var<k>`` (arrays
+    marked with ``attach_grad``) or ``null<k>`` (other arrays), numbered in depth-first order.
+    Computations that are not registry operators (indexing, ``reshape`` views, ``astype``)
+    are not nodes: their results are ``null`` variables.  A variable gives a one-variable
+    Symbol; an array outside any recording raises MXNetError, as in MXNet."""
+    from .ndarray.ndarray import NDArray
+    from .symbol.symbol import Node, Symbol
+    if not isinstance(x, NDArray):
+        raise MXNetError(f"autograd.get_symbol: x must be an NDArray, got {type(x).__name__}")
+    entry = getattr(x._tensor, "_mx_recorded", None)
+    if entry is None:
+        if _grad_owner(_variable_leaf(x)) is None:
+            raise MXNetError("autograd.get_symbol: NDArray is not part of a computation graph. Did you forget "
+                             "to turn on recording? (compute it inside mx.autograd.record(), or mark it with "
+                             "attach_grad())")
+        entry = (_RecordedLeaf(True), 0)
+    root, root_index = entry
+    built = {}
+    leaves = 0
+    stack = [(root, False)]
+    while stack:   # iterative depth-first post-order: long recordings do not hit the recursion limit
+        item, expanded = stack.pop()
+        if id(item) in built:
+            continue
+        if isinstance(item, _RecordedLeaf):
+            built[id(item)] = Node(None, f"{'var' if item.variable else 'null'}{leaves}")
+            leaves += 1
+            continue
+        if not expanded:
+            stack.append((item, True))
+            stack.extend((source, False) for source, _ in reversed(item.inputs))
+            continue
+        inputs = [(built[id(source)], index) for source, index in item.inputs]
+        built[id(item)] = Node(item.op, item.name, dict(item.op.attrs), inputs)
+    return Symbol([(built[id(root)], root_index)])
 
 
 class Function:
