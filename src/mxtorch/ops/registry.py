@@ -428,8 +428,8 @@ def record_call(computation, is_train, inputs, aux, declared=False):
     Outputs that torch records no gradient for (integer outputs, ``argsort``'s float indices)
     get a carrier (float zeros) whenever some input records a gradient: MXNet recorded every
     operator, so ``backward`` on the indices of ``topk`` or ``argsort`` is allowed and gives
-    zero gradients.  Also used
-    for the computations that are not registry operators (``NDArray.__getitem__``).
+    zero gradients.  Also used for the NDArray computations that are not registry operators
+    (indexing, ``reshape`` views, ``astype``, ``concat``).
     """
     carriers = [gradient_carrier(tensor) for tensor in inputs]
     carried = any(c is not None and c is not t and c.requires_grad for c, t in zip(carriers, inputs))
@@ -455,8 +455,9 @@ def record_call(computation, is_train, inputs, aux, declared=False):
 
 
 class _ZeroGradient(torch.autograd.Function):
-    """A carrier for an output that no gradient passes through: zeros of its shape in float, recorded as computed from the inputs (so a ``backward`` from it reaches them and
-    gives them zero gradients).  Arguments: the output, then the recorded inputs."""
+    """A carrier for an output that no gradient passes through: zeros of its shape in float,
+    recorded as computed from the inputs (so a ``backward`` from it reaches them and gives them
+    zero gradients).  Arguments: the output, then the recorded inputs."""
 
     @staticmethod
     def forward(ctx, output, *inputs):
