@@ -48,3 +48,16 @@ def test_get_symbol_of_one_output_of_several_and_of_a_variable():
 def test_get_symbol_of_an_unrecorded_array_is_an_error():
     with pytest.raises(mx.MXNetError, match="not part of a computation graph"):
         mx.autograd.get_symbol(mx.nd.ones((2,)) * 3)
+
+
+def test_get_symbol_of_a_hybridized_block_output_says_why_not():
+    net = mx.gluon.nn.Dense(3)
+    net.initialize()
+    with mx.autograd.record():
+        y = net(mx.nd.zeros((1, 4)))
+    assert mx.autograd.get_symbol(y).list_arguments() == ["null0", "var1", "var2"]
+    net.hybridize()
+    with mx.autograd.record():
+        y = net(mx.nd.zeros((1, 4)))
+    with pytest.raises(mx.MXNetError, match="hybridized Gluon block"):
+        mx.autograd.get_symbol(y)

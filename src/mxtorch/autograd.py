@@ -419,6 +419,11 @@ def get_symbol(x):
         raise MXNetError(f"autograd.get_symbol: x must be an NDArray, got {type(x).__name__}")
     entry = getattr(x._tensor, "_mx_recorded", None)
     if entry is None:
+        if _variable_leaf(x).requires_grad and _grad_owner(_variable_leaf(x)) is None:
+            raise MXNetError("autograd.get_symbol: the array was computed inside mx.autograd.record() by "
+                             "something other than mx.nd operators (a hybridized Gluon block, an "
+                             "autograd.Function), whose graph mxtorch does not keep; call the block "
+                             "un-hybridized, or export it (HybridBlock.export) for its Symbol")
         if _grad_owner(_variable_leaf(x)) is None:
             raise MXNetError("autograd.get_symbol: NDArray is not part of a computation graph. Did you forget "
                              "to turn on recording? (compute it inside mx.autograd.record(), or mark it with "
