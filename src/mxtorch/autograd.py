@@ -163,6 +163,7 @@ def _make_variable(array, gradient, req):
     else:
         array.use_storage(array._tensor)
         leaf = attach_carrier(array._tensor)
+    array._tensor._mx_recorded = (_RecordedLeaf(True), 0)   # for get_symbol
     # a weak reference: the array owns its tensor, and a strong link back would make a
     # reference cycle that keeps both (and their memory) alive until the garbage collector
     # runs, while MXNet freed an array as soon as its last reference went
@@ -378,10 +379,15 @@ class _RecordedLeaf:
     """An input of recorded calls that no recorded call computed: a variable (``attach_grad``)
     or a constant array."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "order")
 
     def __init__(self, variable):
         self.variable = variable
+        # MXNet numbered the variables of a rebuilt graph in the order the arrays entered the
+        # recording machinery (attach_grad, or first use inside record())
+        count = getattr(_state, "recorded_leaves", 0)
+        _state.recorded_leaves = count + 1
+        self.order = count
 
 
 def _recorded_entry(tensor):
@@ -409,7 +415,8 @@ def get_symbol(x):
     one node per operator called (through ``mx.nd`` / NDArray arithmetic) inside ``record()``
     on the way to ``x``, named ``node_<k>`` (``k`` counts the calls recorded in this thread);
     its inputs that no recorded operator computed are variables named ``var<k>`` (arrays
-    marked with ``attach_grad``) or ``null<k>`` (other arrays), numbered in depth-first order.
+    marked with ``attach_grad``) or ``null<k>`` (other arrays), numbered in the order the
+    arrays were marked or first used inside ``record()``.
     Computations that are not registry operators (indexing, ``reshape`` views, ``astype``)
     are not nodes: their results are ``null`` variables.  A variable gives a one-variable
     Symbol; an array outside any recording raises MXNetError, as in MXNet."""
@@ -431,15 +438,15 @@ def get_symbol(x):
         entry = (_RecordedLeaf(True), 0)
     root, root_index = entry
     built = {}
-    leaves = 0
+    leaves = []
     stack = [(root, False)]
     while stack:   # iterative depth-first post-order: long recordings do not hit the recursion limit
         item, expanded = stack.pop()
         if id(item) in built:
             continue
         if isinstance(item, _RecordedLeaf):
-            built[id(item)] = Node(None, f"{'var' if item.variable else 'null'}{leaves}")
-            leaves += 1
+            built[id(item)] = Node(None, "")
+            leaves.append(item)
             continue
         if not expanded:
             stack.append((item, True))
@@ -447,6 +454,8 @@ def get_symbol(x):
             continue
         inputs = [(built[id(source)], index) for source, index in item.inputs]
         built[id(item)] = Node(item.op, item.name, dict(item.op.attrs), inputs)
+    for rank, leaf in enumerate(sorted(leaves, key=lambda leaf: leaf.order)):
+        built[id(leaf)].name = f"{'var' if leaf.variable else 'null'}{rank}"
     return Symbol([(built[id(root)], root_index)])
 
 
