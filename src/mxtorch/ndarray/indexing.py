@@ -274,4 +274,3 @@ def get_oshape_of_gather_nd_op(dshape, ishape):
         raise MXNetError(f"gather_nd: data and indices need at least one axis each, got shapes "
                          f"{tuple(dshape)} and {tuple(ishape)}")
     return tuple(ishape[1:]) + (tuple(dshape[ishape[0]:]) if ishape[0] < len(dshape) else ())
-
