@@ -80,11 +80,6 @@ def _unwrap(value):
     return value._tensor if isinstance(value, NDArray) else value
 
 
-def _grad_mode():
-    """Torch records operations for autograd only inside ``mx.autograd.record()``, as MXNet does."""
-    return torch.set_grad_enabled(_autograd.is_recording())
-
-
 class _Computation:
     """A function of tensors (one tensor out) as a computation ``registry.record_call`` records."""
 
@@ -433,8 +428,9 @@ class NDArray(NDArrayBase):
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate ``grad`` (zeros, this array's shape and dtype) and mark the array as a variable
         that ``backward`` differentiates for.  ``grad_req``: 'write' (each backward overwrites
-        ``grad``), 'add' (accumulates) or 'null' (no gradient).  Only floating-point arrays can
-        carry gradients; ``stype`` 'row_sparse' / 'csr' makes ``grad`` an array of that storage
+        ``grad``), 'add' (accumulates) or 'null' (no gradient).  An integer array receives its
+        gradients truncated to integers, as in MXNet (a float carrier records them: see
+        ``registry.gradient_carrier``); ``stype`` 'row_sparse' / 'csr' makes ``grad`` an array of that storage
         type (``mx.nd.sparse``, held dense like every mxtorch array: the gradient values are
         the same); another stype raises MXNetError.  Without ``stype`` the gradient has this
         array's storage type, as in MXNet."""
