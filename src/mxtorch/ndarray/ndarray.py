@@ -96,7 +96,8 @@ def _recorded(function, *tensors):
     if not _autograd.is_recording():
         return function(*tensors)
     with torch.enable_grad():
-        return registry.record_call(_Computation(function), _autograd.is_training(), list(tensors), [])[0]
+        outputs = registry.record_call(_Computation(function), _autograd.is_training(), list(tensors), [])
+        return registry.attach_zero_carriers(tensors, list(outputs))[0]
 
 
 def _call(op_name, *args, **kwargs):

@@ -425,8 +425,9 @@ def record_call(computation, is_train, inputs, aux, declared=False):
       integer tensors); the gradient reaches the input's carrier;
     - otherwise torch's autograd records ``forward`` directly.
 
-    Outputs that torch records no gradient for (integer outputs, ``argsort``'s float indices)
-    get a carrier (float zeros) whenever some input records a gradient: MXNet recorded every
+    For imperative calls, :func:`attach_zero_carriers` then gives outputs that torch records
+    no gradient for (integer outputs, ``argsort``'s float indices) a carrier (float zeros)
+    whenever some input records a gradient: MXNet recorded every
     operator, so ``backward`` on the indices of ``topk`` or ``argsort`` is allowed and gives
     zero gradients.  Also used for the NDArray computations that are not registry operators
     (indexing, ``reshape`` views, ``astype``, ``concat``).
@@ -443,13 +444,19 @@ def record_call(computation, is_train, inputs, aux, declared=False):
         for position, carrier in zip(info["integer_outputs"], results[info["outputs"]:]):
             outputs[position]._mx_declared_gradient_carrier = carrier
         return outputs
-    outputs = computation.forward(is_train, inputs, aux)
-    if any(not t.requires_grad for t in outputs):
-        recorded = [t for t in inputs if t is not None and t.requires_grad]
+    return computation.forward(is_train, inputs, aux)
+
+
+def attach_zero_carriers(inputs, outputs):
+    """Give each output that torch records no gradient for (integer outputs; argsort's float
+    indices) a zero-gradient carrier when some input records a gradient (imperative calls
+    inside ``mx.autograd.record()``: see :func:`record_call`)."""
+    if torch.is_grad_enabled() and any(not t.requires_grad and not hasattr(t, "_mx_declared_gradient_carrier")
+                                       for t in outputs):
+        recorded = [t for t in inputs if t is not None and gradient_carrier(t).requires_grad]
+        recorded = [gradient_carrier(t) for t in recorded]
         for tensor in outputs if recorded else ():
-            if not tensor.requires_grad:
-                # an output torch records no gradient for (integer outputs; argsort's float
-                # indices): its gradient to the inputs is zero
+            if not tensor.requires_grad and not hasattr(tensor, "_mx_declared_gradient_carrier"):
                 tensor._mx_declared_gradient_carrier = _ZeroGradient.apply(tensor, *recorded)
     return outputs
 
