@@ -432,8 +432,13 @@ def record_call(computation, is_train, inputs, aux, declared=False):
     zero gradients.  Also used for the NDArray computations that are not registry operators
     (indexing, ``reshape`` views, ``astype``, ``concat``).
     """
+    from .. import autograd
     carriers = [gradient_carrier(tensor) for tensor in inputs]
-    carried = any(c is not None and c is not t and c.requires_grad for c, t in zip(carriers, inputs))
+    # the derivative through carried integer inputs is that of imperative calls inside
+    # record(); a bound executor differentiates integer arguments only through declared
+    # gradients (Cast), as before
+    carried = autograd.is_recording() and any(c is not None and c is not t and c.requires_grad
+                                              for c, t in zip(carriers, inputs))
     if declared or carried:
         if not carried and not any(c is not None and c.requires_grad for c in carriers):
             return computation.forward(is_train, inputs, aux)
