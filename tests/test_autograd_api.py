@@ -148,3 +148,17 @@ def test_executor_backward_after_inference_forward():
     executor.backward([mx.nd.array([1.0, 10.0])])
     np.testing.assert_array_equal(ga.asnumpy(), [3, 50])
     np.testing.assert_array_equal(gb.asnumpy(), [1, 20])
+
+
+def test_backward_reads_a_larger_head_gradient_from_its_start():
+    # MXNet 1.9.1 did not check the head gradient's shape imperatively: a (4, 2) head gradient
+    # of a (3, 2) head gives x.grad = 2 * arange(6) (printed by ~/mxref); a smaller one is refused
+    x = mx.nd.ones((3, 2))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 2
+    with pytest.warns(UserWarning, match="first 6 elements"):
+        y.backward(mx.nd.arange(8).reshape((4, 2)), retain_graph=True)
+    np.testing.assert_allclose(x.grad.asnumpy(), [[0, 2], [4, 6], [8, 10]])
+    with pytest.raises(mx.MXNetError, match=r"head gradient \(out_grad\) 0 has shape \(2, 2\)"):
+        y.backward(mx.nd.ones((2, 2)))

@@ -134,3 +134,21 @@ def test_bad_uses_raise_mxnet_errors():
         mx.sym.contrib.foreach(lambda d, st: (d, st), [x, 3], s)
     with pytest.raises(MXNetError, match="max_iterations should be specified"):
         mx.nd.contrib.while_loop(lambda i: i < 3, lambda i: (None, i + 1), [mx.nd.ones(1)])
+
+
+def test_foreach_over_one_dimensional_data_steps_through_shape_1_slices():
+    # MXNet 1.9.1 (printed by ~/mxref): a 1-D data input gives steps of shape (1,), so the
+    # stacked output is (3, 1); values and gradients
+    def step(data, states):
+        return [data[0] * states[0]], [states[0] * 2]
+    out, states = mx.sym.contrib.foreach(step, [mx.sym.var("v3")], [mx.sym.var("v4")])
+    group = mx.sym.Group(out + states)
+    assert group.infer_shape(v3=(3,), v4=(1,)) == ([(3,), (1,)], [(3, 1), (1,)], [])
+    executor = group.bind(mx.cpu(), {"v3": mx.nd.array([1.0, 2, 3]), "v4": mx.nd.array([0.5])},
+                          args_grad={"v3": mx.nd.zeros(3), "v4": mx.nd.zeros(1)})
+    outputs = executor.forward(is_train=True)
+    np.testing.assert_allclose(outputs[0].asnumpy(), [[0.5], [2.0], [6.0]])
+    np.testing.assert_allclose(outputs[1].asnumpy(), [4.0])
+    executor.backward([mx.nd.ones((3, 1)), mx.nd.ones(1)])
+    np.testing.assert_allclose(executor.grad_arrays[0].asnumpy(), [0.5, 1.0, 2.0])
+    np.testing.assert_allclose(executor.grad_arrays[1].asnumpy(), [25.0])

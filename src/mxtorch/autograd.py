@@ -148,16 +148,32 @@ def mark_variables(variables, gradients, grad_reqs="write"):
 
 
 def _make_variable(array, gradient, req):
-    """Make ``array`` a variable (a fresh torch leaf sharing its memory) with ``gradient`` as grad."""
+    """Make ``array`` a variable (a fresh torch leaf sharing its memory) with ``gradient`` as grad.
+    An integer array is a variable through a float carrier leaf (``registry.gradient_carrier``):
+    MXNet differentiated integer arrays, their gradients truncated to integers."""
+    from .ops.registry import attach_carrier
     array._grad = gradient
     array._grad_req = req
     array._fresh_grad = False
-    if req != "null" and array._tensor.is_floating_point():
+    if req == "null" or array._tensor.dtype == torch.bool:
+        return
+    if array._tensor.is_floating_point() or array._tensor.is_complex():
         array.use_storage(array._tensor, requires_grad=True)
-        # a weak reference: the array owns its tensor, and a strong link back would make a
-        # reference cycle that keeps both (and their memory) alive until the garbage collector
-        # runs, while MXNet freed an array as soon as its last reference went
-        array._tensor._mx_grad_owner = weakref.ref(array)
+        leaf = array._tensor
+    else:
+        array.use_storage(array._tensor)
+        leaf = attach_carrier(array._tensor)
+    array._tensor._mx_recorded = (_RecordedLeaf(True), 0)   # for get_symbol
+    # a weak reference: the array owns its tensor, and a strong link back would make a
+    # reference cycle that keeps both (and their memory) alive until the garbage collector
+    # runs, while MXNet freed an array as soon as its last reference went
+    leaf._mx_grad_owner = weakref.ref(array)
+
+
+def _variable_leaf(array):
+    """The torch leaf that records ``array``'s gradient: its tensor, or an integer array's carrier."""
+    from .ops.registry import gradient_carrier
+    return gradient_carrier(array._tensor)
 
 
 def _grad_owner(tensor):
@@ -218,11 +234,30 @@ def _heads_and_grads(caller, heads, head_grads):
         if not isinstance(head, NDArray):
             raise MXNetError(f"{caller}: head {index} must be an NDArray, got {type(head).__name__}")
         tensor = gradient_carrier(head._tensor)   # integer heads: the float tensor autograd reaches
+        head_grad = _head_gradient_memory(caller, index, tensor, head_grad)
         value = head_gradient(tensor, head_grad, lambda shape: f"{caller}: head gradient (out_grad) {index} has "
                                                                f"shape {shape}, its head {tuple(tensor.shape)}")
         tensors.append(tensor)
         grads.append(value)
     return tensors, grads
+
+
+def _head_gradient_memory(caller, index, head, given):
+    """``given`` as the head gradient of ``head``.  MXNet 1.9.1's imperative backward did not
+    check the head gradient's shape: it read the head's number of elements from the start of
+    the head gradient's memory.  A head gradient of another shape with at least as many
+    elements is read that way here too (with a warning); a smaller one raises MXNetError (MXNet
+    read past its end)."""
+    import warnings
+    from .ndarray.ndarray import NDArray
+    if not isinstance(given, NDArray) or tuple(given.shape) == tuple(head.shape):
+        return given
+    count = head.numel()
+    if given.size < count:
+        return given        # head_gradient raises the shape mismatch
+    warnings.warn(f"{caller}: head gradient (out_grad) {index} has shape {tuple(given.shape)}, its head "
+                  f"{tuple(head.shape)}; as MXNet did, its first {count} elements are used")
+    return NDArray(given._tensor.reshape(-1)[:count].reshape(head.shape), given.context)
 
 
 def _differentiate(caller, tensors, grads, inputs, retain_graph, create_graph):
@@ -264,7 +299,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     with torch.no_grad():
         for leaf, value in zip(leaves, results):
             owner = _grad_owner(leaf)
-            if owner is None or owner._grad is None or owner._grad_req == "null" or owner._tensor is not leaf:
+            if owner is None or owner._grad is None or owner._grad_req == "null" or _variable_leaf(owner) is not leaf:
                 continue
             target = owner._grad._tensor
             if value is None:
@@ -292,26 +327,30 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     if not variables:
         raise MXNetError("grad: variables cannot be an empty list")
     for index, variable in enumerate(variables):
-        if not isinstance(variable, NDArray) or _grad_owner(variable._tensor) is None:
+        if not isinstance(variable, NDArray) or _grad_owner(_variable_leaf(variable)) is None:
             raise MXNetError(f"grad: variable {index} must be an NDArray marked with attach_grad() or "
                              f"mark_variables()")
     if retain_graph is None:
         retain_graph = create_graph
     tensors, grads = _heads_and_grads("grad", heads, head_grads)
-    inputs = [variable._tensor for variable in variables]
+    inputs = [_variable_leaf(variable) for variable in variables]
     results = _differentiate("grad", tensors, grads, inputs, retain_graph, create_graph)
-    return [NDArray(_gradient_tensor(value, source, create_graph), variable.context)
+    return [NDArray(_gradient_tensor(value, source, create_graph, variable._tensor.dtype), variable.context)
             for value, source, variable in zip(results, inputs, variables)]
 
 
-def _gradient_tensor(value, source, create_graph):
+def _gradient_tensor(value, source, create_graph, dtype):
     """The tensor :func:`grad` returns for one variable.  ``None`` (the heads do not reach the
     variable) and torch's lazy zero tensors become real zeros.  With ``create_graph`` the result
     stays part of the recording even where it is constant in the variables (the gradient of
     ``radians`` or ``relu``): MXNet records every gradient node, so differentiating it again gives
-    zeros rather than an error; here it is anchored to a recorded scalar that no variable reaches."""
+    zeros rather than an error; here it is anchored to a recorded scalar that no variable reaches.
+    The gradient of an integer variable (``dtype``) is truncated to it, as MXNet computed it."""
     if value is None or value._is_zerotensor():
         value = torch.zeros(source.shape, dtype=source.dtype, device=source.device)
+    if value.dtype != dtype:
+        from .ops.registry import _to_dtype
+        return _to_dtype(value.detach(), dtype)
     if not create_graph:
         return value.detach()
     if not value.requires_grad:
@@ -320,12 +359,104 @@ def _gradient_tensor(value, source, create_graph):
     return value
 
 
+class _RecordedCall:
+    """An operator call made inside ``record()``, kept for :func:`get_symbol`: the Operator
+    (its attributes) and its inputs as ``(_RecordedCall or _RecordedLeaf, output index)``.
+    Holds no tensors, so it keeps no memory alive."""
+
+    __slots__ = ("op", "inputs", "name")
+
+    def __init__(self, op, inputs):
+        self.op = op
+        self.inputs = inputs
+        # MXNet named the nodes at record time, counting every recorded call of the thread
+        count = getattr(_state, "recorded_calls", 0)
+        _state.recorded_calls = count + 1
+        self.name = f"node_{count}"
+
+
+class _RecordedLeaf:
+    """An input of recorded calls that no recorded call computed: a variable (``attach_grad``)
+    or a constant array."""
+
+    __slots__ = ("variable", "order")
+
+    def __init__(self, variable):
+        self.variable = variable
+        # MXNet numbered the variables of a rebuilt graph in the order the arrays entered the
+        # recording machinery (attach_grad, or first use inside record())
+        count = getattr(_state, "recorded_leaves", 0)
+        _state.recorded_leaves = count + 1
+        self.order = count
+
+
+def _recorded_entry(tensor):
+    """The ``(call or leaf, output index)`` that produced ``tensor`` (a leaf made and kept on it
+    when no recorded call did)."""
+    entry = getattr(tensor, "_mx_recorded", None)
+    if entry is None:
+        from .ops.registry import gradient_carrier
+        entry = (_RecordedLeaf(_grad_owner(gradient_carrier(tensor)) is not None), 0)
+        tensor._mx_recorded = entry
+    return entry
+
+
+def note_operator_call(op, inputs, outputs):
+    """Record, for :func:`get_symbol`, that operator ``op`` (an Operator instance) computed the
+    tensors ``outputs`` from the tensors ``inputs`` (arguments then aux states).  Called by the
+    imperative front end (``mx.nd``) for each operator call inside ``record()`` only."""
+    call = _RecordedCall(op, [_recorded_entry(tensor) for tensor in inputs])
+    for index, tensor in enumerate(outputs):
+        tensor._mx_recorded = (call, index)
+
+
 def get_symbol(x):
-    """MXNet returned the recorded computation of ``x`` as a Symbol.  mxtorch records with torch's
-    autograd, which keeps no operator names or attributes, so this raises MXNetError; build the
-    computation with ``mx.sym`` (or hybridize a Gluon block) to get a Symbol."""
-    raise MXNetError("autograd.get_symbol: mxtorch records imperative computations with torch autograd, "
-                     "which keeps no MXNet operator graph; compose the computation with mx.sym instead")
+    """The Symbol of the recorded computation of the NDArray ``x``, as MXNet 1.9.1 returns it:
+    one node per operator called (through ``mx.nd`` / NDArray arithmetic) inside ``record()``
+    on the way to ``x``, named ``node_<k>`` (``k`` counts the calls recorded in this thread);
+    its inputs that no recorded operator computed are variables named ``var<k>`` (arrays
+    marked with ``attach_grad``) or ``null<k>`` (other arrays), numbered in the order the
+    arrays were marked or first used inside ``record()``.
+    Computations that are not registry operators (indexing, ``reshape`` views, ``astype``)
+    are not nodes: their results are ``null`` variables.  A variable gives a one-variable
+    Symbol; an array outside any recording raises MXNetError, as in MXNet."""
+    from .ndarray.ndarray import NDArray
+    from .symbol.symbol import Node, Symbol
+    if not isinstance(x, NDArray):
+        raise MXNetError(f"autograd.get_symbol: x must be an NDArray, got {type(x).__name__}")
+    entry = getattr(x._tensor, "_mx_recorded", None)
+    if entry is None:
+        if _variable_leaf(x).requires_grad and _grad_owner(_variable_leaf(x)) is None:
+            raise MXNetError("autograd.get_symbol: the array was computed inside mx.autograd.record() by "
+                             "something other than mx.nd operators (a hybridized Gluon block, an "
+                             "autograd.Function), whose graph mxtorch does not keep; call the block "
+                             "un-hybridized, or export it (HybridBlock.export) for its Symbol")
+        if _grad_owner(_variable_leaf(x)) is None:
+            raise MXNetError("autograd.get_symbol: NDArray is not part of a computation graph. Did you forget "
+                             "to turn on recording? (compute it inside mx.autograd.record(), or mark it with "
+                             "attach_grad())")
+        entry = (_RecordedLeaf(True), 0)
+    root, root_index = entry
+    built = {}
+    leaves = []
+    stack = [(root, False)]
+    while stack:   # iterative depth-first post-order: long recordings do not hit the recursion limit
+        item, expanded = stack.pop()
+        if id(item) in built:
+            continue
+        if isinstance(item, _RecordedLeaf):
+            built[id(item)] = Node(None, "")
+            leaves.append(item)
+            continue
+        if not expanded:
+            stack.append((item, True))
+            stack.extend((source, False) for source, _ in reversed(item.inputs))
+            continue
+        inputs = [(built[id(source)], index) for source, index in item.inputs]
+        built[id(item)] = Node(item.op, item.name, dict(item.op.attrs), inputs)
+    for rank, leaf in enumerate(sorted(leaves, key=lambda leaf: leaf.order)):
+        built[id(leaf)].name = f"{'var' if leaf.variable else 'null'}{rank}"
+    return Symbol([(built[id(root)], root_index)])
 
 
 class Function:

@@ -565,14 +565,18 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     2**-6 for float16).  ``location`` / ``aux_states``: lists in argument order or dicts.
     ``grad_nodes``: the arguments to check (default all; a dict maps them to 'write' or
     'add'; 'add' checks that the gradient is added to the array's previous content).
+    ``grad_stype_dict``: argument name -> storage type ('default', 'row_sparse', 'csr') of
+    its gradient array (a sparse one starts as zeros; the values checked are the same).
     Tolerances left as None: rtol 1e-2 and atol 1e-3 for float32 (1e-4 / 1e-6 for
     float64, 1e-1 for float16).  Raises AssertionError naming the argument on mismatch.
     """
     if dtype not in (np.float16, np.float32, np.float64):
         raise MXNetError(f"check_numeric_gradient: dtype must be float16, float32 or float64, got {dtype}")
-    if grad_stype_dict:
-        if any(v != "default" for v in grad_stype_dict.values()):
-            raise MXNetError("check_numeric_gradient: sparse gradient storage is not supported")
+    grad_stype_dict = dict(grad_stype_dict or {})
+    for name, stype in grad_stype_dict.items():
+        if stype not in ("default", "row_sparse", "csr"):
+            raise MXNetError(f"check_numeric_gradient: grad_stype_dict[{name!r}] must be 'default', 'row_sparse' "
+                             f"or 'csr', got {stype!r}")
     ctx = ctx or default_context()
     dtype_key = np.dtype(dtype)
     eps = numeric_eps if numeric_eps is not None else default_numeric_eps()[dtype_key]
@@ -593,7 +597,12 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     if unknown:
         raise MXNetError(f"check_numeric_gradient: grad_nodes {sorted(unknown)} are not arguments {names}")
     initial = {name: np.random.normal(0, 0.01, size=location_npy[name].shape) for name in requests}
-    args_grad = {name: _nd_array(initial[name], ctx=ctx, dtype=dtype) for name in requests}
+    for name in requests:
+        if grad_stype_dict.get(name, "default") != "default":
+            # a sparse gradient array starts as zeros of its storage type, as in MXNet
+            initial[name] = np.zeros_like(initial[name])
+    args_grad = {name: _nd_array(initial[name], ctx=ctx, dtype=dtype).tostype(grad_stype_dict.get(name, "default"))
+                 for name in requests}
     grad_req = {name: requests.get(name, "null") for name in names}
     executor = sym.bind(ctx, args=location, args_grad=args_grad, grad_req=grad_req,
                         aux_states=None if aux is None else aux)

@@ -83,9 +83,24 @@ def _unwrap(value):
     return value._tensor if isinstance(value, NDArray) else value
 
 
-def _grad_mode():
-    """Torch records operations for autograd only inside ``mx.autograd.record()``, as MXNet does."""
-    return torch.set_grad_enabled(_autograd.is_recording())
+class _Computation:
+    """A function of tensors (one tensor out) as a computation ``registry.record_call`` records."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def forward(self, is_train, inputs, aux):  # noqa: ARG002
+        return [self.function(*inputs)]
+
+
+def _recorded(function, *tensors):
+    """``function(*tensors)``, recorded inside ``mx.autograd.record()`` as MXNet recorded the
+    operator it stands for (through integer tensors too: ``registry.record_call``)."""
+    if not _autograd.is_recording():
+        return function(*tensors)
+    with torch.enable_grad():
+        outputs = registry.record_call(_Computation(function), _autograd.is_training(), list(tensors), [])
+        return registry.attach_zero_carriers(tensors, list(outputs))[0]
 
 
 def _call(op_name, *args, **kwargs):
@@ -211,8 +226,8 @@ class NDArray(NDArrayBase):
         target = to_torch_dtype(dtype)
         if not copy and target == self._tensor.dtype:
             return self
-        with _grad_mode():
-            return self._inherit_failure(NDArray(self._tensor.to(target, copy=True), self._ctx))
+        return self._inherit_failure(NDArray(_recorded(lambda t: t.to(target, copy=True), self._tensor),
+                                             self._ctx))
 
     def copyto(self, other):
         """Copy into an NDArray (same shape) or onto a Context (new array)."""
@@ -289,9 +304,8 @@ class NDArray(NDArrayBase):
         reverse = kwargs.get("reverse", False)
         from ..ops.shape_codes import infer_reshape
         target = infer_reshape(self.shape, tuple(shape), reverse, op_name="reshape")
-        with _grad_mode():
-            return NDArray(self._tensor.view(target) if self._tensor.is_contiguous() else
-                           self._tensor.reshape(target), self._ctx, self.writable)
+        return NDArray(_recorded(lambda t: t.view(target) if t.is_contiguous() else t.reshape(target),
+                                 self._tensor), self._ctx, self.writable)
 
     def flatten(self, inplace=False):
         """``(d0, d1, ...)`` -> ``(d0, d1 * ...)`` through the ``Flatten`` operator; with
@@ -425,12 +439,16 @@ class NDArray(NDArrayBase):
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate ``grad`` (zeros, this array's shape and dtype) and mark the array as a variable
         that ``backward`` differentiates for.  ``grad_req``: 'write' (each backward overwrites
-        ``grad``), 'add' (accumulates) or 'null' (no gradient).  Only floating-point arrays can
-        carry gradients; ``stype`` 'row_sparse' / 'csr' makes ``grad`` an array of that storage
+        ``grad``), 'add' (accumulates) or 'null' (no gradient).  An integer array receives its
+        gradients truncated to integers, as in MXNet (a float carrier records them: see
+        ``registry.gradient_carrier``); ``stype`` 'row_sparse' / 'csr' makes ``grad`` an array of that storage
         type (``mx.nd.sparse``, held dense like every mxtorch array: the gradient values are
-        the same); another stype raises MXNetError."""
+        the same); another stype raises MXNetError.  Without ``stype`` the gradient has this
+        array's storage type, as in MXNet."""
         if grad_req not in ("write", "add", "null"):
             raise MXNetError(f"attach_grad: grad_req must be 'write', 'add' or 'null', got {grad_req!r}")
+        if stype is None:
+            stype = self.stype
         zeros = torch.zeros_like(self._tensor, requires_grad=False)
         if stype in (None, "default"):
             grad = NDArray(zeros, self._ctx)
@@ -550,11 +568,10 @@ class NDArray(NDArrayBase):
         A basic key gives a view sharing this array's memory; a result of no axes has shape
         ``(1,)``, as MXNet 1.x returns it.  Raises IndexError for an out-of-range integer and
         MXNetError for an unsupported key."""
-        with _grad_mode():
-            result = _indexing.getitem(self._tensor, key, _unwrap)
-        if result.dim() == 0:
-            result = result.reshape(1)
-        return NDArray(result, self._ctx)
+        def read(tensor):
+            result = _indexing.getitem(tensor, key, _unwrap)
+            return result.reshape(1) if result.dim() == 0 else result
+        return NDArray(_recorded(read, self._tensor), self._ctx)
 
     def __setitem__(self, key, value):
         """``x[key] = value`` in place: ``value`` is a number, a (nested) list, a numpy array or
@@ -595,16 +612,16 @@ class NDArray(NDArrayBase):
             raise MXNetError(f"{function}: the array is read-only (writable=False)")
         if not _autograd.is_recording():
             return torch.no_grad()
-        if self._tensor.requires_grad:
+        if registry.gradient_carrier(self._tensor).requires_grad:
             raise MXNetError(
                 f"{function}: Assigning to NDArrays that are already in a computational graph will cause "
                 f"undefined behavior when evaluating gradients. Call backward first or do this outside a "
                 f"record section; in-place operations like +=, *=, relu(x, out=x), y[idx]=x are not "
                 f"allowed inside a record section on arrays the graph holds (this array has shape "
                 f"{tuple(self._tensor.shape)})")
-        if isinstance(value, NDArray) and value._tensor.requires_grad:
+        if isinstance(value, NDArray) and registry.gradient_carrier(value._tensor).requires_grad:
             if partial:
-                raise MXNetError(f"{function}: Inplace operations (+=, -=, x[idx]=, etc) are not supported "
+                raise MXNetError(f"{function}: Inplace operations (+=, -=, x[:]=, etc) are not supported "
                                  f"when recording with autograd: the value is recorded and the write "
                                  f"keeps part of the array's old content; write the whole array "
                                  f"(x[:] = value) or use an out-of-place operator")
@@ -815,8 +832,8 @@ def concat(*arrays, dim=1, **kwargs):
     if not all(isinstance(a, NDArray) for a in arrays):
         raise MXNetError("concat: every input must be an NDArray")
     try:
-        with _grad_mode():
-            return NDArray(torch.cat([a._tensor for a in arrays], dim=dim), arrays[0].context)
+        return NDArray(_recorded(lambda *tensors: torch.cat(tensors, dim=dim), *[a._tensor for a in arrays]),
+                       arrays[0].context)
     except (RuntimeError, IndexError) as error:
         raise MXNetError(f"concat: cannot join shapes {[a.shape for a in arrays]} along dim {dim}: "
                          f"{error}") from None
@@ -843,8 +860,8 @@ def concatenate(arrays, axis=0, always_copy=True):
         if item.ndim != ndim or item.shape[:axis] != first.shape[:axis] or \
                 item.shape[axis + 1:] != first.shape[axis + 1:]:
             raise MXNetError(f"concatenate: shapes {first.shape} and {item.shape} differ outside axis {axis}")
-    with _grad_mode():
-        return NDArray(torch.cat([item._tensor for item in arrays], dim=axis), first.context)
+    return NDArray(_recorded(lambda *tensors: torch.cat(tensors, dim=axis), *[item._tensor for item in arrays]),
+                   first.context)
 
 
 def moveaxis(tensor, source, destination):

@@ -114,6 +114,8 @@ def invoke(op_class, args, kwargs):
     try:
         with torch.set_grad_enabled(recording):
             outputs = op.apply(is_train, tensors[:n_args], tensors[n_args:])
+            if recording:
+                outputs = registry.attach_zero_carriers(tensors, list(outputs))
     except OperatorRunError as error:
         # an error of the computation itself: reported at the next wait on the outputs
         outputs = _placeholder_outputs(op, tensors, n_args, ctx)
@@ -128,6 +130,8 @@ def invoke(op_class, args, kwargs):
     # (Flatten, Reshape, transpose, ...) are copied, so writing to them leaves the input alone
     shared = {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
     outputs = [_own_memory(t, shared) for t in outputs]
+    if recording:
+        autograd.note_operator_call(op, tensors, outputs)   # what autograd.get_symbol rebuilds
     results = [_with_storage(t, ctx, stype) for t, stype in zip(outputs, output_stypes)]
     if failure is not None:
         pending.mark(outputs, failure)

@@ -63,6 +63,10 @@ class BaseSparseNDArray(NDArray):
     def copy(self):
         return _with_storage(self._tensor.clone(), self._ctx, self._storage)
 
+    def detach(self):
+        """An array of this storage type sharing the data, cut from the recorded computation."""
+        return _with_storage(self._tensor.detach(), self._ctx, self._storage)
+
     # as in MXNet, ``+ - *`` of a sparse array run mx.nd.sparse.add / subtract / multiply
     # (elemwise_* for one shape: csr + csr stays csr)
     def __add__(self, other):

@@ -151,6 +151,19 @@ def _stack_steps(steps, count, template_shapes, dtypes, device):
     return stacked
 
 
+def _step_slice(data, step):
+    """Step ``step`` of a foreach data input: ``data[step]``, or for 1-D data the slice of shape
+    ``(1,)``, as MXNet 1.9.1 gives it (no 0-d arrays)."""
+    return data[step:step + 1] if data.dim() == 1 else data[step]
+
+
+def _step_shape(shape):
+    """The shape of one step of a foreach data input of ``shape`` (see :func:`_step_slice`)."""
+    if not shape:
+        return None
+    return tuple(shape[1:]) if len(shape) > 1 else (1,)
+
+
 @register("_foreach")
 class Foreach(_SubgraphOperator):
     """Runs the body subgraph once per slice of the data inputs along axis 0, carrying the states
@@ -183,7 +196,8 @@ class Foreach(_SubgraphOperator):
         steps = []
         states = list(states)
         for t in range(length):
-            results = self.run_subgraph(0, is_train, self._body_inputs([d[t] for d in data], states, remain))
+            results = self.run_subgraph(0, is_train, self._body_inputs([_step_slice(d, t) for d in data], states,
+                                                                       remain))
             steps.append(results[:self.num_out_data])
             states = list(results[self.num_out_data:])
         if length == 0:
@@ -200,14 +214,15 @@ class Foreach(_SubgraphOperator):
             states[index] = merge_shape(states[index], shape, f"Operator {self.name}: state {index}")
         outputs = [None] * self.output_count
         for _ in range(2):   # loop-carried states: the body's output states refine its input states
-            body_in = self._body_inputs([tuple(s[1:]) if s else None for s in data], states, remain)
+            body_in = self._body_inputs([_step_shape(s) for s in data], states, remain)
             body_in, body_out = self.subgraph_shapes(0, body_in)
             for index, loc in enumerate(self.in_state_locs):
                 states[index] = merge_shape(body_in[loc], body_out[self.num_out_data + index],
                                             f"Operator {self.name}: state {index}")
             outputs = [None if s is None else (length,) + tuple(s) for s in body_out[:self.num_out_data]]
             outputs += states
-        data = [merge_shape(d, None if body_in[loc] is None else (length,) + tuple(body_in[loc]))
+        data = [merge_shape(d, None if body_in[loc] is None else (length,) if d is not None and len(d) == 1
+                            else (length,) + tuple(body_in[loc]))
                 if length else d for d, loc in zip(data, self.in_data_locs)]
         remain = [body_in[loc] for loc in self.remain_locs]
         return list(data) + states + remain, outputs, []

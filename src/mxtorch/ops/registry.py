@@ -259,19 +259,14 @@ class Operator:
         return self.backward is not None
 
     def apply(self, is_train, inputs, aux):
-        """Run the operator: ``forward``, wrapped with the declared ``backward`` when one is
-        declared and torch is recording a gradient for some input.  Returns the output tensors."""
-        if self.backward is None or not torch.is_grad_enabled():
+        """Run the operator: ``forward``, and when torch is recording a gradient for some input,
+        recorded as MXNet records it (see :func:`record_call`): through the declared
+        ``backward`` where one is declared, and through integer inputs and outputs (their
+        gradient carriers).  Returns the output tensors."""
+        if not torch.is_grad_enabled():
             return self.forward(is_train, inputs, aux)
-        carriers = [gradient_carrier(tensor) for tensor in inputs]
-        if not any(c is not None and c.requires_grad for c in carriers) or not self.declares_backward(inputs):
-            return self.forward(is_train, inputs, aux)
-        info = {}
-        results = _DeclaredGradient.apply(self, is_train, aux, info, len(inputs), *inputs, *carriers)
-        outputs = list(results[:info["outputs"]])
-        for position, carrier in zip(info["integer_outputs"], results[info["outputs"]:]):
-            outputs[position]._mx_declared_gradient_carrier = carrier
-        return outputs
+        declared = self.backward is not None and self.declares_backward(inputs)
+        return record_call(self, is_train, inputs, aux, declared)
 
     # -- what the executor's plan passes ask (executor/inference.py, executor/fusion.py) ----------
     # A pass rewrites the plan from these declarations, never from operator names.
@@ -393,42 +388,132 @@ def sparse_operator_names():
 
 
 def gradient_carrier(tensor):
-    """The tensor through which autograd reaches ``tensor``: itself, or for an integer output of
-    an operator with a declared backward (``Cast`` to int32) the float tensor the registry
-    attached to it, since torch cannot record a gradient on integer tensors.  MXNet
-    differentiated integer arrays: a gradient through ``Cast(int32)`` then ``Cast(float32)``
-    passes (truncated to integers)."""
+    """The tensor through which autograd reaches ``tensor``: itself, or for an integer tensor
+    that MXNet would differentiate (an integer variable marked with ``attach_grad``, or an
+    integer output of a recorded operator: ``Cast`` to int32, ``topk`` / ``argsort`` indices,
+    ``take`` of an integer array) the float tensor attached to it, since torch records no
+    gradient on integer tensors.  MXNet differentiated integer arrays: a gradient through
+    ``Cast(int32)`` then ``Cast(float32)`` passes (truncated to integers), and an integer
+    variable receives (truncated) gradients."""
     if tensor is None or tensor.requires_grad:
         return tensor
     return getattr(tensor, "_mx_declared_gradient_carrier", tensor)
+
+
+def carrier_dtype(dtype):
+    """The float dtype of the gradient carrier of an integer tensor of ``dtype`` (float64 for
+    64-bit integers, whose values float32 does not hold exactly; else float32)."""
+    return torch.float64 if dtype in (torch.int64, torch.uint64) else torch.float32
+
+
+def attach_carrier(tensor):
+    """Give the integer tensor ``tensor`` a new float carrier leaf (zeros, recording gradients)
+    and return the carrier: how an integer variable is differentiated (``attach_grad``)."""
+    carrier = torch.zeros(tensor.shape, dtype=carrier_dtype(tensor.dtype), device=tensor.device,
+                          requires_grad=True)
+    tensor._mx_declared_gradient_carrier = carrier
+    return carrier
 
 
 def _is_differentiable(tensor):
     return tensor.is_floating_point() or tensor.is_complex()
 
 
-class _DeclaredGradient(torch.autograd.Function):
-    """``op.forward`` in the forward pass, ``op.backward`` in the backward pass.
+def record_call(computation, is_train, inputs, aux, declared=False):
+    """``computation.forward(is_train, inputs, aux)`` (a list of output tensors) run while torch
+    records gradients, recorded the way MXNet recorded an operator:
 
-    Arguments: the operator, is_train, the aux tensors, a dict receiving the output layout, the
-    number of inputs, the inputs, then one gradient carrier per input (the input itself when it
-    is differentiable).  Returns the outputs followed by one new float carrier per integer output
-    (zeros whose gradient is that output's head gradient)."""
+    - ``declared``: inside one ``torch.autograd.Function`` whose backward is the computation's
+      own ``backward(out_grads, inputs, outputs, aux)``;
+    - an integer input with a gradient carrier (an integer variable, or the integer output of
+      a recorded operator): inside the same Function, whose backward differentiates the
+      forward run again on the float values of the integer inputs (torch cannot differentiate
+      integer tensors); the gradient reaches the input's carrier;
+    - otherwise torch's autograd records ``forward`` directly.
+
+    For imperative calls, :func:`attach_zero_carriers` then gives outputs that torch records
+    no gradient for (integer outputs, ``argsort``'s float indices) a carrier (float zeros)
+    whenever some input records a gradient: MXNet recorded every
+    operator, so ``backward`` on the indices of ``topk`` or ``argsort`` is allowed and gives
+    zero gradients.  Also used for the NDArray computations that are not registry operators
+    (indexing, ``reshape`` views, ``astype``, ``concat``).
+    """
+    from .. import autograd
+    carriers = [gradient_carrier(tensor) for tensor in inputs]
+    # the derivative through carried integer inputs is that of imperative calls inside
+    # record(); a bound executor differentiates integer arguments only through declared
+    # gradients (Cast), as before
+    carried = autograd.is_recording() and any(c is not None and c is not t and c.requires_grad
+                                              for c, t in zip(carriers, inputs))
+    if declared or carried:
+        if not carried and not any(c is not None and c.requires_grad for c in carriers):
+            return computation.forward(is_train, inputs, aux)
+        info = {}
+        results = _DeclaredGradient.apply(computation, is_train, aux, info, declared, len(inputs),
+                                          *inputs, *carriers)
+        outputs = list(results[:info["outputs"]])
+        for position, carrier in zip(info["integer_outputs"], results[info["outputs"]:]):
+            outputs[position]._mx_declared_gradient_carrier = carrier
+        return outputs
+    return computation.forward(is_train, inputs, aux)
+
+
+def attach_zero_carriers(inputs, outputs):
+    """Give each output that torch records no gradient for (integer outputs; argsort's float
+    indices) a zero-gradient carrier when some input records a gradient (imperative calls
+    inside ``mx.autograd.record()``: see :func:`record_call`)."""
+    if torch.is_grad_enabled() and any(not t.requires_grad and not hasattr(t, "_mx_declared_gradient_carrier")
+                                       for t in outputs):
+        recorded = [t for t in inputs if t is not None and gradient_carrier(t).requires_grad]
+        recorded = [gradient_carrier(t) for t in recorded]
+        for tensor in outputs if recorded else ():
+            if not tensor.requires_grad and not hasattr(tensor, "_mx_declared_gradient_carrier"):
+                tensor._mx_declared_gradient_carrier = _ZeroGradient.apply(tensor, *recorded)
+    return outputs
+
+
+class _ZeroGradient(torch.autograd.Function):
+    """A carrier for an output that no gradient passes through: zeros of its shape in float,
+    recorded as computed from the inputs (so a ``backward`` from it reaches them and gives them
+    zero gradients).  Arguments: the output, then the recorded inputs."""
 
     @staticmethod
-    def forward(ctx, op, is_train, aux, info, count, *tensors):
+    def forward(ctx, output, *inputs):
+        ctx.count = len(inputs)
+        floating = next((t.dtype for t in inputs if t.is_floating_point()), carrier_dtype(output.dtype))
+        return torch.zeros(output.shape, dtype=floating, device=output.device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) * (ctx.count + 1)
+
+
+class _DeclaredGradient(torch.autograd.Function):
+    """``computation.forward`` in the forward pass; in the backward pass its declared
+    ``backward`` (``declared``) or the derivative of ``forward`` run again on float values.
+
+    Arguments: the computation, is_train, the aux tensors, a dict receiving the output layout,
+    ``declared``, the number of inputs, the inputs, then one gradient carrier per input (the
+    input itself when it is differentiable).  Returns the outputs followed by one new float
+    carrier per integer output (zeros whose gradient is that output's head gradient)."""
+
+    @staticmethod
+    def forward(ctx, op, is_train, aux, info, declared, count, *tensors):
         inputs = list(tensors[:count])
         outputs = list(op.forward(is_train, inputs, aux))
-        floating = next((t.dtype for t in inputs if t.is_floating_point()), torch.float32)
+        floating = next((t.dtype for t in inputs if t is not None and t.is_floating_point()), None)
         integer_outputs = [i for i, t in enumerate(outputs) if not _is_differentiable(t)]
-        carriers = [torch.zeros(outputs[i].shape, dtype=floating, device=outputs[i].device)
+        carriers = [torch.zeros(outputs[i].shape, dtype=floating or carrier_dtype(outputs[i].dtype),
+                                device=outputs[i].device)
                     for i in integer_outputs]
         info["outputs"] = len(outputs)
         info["integer_outputs"] = integer_outputs
         ctx.op, ctx.aux, ctx.count, ctx.num_outputs = op, aux, count, len(outputs)
+        ctx.is_train, ctx.declared = is_train, declared
         ctx.integer_outputs = integer_outputs
         ctx.carrier_inputs = [tensors[count + i] is not None and tensors[count + i] is not tensors[i]
                               for i in range(count)]
+        ctx.carrier_dtypes = [tensors[count + i].dtype if ctx.carrier_inputs[i] else None for i in range(count)]
         ctx.save_for_backward(*inputs, *outputs)
         if integer_outputs:
             ctx.mark_non_differentiable(*[outputs[i] for i in integer_outputs])
@@ -439,11 +524,17 @@ class _DeclaredGradient(torch.autograd.Function):
         saved = ctx.saved_tensors
         inputs, outputs = list(saved[:ctx.count]), list(saved[ctx.count:])
         out_grads = list(grads[:ctx.num_outputs])
-        for position, carried in zip(ctx.integer_outputs, grads[ctx.num_outputs:]):
-            # the head gradient of an integer output has that output's dtype, as in MXNet
-            out_grads[position] = _to_dtype(carried, outputs[position].dtype)
-        out_grads = [torch.zeros_like(o) if g is None else g for g, o in zip(out_grads, outputs)]
-        input_grads = list(ctx.op.backward(out_grads, inputs, outputs, ctx.aux))
+        carried_grads = dict(zip(ctx.integer_outputs, grads[ctx.num_outputs:]))
+        if ctx.declared:
+            for position, carried in carried_grads.items():
+                # the head gradient of an integer output has that output's dtype, as in MXNet
+                out_grads[position] = _to_dtype(carried, outputs[position].dtype)
+            out_grads = [torch.zeros_like(o) if g is None else g for g, o in zip(out_grads, outputs)]
+            input_grads = list(ctx.op.backward(out_grads, inputs, outputs, ctx.aux))
+        else:
+            for position, carried in carried_grads.items():
+                out_grads[position] = carried
+            input_grads = _recomputed_gradients(ctx, inputs, out_grads)
         direct, carried = [], []
         for tensor, grad, via_carrier in zip(inputs, input_grads, ctx.carrier_inputs):
             if grad is not None and grad.shape != tensor.shape:
@@ -454,7 +545,28 @@ class _DeclaredGradient(torch.autograd.Function):
             else:
                 direct.append(None if grad is None or not _is_differentiable(tensor) else grad.to(tensor.dtype))
                 carried.append(None)
-        return (None, None, None, None, None) + tuple(direct) + tuple(carried)
+        return (None,) * 6 + tuple(direct) + tuple(carried)
+
+
+def _recomputed_gradients(ctx, inputs, out_grads):
+    """The gradients of a computation without a declared backward: its forward run again with
+    its differentiable inputs and its carried integer inputs (as float values of their
+    carrier's dtype) as fresh leaves, differentiated by torch with ``out_grads``.  Aux states
+    are passed as copies, so they are not updated twice."""
+    with torch.enable_grad():
+        leaves, arguments = [], []
+        for tensor, via_carrier, dtype in zip(inputs, ctx.carrier_inputs, ctx.carrier_dtypes):
+            if tensor is not None and (via_carrier or _is_differentiable(tensor)):
+                tensor = tensor.detach().to(dtype if via_carrier else tensor.dtype).requires_grad_(True)
+                leaves.append(tensor)
+            arguments.append(tensor)
+        outputs = ctx.op.forward(ctx.is_train, arguments, [t.clone() for t in ctx.aux])
+        pairs = [(o, g) for o, g in zip(outputs, out_grads) if g is not None and o.requires_grad]
+        if not pairs or not leaves:
+            return [None] * len(inputs)
+        grads = iter(torch.autograd.grad([o for o, _ in pairs], leaves, [g.to(o.dtype) for o, g in pairs],
+                                         allow_unused=True, create_graph=torch.is_grad_enabled()))
+    return [next(grads) if t is not None and t.requires_grad else None for t in arguments]
 
 
 def _to_dtype(tensor, dtype):
