@@ -324,41 +324,6 @@ def _gamma(x):
         (x < 0) & (torch.floor(x).remainder(2) == 0), -1.0, 1.0).to(x.dtype)
 
 
-class _ArcsinhSlope(torch.autograd.Function):
-    """``1 / sqrt(x**2 + 1)`` (the derivative of arcsinh), whose own derivative is taken as
-    ``+x / (x**2 + 1)**1.5``: the sign MXNet 1.9.1's ``_backward_arcsinh`` gradient gives (the
-    true second derivative of arcsinh is its negative), so higher-order gradients match MXNet."""
-
-    @staticmethod
-    def forward(ctx, x):
-        slope = torch.rsqrt(x * x + 1)
-        ctx.save_for_backward(x, slope)
-        return slope
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, slope = ctx.saved_tensors
-        return grad * x * slope ** 3
-
-
-class _Arcsinh(torch.autograd.Function):
-    """``asinh(x)`` whose gradient is ``grad * _ArcsinhSlope(x)`` (MXNet's second order)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return torch.asinh(x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * _ArcsinhSlope.apply(x)
-
-
-def _arcsinh(x):
-    return _Arcsinh.apply(x) if x.requires_grad else torch.asinh(x)
-
-
 _UNARY = {
     ("exp",): torch.exp, ("log",): torch.log, ("log1p",): torch.log1p, ("expm1",): torch.expm1,
     ("log2",): torch.log2, ("log10",): torch.log10,
@@ -369,7 +334,7 @@ _UNARY = {
     ("round",): round_half_away, ("rint",): lambda x: torch.ceil(x - 0.5), ("fix",): torch.trunc, ("trunc",): torch.trunc,
     ("sin",): torch.sin, ("cos",): torch.cos, ("tan",): torch.tan, ("arcsin",): torch.asin,
     ("arccos",): torch.acos, ("arctan",): torch.atan, ("sinh",): torch.sinh, ("cosh",): torch.cosh,
-    ("tanh",): torch.tanh, ("arcsinh",): _arcsinh, ("arccosh",): torch.acosh, ("arctanh",): torch.atanh,
+    ("tanh",): torch.tanh, ("arcsinh",): torch.asinh, ("arccosh",): torch.acosh, ("arctanh",): torch.atanh,
     ("degrees",): torch.rad2deg, ("radians",): torch.deg2rad,
     ("sigmoid",): torch.sigmoid, ("relu",): torch.relu, ("softsign",): _softsign,
     ("erf",): torch.erf, ("erfinv",): torch.erfinv, ("gamma",): _gamma, ("gammaln",): torch.lgamma,
