@@ -438,13 +438,17 @@ def record_call(computation, is_train, inputs, aux, declared=False):
     zero gradients.  Also used for the NDArray computations that are not registry operators
     (indexing, ``reshape`` views, ``astype``, ``concat``).
     """
-    from .. import autograd
-    carriers = [gradient_carrier(tensor) for tensor in inputs]
+    from ..autograd import is_recording
     # the derivative through carried integer inputs is that of imperative calls inside
     # record(); a bound executor differentiates integer arguments only through declared
-    # gradients (Cast), as before
-    carried = autograd.is_recording() and any(c is not None and c is not t and c.requires_grad
-                                              for c, t in zip(carriers, inputs))
+    # gradients (Cast), as before -- so an undeclared operator outside record() (every node of a
+    # training executor's plan) runs its forward at once
+    recording = is_recording()
+    if not declared and not recording:
+        return computation.forward(is_train, inputs, aux)
+    carriers = [gradient_carrier(tensor) for tensor in inputs]
+    carried = recording and any(c is not None and c is not t and c.requires_grad
+                                for c, t in zip(carriers, inputs))
     if declared or carried:
         if not carried and not any(c is not None and c.requires_grad for c in carriers):
             return computation.forward(is_train, inputs, aux)
