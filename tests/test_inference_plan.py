@@ -261,3 +261,34 @@ def test_plan_rewrites_follow_operator_declarations_not_names():
     got = executor.forward(is_train=False)[0].asnumpy()
     expected = 1 / (1 + np.exp(-(np.maximum(values @ w1.T + b1, 0) @ w2.T)))
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("onednn_graph", ["1", "0"])
+def test_onednn_graph_fusion_matches_the_plain_graph_and_stays_local(monkeypatch, onednn_graph):
+    """The traced graph handed to oneDNN Graph (MXTORCH_ONEDNN_GRAPH=1, the default) computes what
+    the plain graph computes, before and after set_params; its fused partitions exist (a
+    oneDNN fusion group in the graph torch last optimised); torch's process-wide fusion switch
+    is off again after each call; MXTORCH_ONEDNN_GRAPH=0 uses optimize_for_inference."""
+    import torch
+    monkeypatch.setenv("MXTORCH_COMPILE", "1")
+    monkeypatch.setenv("MXTORCH_ONEDNN_GRAPH", onednn_graph)
+    shape = (4, 3, 8, 8)
+    args, aux = _random_params(_network(), shape, 5)
+    plain, predict = _modules(shape, args, aux)
+    rng = np.random.RandomState(6)
+    for _ in range(2):
+        data = rng.rand(*shape).astype(np.float32)
+        _assert_same(_outputs(predict, data), _outputs(plain, data))
+        assert not torch.jit.onednn_fusion_enabled()
+    plan = predict._exec_group.execs[0]._inference
+    fused = isinstance(plan._traced, inference._OneDNNGraphModule)
+    assert fused == (onednn_graph == "1" and inference.onednn_graph_enabled())
+    if fused:
+        plan._traced(*plan._variables()[1])
+        assert "prim::oneDNNFusionGroup" in str(torch.jit.last_executed_optimized_graph())
+    new_args, new_aux = _random_params(_network(), shape, 7)
+    predict.set_params(new_args, new_aux)
+    plain.set_params(new_args, new_aux)
+    data = rng.rand(*shape).astype(np.float32)
+    _assert_same(_outputs(predict, data), _outputs(plain, data))
+    assert isinstance(plan._traced, inference._OneDNNGraphModule) == fused

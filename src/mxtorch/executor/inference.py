@@ -19,10 +19,14 @@ rewritten once for prediction:
 - every node run without autograd recording;
 - on the CPU, for float32 graphs made only of operators that trace exactly
   (``Operator.traceable``), the folded graph traced with ``torch.jit.trace``, frozen
-  (parameters become constants) and passed through ``torch.jit.optimize_for_inference``,
-  which fuses activations into convolutions and runs them as oneDNN primitives on
-  blocked memory.  The traced graph is checked against the eager folded graph on its
-  first batch and dropped (for the lifetime of the executor) if it differs or fails.
+  (parameters become constants) and run under oneDNN Graph fusion
+  (``torch.jit.enable_onednn_fusion``, switched on for the graph's own calls only), which
+  fuses convolutions with the BatchNorm, activations and additions around them and keeps them
+  on blocked memory; where oneDNN Graph is unavailable, off (``MXTORCH_ONEDNN_GRAPH=0``), fails
+  or differs, the frozen graph goes through ``torch.jit.optimize_for_inference`` instead
+  (oneDNN convolutions on blocked memory, elementwise operators unfused).  The traced graph
+  is checked against the eager folded graph on its first batch and dropped (for the
+  lifetime of the executor) if it differs or fails.
 
 The folded weights and the traced graph depend on the parameter values.  The plan
 keys them on the parameter tensors and their in-place version counters (every
@@ -444,11 +448,15 @@ class InferencePlan:
                     traced = torch.jit.trace(module, tuple(inputs), check_trace=False)
                 finally:
                     _nn_ops._CHANNELS_LAST = channels_last
-                optimized = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
             expected = self._run_eager(constants, inputs)
-            got = list(optimized(*inputs))
-            if len(got) != len(expected) or not all(_close(a, b) for a, b in zip(got, expected)):
-                raise RuntimeError("the traced graph's outputs differ from the eager graph's")
+            optimized = _onednn_graph(traced, inputs, expected)
+            if optimized is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    optimized = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
+                got = list(optimized(*inputs))
+                if not _all_close(got, expected):
+                    raise RuntimeError("the traced graph's outputs differ from the eager graph's")
         except Exception as error:      # any failure: stay on the eager folded graph
             _log_once(("trace-failed", type(error).__name__, str(error)[:80]),
                       f"mxtorch: inference plan stays eager ({type(error).__name__}: {str(error)[:600]})")
@@ -482,6 +490,65 @@ class InferencePlan:
                     if outputs is not None:
                         return outputs
             return self._run_eager(constants, inputs)
+
+
+class _OneDNNGraphModule:
+    """A frozen TorchScript graph run with oneDNN Graph fusion (``torch.jit.enable_onednn_fusion``)
+    switched on for its calls only: the profiling executor hands the graph to oneDNN Graph, which
+    fuses convolutions with the BatchNorm, activation and addition around them (the fusions
+    MXNet's oneDNN subgraph backend makes) and keeps the fused partitions on blocked memory.
+    The switch is process-wide in torch, so it is restored after every call: other TorchScript
+    graphs (the compiled training step) are not handed to oneDNN Graph."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __call__(self, *inputs):
+        previous = torch.jit.onednn_fusion_enabled()
+        torch.jit.enable_onednn_fusion(True)
+        try:
+            return self.module(*inputs)
+        finally:
+            torch.jit.enable_onednn_fusion(previous)
+
+
+# the profiling executor optimises a graph after its profiled runs; oneDNN Graph's fused
+# partitions exist from the run after that (checked against the eager graph there)
+_ONEDNN_GRAPH_WARMUP = 3
+
+
+def onednn_graph_enabled():
+    """Whether traced inference graphs are handed to oneDNN Graph (``MXTORCH_ONEDNN_GRAPH``,
+    default 1; read when a graph is traced)."""
+    return (os.environ.get("MXTORCH_ONEDNN_GRAPH", "1").strip() != "0"
+            and hasattr(torch.jit, "enable_onednn_fusion") and torch.backends.mkldnn.is_available())
+
+
+def _onednn_graph(traced, inputs, expected):
+    """``traced`` frozen and run under oneDNN Graph fusion, or None (use
+    ``optimize_for_inference``) when that is off, fails, or its outputs differ from ``expected``
+    after the warm-up runs that build the fused partitions."""
+    if not onednn_graph_enabled():
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = _OneDNNGraphModule(torch.jit.freeze(traced))
+            for _ in range(_ONEDNN_GRAPH_WARMUP):
+                got = list(module(*inputs))
+    except Exception as error:      # oneDNN Graph could not take this graph
+        _log_once(("onednn-graph", type(error).__name__), f"mxtorch: oneDNN Graph fusion not used for this "
+                  f"inference graph ({type(error).__name__}: {str(error)[:300]})")
+        return None
+    if not _all_close(got, expected):
+        _log_once(("onednn-graph", "differs"), "mxtorch: oneDNN Graph fusion not used for this inference graph "
+                  "(its outputs differ from the eager graph's)")
+        return None
+    return module
+
+
+def _all_close(got, expected):
+    return len(got) == len(expected) and all(_close(a, b) for a, b in zip(got, expected))
 
 
 def _close(actual, expected):
