@@ -251,6 +251,27 @@ def test_python_custom_operator_falls_back_to_eager(monkeypatch, caplog):
     _assert_same(eager, traced)
 
 
+def test_auto_fallback_is_not_a_warning(monkeypatch, caplog):
+    """Under MXTORCH_COMPILE=auto the trace is mxtorch's own bet: a graph that cannot be traced
+    (a Python CustomOp reads values on the host) falls back with an INFO line, not a warning;
+    under MXTORCH_COMPILE=1 (asked for) the same fallback is a warning.  Numbers stay eager."""
+    monkeypatch.setattr(compiled, "AUTO_AFTER_BATCHES", 2)
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc1")
+    symbol = mx.sym.SoftmaxOutput(mx.sym.Custom(net, op_type="perf17_scale"), name="softmax")
+    batches = _batches((4, 5), 3)
+    eager = _train(_module(monkeypatch, "0", symbol, (4, 5)), batches)
+    for mode, level in (("auto", logging.INFO), ("1", logging.WARNING)):
+        monkeypatch.setattr(compiled, "_LOGGED", set())
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="mxtorch"):
+            mod = _module(monkeypatch, mode, symbol, (4, 5))
+            got = _train(mod, batches)
+        records = [r for r in caplog.records if "tracing failed" in r.getMessage()]
+        assert [r.levelno for r in records] == [level]
+        assert not mod._exec_group.execs[0]._training_step.active
+        _assert_same(eager, got)
+
+
 def test_head_gradient_shape_still_checked(monkeypatch):
     """A head gradient of the wrong shape given to a compiled step is reported as by the eager
     backward."""

@@ -35,13 +35,14 @@ time).  A graph with other outputs carrying gradients (whose head gradients come
 then on (one log line).
 
 ``MXTORCH_COMPILE`` (read when the executor is bound): ``0`` never traces; ``1`` traces at
-the first training batch; ``auto`` (default) traces only small bindings (arguments and aux
-states of at most ``AUTO_MAX_ELEMENTS`` elements in all), at their ``AUTO_AFTER_BATCHES``-th
-training batch of the same shapes.  Measured on the 2-core CPU machine (docs/performance.md):
-the traced step runs the 5-8-3 MLP's training step ~1.9x faster and the MLP 784-512-512-10,
-LeNet and ResNet-20 steps no faster (within the machine's noise), while a trace costs ~0.5 s
-for a small graph, several seconds for ResNet-20, plus ~5 s once per process; so tracing pays
-only where Python per-operator overhead is the step, and only after enough batches.
+the first training batch; ``auto`` (default) traces bindings whose arguments and aux states
+hold at most ``AUTO_MAX_ELEMENTS`` elements in all, at their ``AUTO_AFTER_BATCHES``-th
+training batch of the same shapes, and says why it falls back at INFO level only (under
+``1`` a fallback is a warning).  Measured on the idle 2-core CPU machine, one thread
+(docs/performance.md): the traced step is 2x faster on the 5-8-3 MLP (Python per-operator
+overhead), 12 % on the MLP 784-512-512-10, 8 % on LeNet, 3 % on ResNet-20, for a trace of
+0.6-1.1 s (paid back after ~300-1,300 batches) and, on ResNet-20, ~50 MiB more resident
+memory; so tracing waits for a loop that has shown it runs long.
 """
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ from .inference import compile_mode
 __all__ = ["TrainingStep", "AUTO_AFTER_BATCHES", "AUTO_MAX_ELEMENTS"]
 
 AUTO_AFTER_BATCHES = 200
-AUTO_MAX_ELEMENTS = 1 << 16
+AUTO_MAX_ELEMENTS = 1 << 24
 
 _LOG = logging.getLogger("mxtorch")
 _LOGGED = set()
@@ -137,6 +138,9 @@ class TrainingStep:
         return not self._disabled
 
     def _disable(self, reason, level=logging.WARNING):
+        if self._mode == "auto":
+            # a speculative trace the user did not ask for: falling back is not worth a warning
+            level = min(level, logging.INFO)
         self._disabled = True
         self._graphs.clear()
         _log_once(("disabled", reason), f"mxtorch: the compiled training step is not used for this executor: "
