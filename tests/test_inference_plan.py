@@ -192,6 +192,10 @@ def test_fused_inner_products_match_the_plain_graph(monkeypatch, mode):
     data_value = np.random.RandomState(12).normal(size=shape).astype(np.float32)
     for _ in range(3):
         _assert_same(_outputs(predict, data_value), _outputs(plain, data_value))
+    # a graph of inner products is traced (from the second batch under auto) only for oneDNN Graph
+    traced = mode == "auto" and inference.onednn_graph_enabled() and inference._linear_pointwise_works()
+    assert isinstance(plan._traced, inference._OneDNNGraphModule) == traced
+    assert (plan._traced is None) == (not traced)
     new_args, _ = _random_params(symbol, shape, 13)
     predict.set_params(new_args, aux)
     plain.set_params(new_args, aux)
@@ -202,8 +206,10 @@ def test_fused_inner_products_match_the_plain_graph(monkeypatch, mode):
 def test_prepacked_inner_product_weights_are_repacked_after_set_params(monkeypatch, prepack):
     """The eager plan reorders inner-product weights into oneDNN's layout once per parameter
     version; new parameters (set_params, an in-place write) are packed again before the next
-    batch, and the numbers are those of the plain graph either way."""
+    batch, and the numbers are those of the plain graph either way.  (Eager plan: under
+    oneDNN Graph a traced graph of inner products freezes its own weights instead.)"""
     monkeypatch.setenv("MXTORCH_PREPACK", prepack)
+    monkeypatch.setenv("MXTORCH_COMPILE", "0")
     data = mx.sym.Variable("data")
     x = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=16, name="f1"), act_type="relu")
     x = mx.sym.BatchNorm(mx.sym.FullyConnected(x, num_hidden=12, name="f2"), fix_gamma=False, name="bn")

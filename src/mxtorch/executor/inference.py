@@ -18,7 +18,8 @@ rewritten once for prediction:
   parameter version (``MXTORCH_PREPACK=0`` turns that off);
 - every node run without autograd recording;
 - on the CPU, for float32 graphs made only of operators that trace exactly
-  (``Operator.traceable``), the folded graph traced with ``torch.jit.trace``, frozen
+  (``Operator.traceable``) with a convolution (or, under oneDNN Graph, a fused inner
+  product), the folded graph traced with ``torch.jit.trace``, frozen
   (parameters become constants) and run under oneDNN Graph fusion
   (``torch.jit.enable_onednn_fusion``, switched on for the graph's own calls only), which
   fuses convolutions with the BatchNorm, activations and additions around them and keeps them
@@ -336,9 +337,12 @@ class InferencePlan:
         self._traceable = (self._mode != "0" and self._device.type == "cpu"
                            and all(entry.op.traceable for entry in self._entries)
                            and all(dtype == "float32" for dtype in dtypes.values())
-                           # what tracing gains is oneDNN convolutions with fused activations; on
-                           # graphs without convolutions the eager fused inner products are faster
-                           and any(entry.op.is_convolution for entry in self._entries))
+                           # what tracing gains is oneDNN's fused primitives: convolutions always;
+                           # inner products only under oneDNN Graph (optimize_for_inference runs
+                           # them no faster than the eager prepacked ones)
+                           and any(entry.op.is_convolution
+                                   or (isinstance(entry.op, _FusedLinear) and onednn_graph_enabled())
+                                   for entry in self._entries))
         # eager plans on the CPU: the weights of the fused inner products reordered into oneDNN's
         # layout once per parameter version instead of on every call (the traced graph freezes its own)
         self._packs = []      # (weight slot, packed slot, batch size)
