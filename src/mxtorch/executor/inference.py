@@ -334,6 +334,7 @@ class InferencePlan:
         self._num_values = next_slot
         self._output_slots = list(executor._output_slots)
 
+        self._onednn_graph = onednn_graph_enabled()
         self._traceable = (self._mode != "0" and self._device.type == "cpu"
                            and all(entry.op.traceable for entry in self._entries)
                            and all(dtype == "float32" for dtype in dtypes.values())
@@ -341,7 +342,7 @@ class InferencePlan:
                            # inner products only under oneDNN Graph (optimize_for_inference runs
                            # them no faster than the eager prepacked ones)
                            and any(entry.op.is_convolution
-                                   or (isinstance(entry.op, _FusedLinear) and onednn_graph_enabled())
+                                   or (isinstance(entry.op, _FusedLinear) and self._onednn_graph)
                                    for entry in self._entries))
         # eager plans on the CPU: the weights of the fused inner products reordered into oneDNN's
         # layout once per parameter version instead of on every call (the traced graph freezes its own)
@@ -453,7 +454,7 @@ class InferencePlan:
                 finally:
                     _nn_ops._CHANNELS_LAST = channels_last
             expected = self._run_eager(constants, inputs)
-            optimized = _onednn_graph(traced, inputs, expected)
+            optimized = _onednn_graph(traced, inputs, expected) if self._onednn_graph else None
             if optimized is None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -523,17 +524,15 @@ _ONEDNN_GRAPH_WARMUP = 3
 
 def onednn_graph_enabled():
     """Whether traced inference graphs are handed to oneDNN Graph (``MXTORCH_ONEDNN_GRAPH``,
-    default 1; read when a graph is traced)."""
+    default 1; read when the executor is bound)."""
     return (os.environ.get("MXTORCH_ONEDNN_GRAPH", "1").strip() != "0"
             and hasattr(torch.jit, "enable_onednn_fusion") and torch.backends.mkldnn.is_available())
 
 
 def _onednn_graph(traced, inputs, expected):
     """``traced`` frozen and run under oneDNN Graph fusion, or None (use
-    ``optimize_for_inference``) when that is off, fails, or its outputs differ from ``expected``
-    after the warm-up runs that build the fused partitions."""
-    if not onednn_graph_enabled():
-        return None
+    ``optimize_for_inference``) when that fails or its outputs differ from ``expected`` after
+    the warm-up runs that build the fused partitions."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
