@@ -18,7 +18,6 @@ import re
 import numpy as np
 import torch
 
-from ..autograd import is_recording
 from ..base import MXNetAssertionError, MXNetError, format_value
 from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
                       SchemaError, Shape, Str, collect, optional, parse_params)
@@ -439,6 +438,7 @@ def record_call(computation, is_train, inputs, aux, declared=False):
     zero gradients.  Also used for the NDArray computations that are not registry operators
     (indexing, ``reshape`` views, ``astype``, ``concat``).
     """
+    from ..autograd import is_recording
     # the derivative through carried integer inputs is that of imperative calls inside
     # record(); a bound executor differentiates integer arguments only through declared
     # gradients (Cast), as before -- so an undeclared operator outside record() (every node of a
