@@ -16,7 +16,7 @@ ctypes and Python: each one here behaves as MXNet's did on the same ctypes value
 - ``classproperty`` and ``with_metaclass`` are the class-level property and six-style metaclass
   helpers MXNet's ``Context`` / ``NameManager`` / ``AttrScope`` used.
 
-This module imports nothing from the rest of mxtorch at import time (``base`` re-exports it).
+This module imports only ``exceptions`` from the rest of mxtorch (``base`` re-exports it).
 """
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ import sys
 import threading
 
 import numpy as np
+
+from .exceptions import MXNetError
 
 __all__ = [
     "NDArrayHandle", "FunctionHandle", "OpHandle", "CachedOpHandle", "SymbolHandle", "ExecutorHandle",
@@ -112,10 +114,8 @@ _MISSING = object()
 
 def _no_handle_error(obj):
     """The error for an object without a C pointer handle: an MXNetError that is also the
-    AttributeError MXNet raised (the class is made on first use: ``base`` imports this module)."""
+    AttributeError MXNet raised (the class is made on first use)."""
     if not _NO_HANDLE_ERROR:
-        from .base import MXNetError
-
         class NoCHandleError(MXNetError, AttributeError):
             """An object passed where MXNet wanted a C handle has none."""
         _NO_HANDLE_ERROR.append(NoCHandleError)
@@ -292,7 +292,6 @@ def get_last_ffi_error():
     ``error_types`` by the message's ``TypeName:`` prefix (``mxnet.error.`` stripped),
     MXNetError when none matches.  With no error recorded, an MXNetError saying so (MXNet
     failed with IndexError there)."""
-    from .base import MXNetError
     message = getattr(_last_error, "message", "")
     if not message:
         return MXNetError("a C API call failed, but no error message was recorded "
@@ -324,7 +323,6 @@ class _ClassProperty:
 
     def __set__(self, obj, value):
         if not self.fset:
-            from .base import MXNetError
             raise MXNetError(f"cannot use the setter: {getattr(obj, '__name__', obj)} to set attribute")
         owner = obj if inspect.isclass(obj) else type(obj)
         return self.fset.__get__(None if inspect.isclass(obj) else obj, owner)(value)
@@ -399,17 +397,22 @@ class _CLibrary:
     Any other name raises AttributeError saying that the function is not available and what to
     use instead."""
 
-    def MXNDArrayFromDLPack(self, dlpack, out):  # noqa: N802 - MXNet's C API name
-        from .ndarray.ndarray import _handle_from_dlpack_pointer
-        pointer = getattr(dlpack, "value", dlpack)
-        _output_pointer(out).value = _handle_from_dlpack_pointer(pointer)
-        return 0
+    def __init__(self):
+        self._functions = {}
+
+    def provide(self, name, function):
+        """Register ``function`` as the C API entry point ``name`` (called by the layer that
+        implements it: ``mxtorch.ndarray`` provides ``MXNDArrayFromDLPack``)."""
+        self._functions[name] = function
 
     def __getattr__(self, name):
+        functions = self.__dict__.get("_functions", {})
+        if name in functions:
+            return functions[name]
         raise AttributeError(
             f"mxnet.base._LIB.{name}: mxtorch has no MXNet C library; of MXNet's C API it provides "
-            f"only MXNDArrayFromDLPack. Call the Python API that does the same work (mx.nd, "
-            f"mx.sym, mx.autograd, ...) instead of the C function")
+            f"only {', '.join(sorted(functions)) or 'nothing yet (import mxtorch first)'}. Call the "
+            f"Python API that does the same work (mx.nd, mx.sym, mx.autograd, ...) instead of the C function")
 
     def __repr__(self):
         return "<mxtorch stand-in for MXNet's C library (MXNDArrayFromDLPack)>"

@@ -22,7 +22,7 @@ from ..base import MXNetError, MXNetTypeError, MXNetValueError, OperatorRunError
 from ..context import Context, current_context
 from ..ndarray import pending
 from ..ndarray.ndarray import NDArray, to_torch_dtype
-from ..autograd import head_gradient
+from ..ndarray.gradients import head_gradient
 from ..ops.registry import gradient_carrier, product
 from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan

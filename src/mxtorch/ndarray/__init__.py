@@ -1,17 +1,44 @@
 """``mx.nd``: NDArray, its constructors, file format, and one function per registered operator."""
-from .ndarray import (NDArray, array, zeros, ones, empty, full, arange, linspace, eye, concat, concatenate,
-                      waitall, moveaxis, onehot_encode, from_torch, add, subtract, multiply, divide,
-                      true_divide, modulo, power, maximum, minimum, equal, not_equal, greater, greater_equal,
-                      lesser, lesser_equal, logical_and, logical_or, logical_xor, split_v2, histogram, from_numpy,
-                      from_dlpack, to_dlpack_for_read, to_dlpack_for_write, CachedOp)
+from .creation import array, zeros, ones, empty, full, arange, linspace, eye
+from .ndarray import (NDArray, waitall, from_torch,
+                      add, subtract, multiply, divide, true_divide, modulo, power, maximum, minimum, equal,
+                      not_equal, greater, greater_equal, lesser, lesser_equal, logical_and, logical_or,
+                      logical_xor, to_dlpack_for_read, to_dlpack_for_write)
+from .array_functions import concat, concatenate, moveaxis, onehot_encode, split_v2, histogram
+from .interop import from_numpy, from_dlpack
+from .cached_op import CachedOp
+from . import gradients as _gradients  # noqa: F401  (provides NDArray.attach_grad / backward)
 from .serialization import save, load, load_frombuffer
 from .legacy import imdecode  # noqa: F401  (MXNet's deprecated mx.nd.imdecode)
-from .indexing import (get_indexing_dispatch_code, get_oshape_of_gather_nd_op,  # noqa: F401
-                       indexing_key_expand_implicit_axes)
+from .index_keys import (get_indexing_dispatch_code, get_oshape_of_gather_nd_op,  # noqa: F401
+                         indexing_key_expand_implicit_axes)
 from . import register as _register
 from . import utils
+from . import control_flow as _control_flow
+from . import contrib_functions as _contrib_functions
+from .. import random as _random_module
+from ..ops import registry as _registry
+from ..ops.namespaces import OperatorGroup as _OperatorGroup
 
 _register.install(globals())
+_GROUP_MODULES = {"random": [_random_module], "contrib": [_control_flow, _contrib_functions]}
+for _group in _registry.NAMESPACE_PREFIXES:
+    globals()[_group] = _OperatorGroup(
+        "mx.nd", _group, lambda op_name, args, kwargs: _register.invoke(_registry.get_operator(op_name), args, kwargs),
+        lambda value: isinstance(value, NDArray), _GROUP_MODULES.get(_group, ()))
+
+# MXNet's mxnet.ndarray.ndarray held the names of the files above it too (it was one module)
+from . import ndarray as _ndarray_module  # noqa: E402
+from . import legacy as _legacy, index_keys as _index_keys  # noqa: E402
+for _name in ("array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat", "concatenate", "moveaxis", "onehot_encode", "split_v2", "histogram", "from_numpy",
+              "from_dlpack", "CachedOp"):
+    setattr(_ndarray_module, _name, globals()[_name])
+# MXNet's mxnet.ndarray.register imported the contrib AdamW updates
+_register.adamw_update = _contrib_functions.adamw_update
+_register.mp_adamw_update = _contrib_functions.mp_adamw_update
+for _module in (_legacy, _index_keys):
+    for _name in _module.__all__:
+        setattr(_ndarray_module, _name, getattr(_module, _name))
 
 # ``mx.nd.sparse`` is the sparse-array module; the registered ``_sparse_*`` operators stay
 # reachable through it (``mx.nd.sparse.cast_storage``, ...)
@@ -25,10 +52,10 @@ op = _register.OperatorNamespace("mx.nd.op", imported={"CachedOp": CachedOp})
 # the names MXNet's generated mxnet.ndarray.random had besides the samplers (imported there)
 from ..base import numeric_types as _numeric_types  # noqa: E402
 from ..context import current_context as _current_context  # noqa: E402
-random.imported.update(NDArray=NDArray, current_context=_current_context, numeric_types=_numeric_types)
+random.imported.update(NDArray=NDArray, current_context=_current_context, numeric_types=_numeric_types)  # noqa: F821
 _internal = _register.OperatorNamespace("mx.nd._internal")
 
 
 # MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)
-_register.registry.expose_namespaces(__name__, {name: globals()[name] for name in
-                                       list(_register.registry.NAMESPACE_PREFIXES) + ["op", "_internal"]})
+_registry.expose_namespaces(__name__, {name: globals()[name] for name in
+                              list(_registry.NAMESPACE_PREFIXES) + ["op", "_internal"]})

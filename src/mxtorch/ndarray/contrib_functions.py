@@ -8,15 +8,15 @@ import math
 
 from ..context import current_context  # noqa: F401  (MXNet's module imported it)
 from ..random import uniform  # noqa: F401  (mx.nd.contrib.uniform is mx.nd.random.uniform, as in MXNet)
-from .ndarray import NDArray, full
+from .creation import full
+from .ndarray import NDArray, _call
 
 __all__ = ["rand_zipfian", "adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update",
            "multi_lamb_update", "multi_mp_lamb_update", "uniform", "current_context"]
 
 
 def _operator(name):
-    from . import op
-    return getattr(op, name)
+    return lambda *args, **kwargs: _call(name, *args, **kwargs)
 
 
 def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from ..base import MXNetError
 from ..util import flatten_nested, regroup_nested
-from .ndarray import NDArray
+from .array_functions import concat
+from .creation import zeros
+from .ndarray import NDArray, _call
 
 __all__ = ["foreach", "while_loop", "cond"]
 
@@ -30,8 +32,7 @@ def _scalar(value, kind, label, function):
 
 
 def _stack(arrays):
-    from . import stack
-    return stack(*arrays, axis=0)
+    return _call("stack", *arrays, axis=0)
 
 
 def foreach(body, data, init_states):
@@ -71,7 +72,6 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
     ``max_iterations`` is missing, ``loop_vars`` is empty, the number of loop variables or step
     outputs changes, or the step outputs' shapes differ between steps.
     """
-    from . import concat, zeros
     if max_iterations is None:
         raise MXNetError("while_loop: max_iterations should be specified")
     max_iterations = _scalar(max_iterations, int, "max_iterations", "while_loop")

@@ -17,6 +17,8 @@ import ctypes
 import numpy as np
 
 from ..base import MXNetError
+from .creation import array
+from .ndarray import NDArray
 
 __all__ = ["DLContext", "DLDataType", "DLTensor", "DLManagedTensor", "DeleterFunc", "PyCapsuleDestructor",
            "dl_managed_tensor_deleter", "imdecode"]
@@ -77,7 +79,6 @@ def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mea
     (MXNet 1.9.1's own ``mx.nd.imdecode`` could not decode Python bytes at all.)
     """
     from ..util import decode_image, import_opencv
-    from .ndarray import NDArray, array
     cv2 = import_opencv("imdecode")
     encoded = np.frombuffer(bytes(str_img), dtype=np.uint8)
     image = decode_image(cv2, encoded, 0 if channels == 1 else -1)

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 import torch.utils.dlpack
 
-from .. import autograd as _autograd
+from .. import recording as _recording
 from .. import base as _dtypes
 from ..base import MXNetError, MXNetValueError
 from ..context import Context, current_context, context_from_torch
@@ -35,15 +35,13 @@ from functools import reduce  # noqa: E402,F401
 from ..base_ctypes import NDArrayBase  # noqa: E402,F401
 from ..runtime import Features  # noqa: E402,F401
 from ..util import is_np_array  # noqa: E402,F401
-from .indexing import (check_boolean_array_dimension, get_indexing_dispatch_code,  # noqa: E402,F401
-                       get_oshape_of_gather_nd_op, indexing_key_expand_implicit_axes)
-from .legacy import (DLContext, DLDataType, DLManagedTensor, DLTensor, DeleterFunc,  # noqa: E402,F401
-                     PyCapsuleDestructor, dl_managed_tensor_deleter, imdecode)
 from ..base import (  # noqa: E402,F401
     DLPackHandle, NDArrayHandle, c_array, c_array_buf, c_handle_array, c_str, check_call,
     ctypes2buffer, integer_types, mx_int, mx_int64, mx_real_t, mx_uint, numeric_types,
 )
 
+# MXNet's mxnet.ndarray.ndarray held more (array, zeros, concat, from_numpy, CachedOp, ...): the package's
+# __init__ completes this module's namespace with the names defined in the files above it
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat",
            "concatenate", "waitall", "to_torch_dtype", "to_numpy_dtype", "from_torch", "moveaxis",
            "onehot_encode", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
@@ -96,17 +94,42 @@ class _Computation:
 def _recorded(function, *tensors):
     """``function(*tensors)``, recorded inside ``mx.autograd.record()`` as MXNet recorded the
     operator it stands for (through integer tensors too: ``registry.record_call``)."""
-    if not _autograd.is_recording():
+    if not _recording.is_recording():
         return function(*tensors)
     with torch.enable_grad():
-        outputs = registry.record_call(_Computation(function), _autograd.is_training(), list(tensors), [])
+        outputs = registry.record_call(_Computation(function), _recording.is_training(), list(tensors), [])
         return registry.attach_zero_carriers(tensors, list(outputs))[0]
+
+
+# -- what the package's other files provide to the array class -----------------------------------
+# The array class is the bottom of mxtorch.ndarray: the imperative operator calls (register.py),
+# storage types (sparse.py), the gradient engine (gradients.py) and the binary format
+# (serialization.py) import it, so its methods reach them through this table, which each of
+# them fills when mxtorch.ndarray imports it.
+_PROVIDED = {}
+
+
+def provide(name):
+    """Decorator: register a function of a file above this one under ``name`` for the array
+    class's methods (see ``_PROVIDED``)."""
+    def decorate(function):
+        _PROVIDED[name] = function
+        return function
+    return decorate
+
+
+def _provided(name):
+    """The function registered under ``name`` (``mxtorch.ndarray`` imports every provider)."""
+    try:
+        return _PROVIDED[name]
+    except KeyError:
+        raise MXNetError(f"mxtorch.ndarray: {name!r} is provided by a file of the package that was not "
+                         f"imported; import mxtorch.ndarray (import mxtorch) first") from None
 
 
 def _call(op_name, *args, **kwargs):
     """Run the registered operator ``op_name`` imperatively (``mx.nd.<op_name>(*args, **kwargs)``)."""
-    from . import register
-    return register.invoke(registry.get_operator(op_name), args, kwargs)
+    return _provided("invoke")(registry.get_operator(op_name), args, kwargs)
 
 
 class NDArray(NDArrayBase):
@@ -271,8 +294,7 @@ class NDArray(NDArrayBase):
     def tostype(self, stype):
         """This array in storage type ``stype`` ('default', 'row_sparse', 'csr'); sparse types
         are held dense and report their stype (``mx.nd.sparse``)."""
-        from .sparse import to_storage
-        return to_storage(self, stype)
+        return _provided("to_storage")(self, stype)
 
     def to_dlpack_for_read(self):
         """A DLPack capsule sharing this array's memory (see ``mx.nd.to_dlpack_for_read``)."""
@@ -355,7 +377,7 @@ class NDArray(NDArrayBase):
 
     def split_v2(self, *args, **kwargs):
         """``mx.nd.split_v2(self, indices_or_sections, axis=0, squeeze_axis=False)``."""
-        return split_v2(self, *args, **kwargs)
+        return _provided("split_v2")(self, *args, **kwargs)
 
     def broadcast_to(self, shape):
         """Broadcast to ``shape``.  As in MXNet's NDArray method (not the operator), an array with
@@ -453,9 +475,8 @@ class NDArray(NDArrayBase):
         if stype in (None, "default"):
             grad = NDArray(zeros, self._ctx)
         else:
-            from .sparse import _with_storage
-            grad = _with_storage(zeros, self._ctx, stype)
-        _autograd._make_variable(self, grad, grad_req)
+            grad = _provided("with_storage")(zeros, self._ctx, stype)
+        _provided("make_variable")(self, grad, grad_req)
 
     def use_storage(self, tensor, requires_grad=False):
         """Hold the torch tensor ``tensor`` from now on instead of the current storage (no copy
@@ -485,7 +506,7 @@ class NDArray(NDArrayBase):
         the recording for another backward.  ``train_mode`` is accepted for MXNet compatibility:
         the training flag already took effect when the forward computation was recorded.
         Raises MXNetError when nothing was recorded or the recording was already used."""
-        _autograd.backward([self], [out_grad], retain_graph=retain_graph, train_mode=train_mode)
+        _provided("backward")([self], [out_grad], retain_graph=retain_graph, train_mode=train_mode)
 
     def tolist(self):
         return self.asnumpy().tolist()
@@ -540,16 +561,14 @@ class NDArray(NDArrayBase):
         """MXNet's pickled form: ``{'handle': bytearray}`` holding one array in the V2 record
         layout (what ``MXNDArraySaveRawBytes`` wrote), so pickles cross between MXNet and
         mxtorch."""
-        from .serialization import save_raw_bytes
-        return {"handle": bytearray(save_raw_bytes(self))}
+        return {"handle": bytearray(_provided("save_raw_bytes")(self))}
 
     def __setstate__(self, state):
-        from .serialization import load_raw_bytes
         handle = state.get("handle") if isinstance(state, dict) else None
         if handle is None:
             self._tensor = torch.empty(0)
         else:
-            loaded = load_raw_bytes(bytes(handle))
+            loaded = _provided("load_raw_bytes")(bytes(handle))
             self._tensor = loaded._tensor
         self._ctx = Context("cpu", 0)
         self._grad = None
@@ -610,7 +629,7 @@ class NDArray(NDArrayBase):
         recorded value raises MXNetError, as in MXNet."""
         if not self.writable:
             raise MXNetError(f"{function}: the array is read-only (writable=False)")
-        if not _autograd.is_recording():
+        if not _recording.is_recording():
             return torch.no_grad()
         if registry.gradient_carrier(self._tensor).requires_grad:
             raise MXNetError(
@@ -694,207 +713,6 @@ class NDArray(NDArrayBase):
 def from_torch(tensor, ctx=None):
     """Wrap a torch tensor (no copy)."""
     return NDArray(tensor, ctx)
-
-
-def _resolve_ctx(ctx):
-    if ctx is None:
-        return current_context()
-    if not isinstance(ctx, Context):
-        raise MXNetError(f"ctx must be a Context such as mx.cpu() or mx.gpu(0), got {ctx!r}")
-    return ctx
-
-
-def array(source_array, ctx=None, dtype=None):
-    """A new NDArray holding a copy of ``source_array`` (list, numpy array, NDArray, tensor).
-
-    Mirrors MXNet: the dtype is ``source_array.dtype`` for an NDArray source and
-    float32 otherwise, unless ``dtype`` is given.
-    """
-    ctx = _resolve_ctx(ctx)
-    if isinstance(source_array, NDArray):
-        dtype = source_array.dtype if dtype is None else dtype
-        tensor = source_array._tensor.detach()
-    elif isinstance(source_array, torch.Tensor):
-        tensor = source_array.detach()
-        dtype = to_numpy_dtype(tensor.dtype) if dtype is None else dtype
-    else:
-        dtype = np.float32 if dtype is None else dtype
-        try:
-            numpy_array = np.asarray(source_array, dtype=_host_dtype(dtype))
-        except (TypeError, ValueError) as error:
-            raise MXNetError(f"array: cannot convert {type(source_array).__name__} to an array: {error}") from None
-        tensor = torch.from_numpy(np.array(numpy_array, copy=True))
-    return NDArray(tensor.to(device=ctx.torch_device, dtype=to_torch_dtype(dtype), copy=True), ctx)
-
-
-def _shape_tuple(shape):
-    """A shape as a tuple of non-negative ints; MXNetError for anything else."""
-    if isinstance(shape, numbers.Integral):
-        shape = (shape,)
-    if isinstance(shape, np.ndarray) and shape.ndim == 1 and shape.dtype.kind in "iu":
-        shape = tuple(shape.tolist())   # MXNet accepted a 1-D integer numpy array as a shape
-    if not isinstance(shape, (tuple, list)) or \
-            not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in shape):
-        raise MXNetError(f"shape must be a tuple of non-negative integers, got {shape!r}")
-    return tuple(int(d) for d in shape)
-
-
-def _known_shape(function, shape):
-    """``shape`` as a tuple for the operator-backed creators (zeros, ones, full): MXNet 1.x reads
-    a 0 dimension or the shape ``()`` as unknown there and raises, unless NumPy shape semantics
-    are on (``mx.np_shape()``), which make them zero-size and scalar arrays."""
-    shape = _shape_tuple(shape)
-    from ..util import is_np_shape
-    if not is_np_shape() and (not shape or 0 in shape):
-        raise MXNetError(f"{function}: shape {shape} has unknown dimensions (MXNet 1.x reads () and 0 as unknown); "
-                         f"zero-size and scalar arrays need mx.np_shape(True)")
-    return shape
-
-
-def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros of ``shape`` (float32 unless ``dtype``).  ``stype`` 'row_sparse' /
-    'csr' gives a sparse array of ``mx.nd.sparse`` (held dense, reporting its stype).  A shape
-    with a 0 dimension, or ``()``, raises MXNetError outside ``mx.np_shape()``, as in MXNet 1.x."""
-    if stype not in (None, "default"):
-        from .sparse import zeros as sparse_zeros
-        return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
-    ctx = _resolve_ctx(ctx)
-    return _into(NDArray(torch.zeros(_known_shape("zeros", shape), dtype=to_torch_dtype(dtype or np.float32),
-                                     device=ctx.torch_device), ctx), kwargs.get("out"))
-
-
-def _into(result, out):
-    """``result``, or ``out`` (an NDArray) holding it: MXNet's ``out=`` of the creation functions."""
-    if out is None:
-        return result
-    out[:] = result
-    return out
-
-
-def ones(shape, ctx=None, dtype=None, **kwargs):
-    """An array of ones of ``shape`` (float32 unless ``dtype``); a shape with a 0 dimension, or
-    ``()``, raises MXNetError outside ``mx.np_shape()`` (see ``zeros``).  ``out=`` receives the
-    ones and is returned, as in MXNet (also for ``zeros``)."""
-    ctx = _resolve_ctx(ctx)
-    return _into(NDArray(torch.ones(_known_shape("ones", shape), dtype=to_torch_dtype(dtype or np.float32),
-                                    device=ctx.torch_device), ctx), kwargs.get("out"))
-
-
-def empty(shape, ctx=None, dtype=None, stype=None):
-    """An uninitialised array of ``shape`` (float32 unless ``dtype``); ``stype`` as in ``zeros``."""
-    if stype not in (None, "default"):
-        from .sparse import empty as sparse_empty
-        return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
-    ctx = _resolve_ctx(ctx)
-    return NDArray(torch.empty(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
-                               device=ctx.torch_device), ctx)
-
-
-def full(shape, val, ctx=None, dtype=None, out=None):
-    """An array of ``shape`` filled with ``val``."""
-    ctx = _resolve_ctx(ctx)
-    return _into(NDArray(torch.full(_known_shape("full", shape), val, dtype=to_torch_dtype(dtype or np.float32),
-                                    device=ctx.torch_device), ctx), out)
-
-
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
-    """``start, start + step, ...`` up to (excluding) ``stop``, each value repeated ``repeat``
-    times, through the ``_arange`` operator; ``arange(n)`` is ``[0, n)``.  float32 unless
-    ``dtype``; ``infer_range`` is deprecated in MXNet and ignored."""
-    ctx = _resolve_ctx(ctx)
-    return _call("_arange", start=start, stop=stop, step=step, repeat=repeat, infer_range=False,
-                 dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx))
-
-
-def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
-    """``num`` evenly spaced values from ``start`` to ``stop`` (included unless
-    ``endpoint=False``), through the ``_linspace`` operator; float32 unless ``dtype``."""
-    ctx = _resolve_ctx(ctx)
-    return _call("_linspace", start=start, stop=stop, num=num, endpoint=endpoint,
-                 dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx))
-
-
-def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
-    """An ``(N, M)`` matrix (``M=0``: ``(N, N)``) with ones on diagonal ``k`` (positive: above the
-    main diagonal) and zeros elsewhere, through the ``_eye`` operator; float32 unless ``dtype``."""
-    ctx = _resolve_ctx(ctx)
-    return _call("_eye", N=N, M=M, k=k, dtype=_dtypes.dtype_name(dtype or np.float32), ctx=str(ctx), **kwargs)
-
-
-def concat(*arrays, dim=1, **kwargs):
-    """Join arrays along ``dim`` (MXNet's ``nd.concat``; ``num_args`` is accepted and ignored)."""
-    if "axis" in kwargs:
-        dim = kwargs.pop("axis")
-    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
-        arrays = tuple(arrays[0])
-    if not arrays:
-        raise MXNetError("concat: needs at least one array")
-    if not all(isinstance(a, NDArray) for a in arrays):
-        raise MXNetError("concat: every input must be an NDArray")
-    try:
-        return NDArray(_recorded(lambda *tensors: torch.cat(tensors, dim=dim), *[a._tensor for a in arrays]),
-                       arrays[0].context)
-    except (RuntimeError, IndexError) as error:
-        raise MXNetError(f"concat: cannot join shapes {[a.shape for a in arrays]} along dim {dim}: "
-                         f"{error}") from None
-
-
-def concatenate(arrays, axis=0, always_copy=True):
-    """Join a list of arrays of one dtype along ``axis`` (MXNet's deprecated ``concatenate``; use
-    ``concat``).  With ``always_copy=False`` a single array is returned as it is.  MXNetError
-    when the list is empty or shapes (other than ``axis``) or dtypes differ."""
-    if not isinstance(arrays, (list, tuple)) or not arrays or \
-            not all(isinstance(item, NDArray) for item in arrays):
-        raise MXNetError("concatenate: arrays must be a non-empty list of NDArrays")
-    if not always_copy and len(arrays) == 1:
-        return arrays[0]
-    first = arrays[0]
-    ndim = first.ndim
-    if not -ndim <= axis < ndim:
-        raise MXNetError(f"concatenate: axis {axis} is out of range for {ndim}-d arrays")
-    axis = axis % ndim
-    for item in arrays[1:]:
-        if item.dtype != first.dtype:
-            raise MXNetError(f"concatenate: all arrays must have dtype {np.dtype(first.dtype).name}, "
-                             f"got {np.dtype(item.dtype).name}")
-        if item.ndim != ndim or item.shape[:axis] != first.shape[:axis] or \
-                item.shape[axis + 1:] != first.shape[axis + 1:]:
-            raise MXNetError(f"concatenate: shapes {first.shape} and {item.shape} differ outside axis {axis}")
-    return NDArray(_recorded(lambda *tensors: torch.cat(tensors, dim=axis), *[item._tensor for item in arrays]),
-                   first.context)
-
-
-def moveaxis(tensor, source, destination):
-    """``tensor`` with the axes ``source`` (an int or a sequence of ints) moved to the positions
-    ``destination`` (as many), the other axes keeping their order (numpy's ``moveaxis``).
-    Negative axes count from the end.  Raises ValueError, as MXNet does, for an axis out of
-    range, a repeated axis or sequences of different lengths."""
-    ndim = tensor.ndim
-
-    def axes(value, name):
-        values = [value] if isinstance(value, (numbers.Integral, np.integer)) else list(value)
-        result = []
-        for axis in values:
-            if not -ndim <= int(axis) < ndim:
-                raise ValueError(f"moveaxis: {name} axis {axis} is out of bounds for an array of {ndim} dimensions")
-            result.append(int(axis) % ndim)
-        if len(set(result)) != len(result):
-            raise ValueError(f"moveaxis: repeated axis in {name} {values}")
-        return result
-
-    source, destination = axes(source, "source"), axes(destination, "destination")
-    if len(source) != len(destination):
-        raise ValueError(f"moveaxis: source {source} and destination {destination} must have the same number "
-                         f"of elements")
-    return NDArray(torch.movedim(tensor._tensor, tuple(source), tuple(destination)), tensor.context)
-
-
-def onehot_encode(indices, out):
-    """Write the one-hot encoding of ``indices`` into ``out`` (legacy MXNet helper)."""
-    depth = out.shape[1]
-    encoded = torch.nn.functional.one_hot(indices._tensor.long(), depth).to(out._tensor.dtype)
-    out[:] = NDArray(encoded)
-    return out
 
 
 def waitall():
@@ -985,89 +803,6 @@ def true_divide(lhs, rhs):
     return divide(lhs, rhs)
 
 
-# -- splitting and histograms ----------------------------------------------------------------------
-def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
-    """Split ``ary`` along ``axis`` into ``indices_or_sections`` equal parts (an int) or at the
-    positions of a tuple (``(2, 3)`` gives ``ary[:2]``, ``ary[2:3]``, ``ary[3:]`` on axis 0), through
-    the ``_split_v2`` operator.  ``squeeze_axis`` drops the split axis from parts of size 1.
-    Returns a list of NDArrays (one NDArray for one part).  MXNetError when an int does not divide
-    the axis or ``indices_or_sections`` is neither an int nor a tuple."""
-    if not isinstance(ary, NDArray):
-        raise MXNetError(f"split_v2: ary must be an NDArray, got {type(ary).__name__}")
-    if not -ary.ndim <= axis < ary.ndim:
-        raise MXNetError(f"split_v2: axis {axis} is out of range for a {ary.ndim}-d array")
-    size = ary.shape[axis]
-    if isinstance(indices_or_sections, numbers.Integral) and not isinstance(indices_or_sections, bool):
-        sections = int(indices_or_sections)
-        if sections <= 0 or size % sections:
-            raise MXNetError(f"split_v2: an axis of size {size} cannot be split into {sections} equal parts")
-        indices = [i * (size // sections) for i in range(sections)]
-    elif isinstance(indices_or_sections, tuple):
-        indices = [0] + [int(i) for i in indices_or_sections]
-    else:
-        raise MXNetError(f"split_v2: indices_or_sections must be an int or a tuple of ints, "
-                         f"got {type(indices_or_sections).__name__}")
-    return _call("_split_v2", ary, indices=tuple(indices), axis=axis, squeeze_axis=squeeze_axis)
-
-
-def histogram(a, bins=10, range=None):
-    """Counts of the values of ``a`` in bins: ``(counts, bin_edges)``.
-
-    ``bins`` an int with ``range=(low, high)``: that many equal bins over the range (int64 counts,
-    float32 edges); values outside the range are not counted, ``high`` falls in the last bin.
-    ``bins`` an NDArray of increasing edges: one bin between each neighbouring pair (the last one
-    closed).  ``bins`` an int without ``range``: NumPy's ``histogram`` over the data's own range,
-    both results float32 (MXNet 1.9.1 did exactly this).  MXNetError for other ``bins``."""
-    if not isinstance(a, NDArray):
-        raise MXNetError(f"histogram: a must be an NDArray, got {type(a).__name__}")
-    if isinstance(bins, NDArray):
-        edges = bins._tensor.detach().reshape(-1)
-        if edges.numel() < 2:
-            raise MXNetError(f"histogram: bins needs at least two edges, got {edges.numel()}")
-        return _bin_counts(a, edges.double()), bins.copy()
-    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
-        if bins <= 0:
-            raise MXNetError(f"histogram: bins must be positive, got {bins}")
-        if range is None:
-            counts, edges = np.histogram(a.asnumpy(), bins=int(bins))
-            return array(counts, ctx=a.context), array(edges, ctx=a.context)
-        low, high = (float(v) for v in range)
-        if not low < high:
-            raise MXNetError(f"histogram: range must be (low, high) with low < high, got {range}")
-        edges = torch.linspace(low, high, int(bins) + 1, dtype=torch.float64, device=a._tensor.device)
-        counts = _bin_counts(a, edges, uniform=(low, high, int(bins)))
-        return counts, NDArray(edges.to(torch.float32), a.context)
-    raise MXNetError(f"histogram: bins must be an int or an NDArray of edges, got {type(bins).__name__}")
-
-
-def _bin_counts(a, edges, uniform=None):
-    from ..ops.reduction import bin_counts
-    return NDArray(bin_counts(a._tensor, edges, uniform), a.context)
-
-
-# -- sharing memory with NumPy and DLPack --------------------------------------------------------------
-def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
-    """An NDArray for a NumPy array.  With ``zero_copy=True`` (default) the NDArray shares the
-    NumPy array's memory, which must be C-contiguous, and, as in MXNet, the NumPy array is made
-    read-only (write through the NDArray); with ``zero_copy=False`` the data are copied.  The
-    dtype is kept; MXNetError for a dtype mxtorch does not support, MXNetValueError (a ValueError, as MXNet)
-    for a non-contiguous array."""
-    if not isinstance(ndarray, np.ndarray):
-        raise MXNetError(f"from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
-    to_numpy_dtype(ndarray.dtype)
-    if not zero_copy:
-        return array(ndarray, dtype=ndarray.dtype)
-    if not ndarray.flags["C_CONTIGUOUS"]:
-        # a ValueError as in MXNet 1.9.1 (also an MXNetError)
-        raise MXNetValueError("from_numpy: zero_copy needs a C-contiguous array; use numpy.ascontiguousarray "
-                              "or zero_copy=False")
-    tensor = torch.from_numpy(ndarray)
-    ndarray.flags["WRITEABLE"] = False
-    result = array_cls(tensor, Context("cpu", 0)) if isinstance(array_cls, type) and \
-        issubclass(array_cls, NDArray) else NDArray(tensor, Context("cpu", 0))
-    return result
-
-
 def to_dlpack_for_read(data):
     """A DLPack capsule (``'dltensor'``) sharing ``data``'s memory, for another framework to read;
     waits for pending work first."""
@@ -1081,23 +816,6 @@ def to_dlpack_for_write(data):
     return torch.utils.dlpack.to_dlpack(data._tensor.detach())
 
 
-def from_dlpack(dlpack):
-    """An NDArray sharing the memory of a DLPack capsule (from ``to_dlpack_for_*`` or another
-    framework; a capsule is consumed once) or of an object with ``__dlpack__``.  MXNetError when
-    the capsule was already used or holds an unsupported dtype."""
-    try:
-        tensor = torch.utils.dlpack.from_dlpack(dlpack)
-    except (RuntimeError, TypeError, ValueError, BufferError) as error:
-        raise MXNetError(f"from_dlpack: {error}") from None
-    if tensor.dtype not in _dtypes.torch_dtypes():
-        raise MXNetError(f"from_dlpack: dtype {tensor.dtype} is not supported")
-    return NDArray(tensor)
-
-
-# the capsule name: PyCapsule keeps the pointer, not a copy, so the bytes must outlive the capsule
-_DLTENSOR_NAME = ctypes.c_char_p(b"dltensor")
-
-
 def _reduce_copy(array, memo):
     """``copy.deepcopy`` through ``__reduce__`` (the pickle path)."""
     import copy
@@ -1106,74 +824,3 @@ def _reduce_copy(array, memo):
     memo[id(array)] = result
     result.__setstate__(copy.deepcopy(state, memo))
     return result
-
-
-def _handle_from_dlpack_pointer(pointer):
-    """The C handle (an int) of a new NDArray on the memory of the ``DLManagedTensor`` at address
-    ``pointer`` (MXNet's ``MXNDArrayFromDLPack``).  The array takes over the tensor: its deleter
-    runs when the array's memory is freed, so the caller must not call it (MXNet's contract; its
-    ``from_dlpack`` renamed the capsule to ``'used_dltensor'`` and removed its destructor).  The
-    handle keeps the array alive until ``NDArray(handle)`` takes it."""
-    if not pointer:
-        raise MXNetError("MXNDArrayFromDLPack: the DLManagedTensor pointer is NULL")
-    # a capsule without destructor: torch.from_dlpack marks it used and owns the tensor from then
-    # on (PyCapsule_New returns a py_object: base_ctypes sets the restype as MXNet's base did)
-    capsule = ctypes.pythonapi.PyCapsule_New(ctypes.c_void_p(pointer), _DLTENSOR_NAME, None)
-    array = from_dlpack(capsule)
-    _C_OWNED_HANDLES[id(array)] = array
-    _HANDLES[id(array)] = array
-    return id(array)
-
-
-class CachedOp:
-    """A Symbol prepared for repeated imperative calls (MXNet's ``mx.nd.CachedOp``):
-    ``CachedOp(sym)(*arrays)`` binds ``sym`` to the arrays, given in ``sym.list_inputs()``
-    order, and returns its outputs (one NDArray, or a list for several outputs).  Bindings are
-    kept per input shapes and dtypes.  ``flags`` (MXNet's static_alloc / static_shape options) are
-    accepted and have no effect.  The computation is not recorded for ``mx.autograd``."""
-
-    def __init__(self, sym, flags=()):
-        self._symbol = sym
-        self._flags = tuple(flags)
-        self._executors = {}
-
-    def __call__(self, *args, **kwargs):
-        out = kwargs.pop("out", None)
-        default_ctx = kwargs.pop("default_ctx", None)
-        if kwargs:
-            raise MXNetError(f"CachedOp: unknown keyword arguments {sorted(kwargs)}")
-        inputs = self._symbol.list_inputs()
-        if len(args) != len(inputs) or not all(isinstance(item, NDArray) for item in args):
-            raise MXNetError(f"CachedOp: expected {len(inputs)} NDArrays for the inputs {inputs}, got {len(args)}")
-        given = dict(zip(inputs, args))
-        arg_names = self._symbol.list_arguments()
-        aux_names = self._symbol.list_auxiliary_states()
-        key = tuple((item.shape, np.dtype(item.dtype).name) for item in args)
-        executor = self._executors.get(key)
-        ctx = args[0].context if args else (default_ctx or current_context())
-        if executor is None:
-            executor = self._symbol.bind(ctx, {name: given[name].copy() for name in arg_names}, grad_req="null",
-                                         aux_states={name: given[name].copy() for name in aux_names})
-            self._executors[key] = executor
-        if _autograd.is_recording():
-            # inside mx.autograd.record(): run the plan on the given arrays' tensors, so the
-            # gradient flows back to them (attach_grad / mark_variables), as MXNet's CachedOp
-            with torch.enable_grad():
-                tensors = executor.run_tensors([given[name]._tensor for name in arg_names],
-                                               [given[name]._tensor for name in aux_names],
-                                               is_train=_autograd.is_training())
-            outputs = [NDArray(tensor, ctx) for tensor in tensors]
-        else:
-            for name in arg_names:
-                executor.arg_dict[name][:] = given[name]
-            for name in aux_names:
-                executor.aux_dict[name][:] = given[name]
-            outputs = [item.copy() for item in executor.forward(is_train=_autograd.is_training())]
-            for name in aux_names:
-                given[name][:] = executor.aux_dict[name]
-        if out is not None:
-            targets = out if isinstance(out, (list, tuple)) else [out]
-            for target, value in zip(targets, outputs):
-                target[:] = value
-            return out
-        return outputs[0] if len(outputs) == 1 else outputs

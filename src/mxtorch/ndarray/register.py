@@ -4,14 +4,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .. import autograd
+from .. import recording as _recording
 from ..base import MXNetError, OperatorRunError
 from ..ops import registry
-from .ndarray import NDArray
+from .ndarray import NDArray, provide
 # names MXNet 1.9.1's mxnet.ndarray.register had in its namespace from its ctypes binding
 from ..base import (check_call, mx_uint, py_str)  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.ndarray.register had in its namespace (imported there, not defined)
-from ..base_ctypes import NDArrayBase  # noqa: E402,F401
+from ..base_ctypes import NDArrayBase, SymbolBase  # noqa: E402,F401
 from ..util import use_np_shape  # noqa: E402,F401
 from . import pending
 
@@ -45,6 +45,7 @@ def _fluent_method(op_name, call, front):
     return method
 
 
+@provide("invoke")
 def invoke(op_class, args, kwargs):
     """Run operator ``op_class`` on NDArrays now: positional and keyword arrays fill its
     arguments then aux states in declaration order; other keywords are attributes.
@@ -70,7 +71,7 @@ def invoke(op_class, args, kwargs):
                              f"{type(value).__name__} (wrap it with mx.nd.array)")
     if count < len(args) and not op_class.variadic:
         for key, value in registry.positional_attributes(op_class, args[count:], None, "NDArray",
-                                                                  (_symbol_class(),), count).items():
+                                                                  (SymbolBase,), count).items():
             if key in attrs:
                 raise MXNetError(f"Operator {op_class.name}: attribute {key!r} given twice")
             attrs[key] = value
@@ -106,8 +107,8 @@ def invoke(op_class, args, kwargs):
     input_stypes = [values[n].stype for n in names]
     op.input_storage = input_stypes
     output_stypes = registry.output_storage_types(op, input_stypes)
-    is_train = autograd.is_training()
-    recording = autograd.is_recording()
+    is_train = _recording.is_training()
+    recording = _recording.is_recording()
     _check_shapes(op, names, tensors)
     # an input whose computation failed passes its pending error on (MXNet's engine)
     failure = pending.failure_of(tensors)
@@ -131,7 +132,7 @@ def invoke(op_class, args, kwargs):
     shared = {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
     outputs = [_own_memory(t, shared) for t in outputs]
     if recording:
-        autograd.note_operator_call(op, tensors, outputs)   # what autograd.get_symbol rebuilds
+        _recording.note_operator_call(op, tensors, outputs)   # what autograd.get_symbol rebuilds
     results = [_with_storage(t, ctx, stype) for t, stype in zip(outputs, output_stypes)]
     if failure is not None:
         pending.mark(outputs, failure)
@@ -165,12 +166,6 @@ def _placeholder_outputs(op, tensors, n_args, ctx):
     device = tensors[0].device if tensors else (ctx or _context.current_context()).torch_device
     return [torch.zeros(tuple(shape or ()), dtype=to_torch_dtype(dtype or "float32"), device=device)
             for shape, dtype in zip(out_shapes, out_types)]
-
-
-def _symbol_class():
-    """The Symbol class (imported late: mxtorch.symbol imports this package)."""
-    from ..symbol.symbol import Symbol
-    return Symbol
 
 
 def _check_shapes(op, names, tensors):
@@ -213,55 +208,6 @@ def _make_function(op_name, op_class):
     return function
 
 
-class _Namespace:
-    """``mx.nd.linalg`` / ``contrib`` / ``random`` / ...: short names for prefixed operators.
-    ``imported`` holds the other names MXNet's generated module of the same name had in its
-    namespace (``mx.nd.random.NDArray``, ...)."""
-
-    def __init__(self, name, imported=None):
-        self._name = name
-        self._operators = registry.namespace_operators(name)
-        self.imported = dict(imported or {})
-
-    def __getattr__(self, short_name):
-        operators = self.__dict__.get("_operators", {})
-        imported = self.__dict__.get("imported", {})
-        if short_name in imported:
-            return imported[short_name]
-        if self._name == "random" and not short_name.startswith("_"):
-            # mx.nd.random.X is mx.random.X in MXNet (randn, shuffle, uniform, ...)
-            from .. import random as random_module
-            if short_name in getattr(random_module, "__all__", ()):
-                return getattr(random_module, short_name)
-        if self._name == "contrib":
-            # the Python-level functions of mx.nd.contrib (foreach, while_loop, cond, rand_zipfian,
-            # the AdamW / LAMB front ends)
-            from . import contrib_functions, control_flow
-            for module in (control_flow, contrib_functions):
-                if short_name in module.__all__:
-                    return getattr(module, short_name)
-        if short_name not in operators:
-            raise AttributeError(f"mx.nd.{self._name} has no operator {short_name!r}")
-        sample = f"_sample_{short_name}"
-        op_class = registry.get_operator(operators[short_name])
-
-        def function(*args, **kwargs):
-            # mx.nd.random.uniform(low=NDArray, ...) samples per element: the _sample_ form
-            if self._name == "random" and sample in registry.list_operators() and \
-                    any(isinstance(v, NDArray) for v in list(args) + list(kwargs.values())):
-                return invoke(registry.get_operator(sample), args, kwargs)
-            return invoke(op_class, args, kwargs)
-        function.__name__ = short_name
-        function.__doc__ = op_class.__doc__
-        return function
-
-    def __dir__(self):
-        if self._name == "contrib":
-            from . import contrib_functions, control_flow
-            return sorted(set(self._operators) | set(control_flow.__all__) | set(contrib_functions.__all__))
-        return sorted(self._operators)
-
-
 def install(namespace):
     """Add a function for each registered operator name to ``namespace`` (a module dict)."""
     for op_name in registry.list_operators():
@@ -271,10 +217,6 @@ def install(namespace):
         function = _make_function(op_name, registry.get_operator(op_name))
         function._generated = True
         namespace[op_name] = function
-    for name in registry.NAMESPACE_PREFIXES:
-        if name == "random" and "random" in namespace:
-            continue
-        namespace[name] = _Namespace(name)
 
 
 class OperatorNamespace:
@@ -300,12 +242,3 @@ class OperatorNamespace:
 
     def __dir__(self):
         return registry.list_operators()
-
-
-def __getattr__(name):
-    # MXNet's mxnet.ndarray.register imported the contrib AdamW updates; they resolve to the
-    # registered operators when those are declared (``_contrib_adamw_update``, ...)
-    if name in ("adamw_update", "mp_adamw_update"):
-        from . import contrib
-        return getattr(contrib, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -80,7 +80,7 @@ from ..base import (MXNetError, MXNetTypeError, UNSUPPORTED_DTYPE_FLAGS, dtype_f
                     torch_dtype)
 from ..context import cpu
 from ..util import is_np_shape
-from .ndarray import NDArray
+from .ndarray import NDArray, provide
 
 __all__ = ["save", "load", "load_frombuffer", "save_raw_bytes", "load_raw_bytes"]
 
@@ -480,6 +480,7 @@ def load_frombuffer(buf):
     return _read_list_file(buffer, "<buffer>", "mx.nd.load_frombuffer")
 
 
+@provide("load_raw_bytes")
 def load_raw_bytes(buf):
     """One array from a single version-2 record (MXNet's ``MXNDArrayLoadFromRawBytes``).
 
@@ -523,6 +524,7 @@ def _record_chunks(array, function, label):
     return [header, memoryview(np.ascontiguousarray(values).reshape(-1)).cast("B")]
 
 
+@provide("save_raw_bytes")
 def save_raw_bytes(ndarray):
     """The record of one NDArray as bytes (MXNet's ``MXNDArraySaveRawBytes``; version 3
     under NumPy shape semantics, else 2).

@@ -27,8 +27,9 @@ import torch
 from ..base import (MXNetError, NDArrayHandle, NotSupportedForSparseNDArray, integer_types, mx_real_t,  # noqa: F401
                     numeric_types, c_array_buf, check_call)
 from ..context import Context, current_context  # noqa: F401
-from .ndarray import NDArray, _resolve_ctx, to_torch_dtype
-from .ndarray import array as native_array  # noqa: F401
+from .creation import _resolve_ctx
+from .creation import array as native_array  # noqa: F401
+from .ndarray import NDArray, provide, to_torch_dtype
 
 _OWN_NAMES = ["BaseSparseNDArray", "RowSparseNDArray", "CSRNDArray", "row_sparse_array", "csr_matrix", "zeros",
               "empty", "array", "add", "subtract", "multiply", "divide"]
@@ -188,6 +189,7 @@ def _check_stype(stype, where):
         raise MXNetError(f"{where}: unknown storage type {stype!r}; expected one of {list(STORAGE_TYPES)}")
 
 
+@provide("with_storage")
 def _with_storage(tensor, ctx, stype):
     """An NDArray (or sparse subclass) of storage type ``stype`` holding ``tensor``."""
     _check_stype(stype, "tostype")
@@ -198,6 +200,7 @@ def _with_storage(tensor, ctx, stype):
     return _CLASSES[stype](tensor, ctx)
 
 
+@provide("to_storage")
 def to_storage(array, stype):
     """``array`` converted to storage type ``stype`` (a copy, except for 'default' of a dense
     array, which MXNet also returned as is)."""
@@ -207,6 +210,7 @@ def to_storage(array, stype):
     return _with_storage(array._tensor.clone(), array.context, stype)
 
 
+@provide("sparse_zeros")
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     """An all-zero array of storage type ``stype``."""
     _check_stype(stype, "sparse.zeros")
@@ -216,6 +220,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     return _with_storage(tensor, ctx, stype)
 
 
+@provide("sparse_empty")
 def empty(stype, shape, ctx=None, dtype=None):
     """An array of storage type ``stype`` (zero-filled: sparse arrays start empty)."""
     return zeros(stype, shape, ctx, dtype)

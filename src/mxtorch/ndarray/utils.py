@@ -1,6 +1,6 @@
 """``mx.nd.utils``: the array constructors and file functions, as MXNet's ``mxnet.ndarray.utils``
 grouped them (dense arrays only)."""
-from .ndarray import array, empty, zeros  # noqa: F401
+from .creation import array, empty, zeros  # noqa: F401
 from .serialization import save, load, load_frombuffer  # noqa: F401
 # names MXNet 1.9.1's mxnet.ndarray.utils had in its namespace from its ctypes binding
 from ..base import (  # noqa: E402,F401

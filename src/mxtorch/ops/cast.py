@@ -159,6 +159,7 @@ class CastStorage(Operator):
     reports the new storage type (``mx.nd.sparse``)."""
 
     stype = Attr(Choice("default", "row_sparse", "csr"), required=True)
+    sparse_from_dense = True
 
     def sparse_storage(self, stypes):
         return [self.stype]
@@ -173,6 +174,8 @@ class SparseRetain(Operator):
     ``(rows, ...)``; every other row becomes zero.  The result is row_sparse, of ``data``'s shape
     and dtype (MXNet's ``sparse.retain``); a dense or csr ``data`` raises MXNetError, as MXNet
     has no such form.  The gradient of ``data`` is the head gradient on the kept rows."""
+
+    sparse_from_dense = True
 
     def sparse_storage(self, stypes):
         if stypes[0] != "row_sparse":

@@ -27,6 +27,7 @@ from __future__ import annotations
 import torch
 
 from ..base import MXNetError, parse_tuple, numpy_dtype, torch_dtype
+from ..context import Context
 from .registry import Attr, Operator, register, Int, merge_shape
 
 
@@ -66,10 +67,8 @@ class _SubgraphOperator(Operator):
     # -- running a subgraph ---------------------------------------------------------------------------
     def run_subgraph(self, position, is_train, tensors):
         """Outputs (torch tensors) of subgraph ``position`` given one tensor per entry of its
-        ``list_inputs()``, recorded by torch autograd when gradients are enabled."""
-        from ..context import Context
-        from ..executor import Executor
-        from ..ndarray.ndarray import NDArray
+        ``list_inputs()``, recorded by torch autograd when gradients are enabled.  The subgraph
+        (a Symbol) is bound once per input signature (``simple_bind``)."""
         self.check_subgraphs("forward")
         graph = self.subgraphs[position]
         names = graph.list_inputs()
@@ -79,10 +78,9 @@ class _SubgraphOperator(Operator):
         if executor is None:
             device = tensors[0].device if tensors else torch.device("cpu")
             ctx = Context("gpu", device.index or 0) if device.type == "cuda" else Context("cpu", 0)
-            holder = lambda name: NDArray(torch.zeros(by_name[name].shape, dtype=by_name[name].dtype,
-                                                      device=device), ctx)
-            executor = Executor(graph, ctx, {n: holder(n) for n in graph.list_arguments()}, grad_req="null",
-                                aux_states={n: holder(n) for n in graph.list_auxiliary_states()})
+            executor = graph.simple_bind(ctx, grad_req="null",
+                                         type_dict={n: numpy_dtype(t.dtype) for n, t in by_name.items()},
+                                         **{n: tuple(t.shape) for n, t in by_name.items()})
             self._executors[key] = executor
         return executor.run_tensors([by_name[n] for n in graph.list_arguments()],
                                     [by_name[n] for n in graph.list_auxiliary_states()], is_train)
@@ -93,40 +91,15 @@ class _SubgraphOperator(Operator):
         (one per ``list_inputs()`` entry, None where unknown)."""
         key = ("shape", position, tuple(None if s is None else tuple(s) for s in in_shapes))
         if key not in self._inferred:
-            self._inferred[key] = self._subgraph_shapes(position, in_shapes)
+            self._inferred[key] = self.subgraphs[position].infer_input_output_shapes(in_shapes, self.name)
         return self._inferred[key]
-
-    def _subgraph_shapes(self, position, in_shapes):
-        from ..symbol.inference import graph_shapes
-        from ..symbol.symbol import topological_order
-        graph = self.subgraphs[position]
-        names = graph.list_inputs()
-        known = {n: s for n, s in zip(names, in_shapes) if s is not None and len(s) and all(d > 0 for d in s)}
-        # partially known inputs enter as variable shapes through the __shape__ route: merge them after
-        nodes, shapes = graph_shapes(graph, known)
-        variables = {n.name: shapes.get((id(n), 0)) for n in topological_order(graph._outputs) if n.op is None}
-        inputs = []
-        for name, given in zip(names, in_shapes):
-            inputs.append(merge_shape(given, variables.get(name), f"Operator {self.name}: input {name!r}"))
-        outputs = [shapes.get((id(node), index)) for node, index in graph._outputs]
-        return inputs, outputs
 
     def subgraph_types(self, position, in_types):
         """``(input dtypes, output dtypes)`` of subgraph ``position`` (None where unknown)."""
         key = ("type", position, tuple(in_types))
         if key not in self._inferred:
-            self._inferred[key] = self._subgraph_types(position, in_types)
+            self._inferred[key] = self.subgraphs[position].infer_input_output_types(in_types)
         return self._inferred[key]
-
-    def _subgraph_types(self, position, in_types):
-        from ..symbol.inference import graph_types
-        from ..symbol.symbol import topological_order
-        graph = self.subgraphs[position]
-        names = graph.list_inputs()
-        nodes, types = graph_types(graph, {n: t for n, t in zip(names, in_types) if t is not None})
-        variables = {n.name: types.get((id(n), 0)) for n in topological_order(graph._outputs) if n.op is None}
-        inputs = [given if given is not None else variables.get(name) for name, given in zip(names, in_types)]
-        return inputs, [types.get((id(node), index)) for node, index in graph._outputs]
 
 
 def _stack_steps(steps, count, template_shapes, dtypes, device):

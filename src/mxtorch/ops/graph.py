@@ -112,6 +112,8 @@ class DGLSubgraph(Operator):
     num_args = Attr(Int, required=True)
     return_mapping = Attr(Bool, required=True)
 
+    sparse_from_dense = True
+
     def sparse_storage(self, stypes):
         _require_csr(self, "graph")
         return ["csr"] * self.num_visible_outputs()

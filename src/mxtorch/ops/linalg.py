@@ -59,6 +59,10 @@ class Dot(_Product):
     when given, else MXNet's: ``dot(dense, csr)`` is csr, ``dot(csr.T, dense or row_sparse)``
     (``transpose_a``) is row_sparse, everything else dense."""
 
+    @property
+    def sparse_from_dense(self):
+        return self.forward_stype is not None
+
     def sparse_storage(self, stypes):
         if self.forward_stype is not None:
             return [self.forward_stype]

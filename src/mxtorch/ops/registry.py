@@ -18,6 +18,7 @@ import re
 import numpy as np
 import torch
 
+from ..recording import attach_carrier, carrier_dtype, gradient_carrier, is_recording  # noqa: F401
 from ..base import MXNetAssertionError, MXNetError, format_value
 from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
                       SchemaError, Shape, Str, collect, optional, parse_params)
@@ -147,6 +148,10 @@ class Operator:
     # see :func:`output_storage_types`.  Operators that declare one form ``mx.nd.sparse`` and
     # ``mx.sym.sparse``.
     sparse_storage = None
+    # whether the storage rule can give a sparse output (or refuse) when every input is dense
+    # (cast_storage, _sparse_retain, dot's forward_stype, the csr graph operators); for every
+    # other operator an imperative call on dense inputs skips the rule: its outputs are dense
+    sparse_from_dense = False
     # the int8 operator that takes this one's place in a graph quantized by
     # mxnet.contrib.quantization (see quantized_operator), the inputs it takes as int8 (None:
     # all), and, on an int8 operator, whether its result is int32 and is requantized after it
@@ -365,6 +370,8 @@ def output_storage_types(op, input_stypes):
     """
     rule = type(op).sparse_storage
     count = op.num_visible_outputs()
+    if not op.sparse_from_dense and all(stype == "default" for stype in input_stypes):
+        return ["default"] * count
     if rule is None or rule == "dense":
         return ["default"] * count
     if rule == "preserve":
@@ -385,34 +392,6 @@ def sparse_operator_names():
         elif not key.startswith("_") or key.startswith("_contrib_"):
             result.setdefault(key, key)
     return result
-
-
-def gradient_carrier(tensor):
-    """The tensor through which autograd reaches ``tensor``: itself, or for an integer tensor
-    that MXNet would differentiate (an integer variable marked with ``attach_grad``, or an
-    integer output of a recorded operator: ``Cast`` to int32, ``topk`` / ``argsort`` indices,
-    ``take`` of an integer array) the float tensor attached to it, since torch records no
-    gradient on integer tensors.  MXNet differentiated integer arrays: a gradient through
-    ``Cast(int32)`` then ``Cast(float32)`` passes (truncated to integers), and an integer
-    variable receives (truncated) gradients."""
-    if tensor is None or tensor.requires_grad:
-        return tensor
-    return getattr(tensor, "_mx_declared_gradient_carrier", tensor)
-
-
-def carrier_dtype(dtype):
-    """The float dtype of the gradient carrier of an integer tensor of ``dtype`` (float64 for
-    64-bit integers, whose values float32 does not hold exactly; else float32)."""
-    return torch.float64 if dtype in (torch.int64, torch.uint64) else torch.float32
-
-
-def attach_carrier(tensor):
-    """Give the integer tensor ``tensor`` a new float carrier leaf (zeros, recording gradients)
-    and return the carrier: how an integer variable is differentiated (``attach_grad``)."""
-    carrier = torch.zeros(tensor.shape, dtype=carrier_dtype(tensor.dtype), device=tensor.device,
-                          requires_grad=True)
-    tensor._mx_declared_gradient_carrier = carrier
-    return carrier
 
 
 def _is_differentiable(tensor):
@@ -438,7 +417,6 @@ def record_call(computation, is_train, inputs, aux, declared=False):
     zero gradients.  Also used for the NDArray computations that are not registry operators
     (indexing, ``reshape`` views, ``astype``, ``concat``).
     """
-    from ..autograd import is_recording
     # the derivative through carried integer inputs is that of imperative calls inside
     # record(); a bound executor differentiates integer arguments only through declared
     # gradients (Cast), as before -- so an undeclared operator outside record() (every node of a

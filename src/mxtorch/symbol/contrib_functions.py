@@ -7,21 +7,20 @@ import math
 
 from ..attribute import AttrScope  # noqa: F401  (MXNet's module imported it)
 from ..base import SymbolHandle, check_call  # noqa: F401  (likewise)
-from .symbol import Symbol, full
+from . import samplers as _samplers
+from .symbol import Symbol, create, full
 
 __all__ = ["rand_zipfian", "adamw_update", "mp_adamw_update", "uniform", "AttrScope", "Symbol", "SymbolHandle",
            "check_call"]
 
 
 def _create(op_name, *args, **kwargs):
-    from . import create
     return create(op_name, *args, **kwargs)
 
 
 def uniform(*args, **kwargs):
     """``mx.sym.random.uniform`` (MXNet's ``mx.sym.contrib`` imported it)."""
-    from . import random
-    return random.uniform(*args, **kwargs)
+    return _samplers.uniform(*args, **kwargs)
 
 
 def rand_zipfian(true_classes, num_sampled, range_max):

@@ -46,6 +46,7 @@ import weakref
 
 from ..base import MXNetError
 from ..ops import registry
+from .graph import Node, topological_order
 
 __all__ = ["to_json", "from_json", "HIDDEN_KEYS", "hidden_key", "hide_keys", "reported_attributes",
            "set_input_variable_attrs", "MXNET_VERSION"]
@@ -107,7 +108,6 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
     subgraphs (``_foreach``, ``_while_loop``, ``_cond``) carries them under ``"subgraphs"``,
     each written as a graph without the ``attrs`` block (``graph_attrs=False``), as MXNet does.
     """
-    from .symbol import topological_order
     outputs = list(symbol._outputs)
     replace = _amp_cast_replacements(outputs) if remove_amp_cast else {}
 
@@ -159,7 +159,6 @@ def _topological_order_with(heads, resolve):
 
 def _amp_cast_replacements(outputs):
     """``{(id(cast_node), output): entry}``: what each amp-cast output stands for."""
-    from .symbol import topological_order
     replace = {}
     for node in topological_order(outputs):
         if node.op is None or not node.op.is_amp_cast:
@@ -258,17 +257,17 @@ def _graph_attrs_text():
     return f'  "attrs": {{"mxnet_version": ["int", {MXNET_VERSION}]}}'
 
 
-def from_json(text):
-    """A Symbol from MXNet graph JSON (any MXNet 1.x or older layout; see the module
-    docstring).  Raises MXNetError naming the node and what is wrong for any malformed
-    input, and for an operator mxtorch does not implement."""
-    from .symbol import Symbol
+def from_json(text, symbol_class):
+    """A Symbol (an instance of ``symbol_class``, made from the list of output entries) from
+    MXNet graph JSON (any MXNet 1.x or older layout; see the module docstring).  Raises
+    MXNetError naming the node and what is wrong for any malformed input, and for an operator
+    mxtorch does not implement."""
     graph = _parse(text)
     version = _file_version(graph)
     records = graph["nodes"]
     nodes = []
     for position, record in enumerate(records):
-        nodes.append(_read_node(record, position, nodes, version))
+        nodes.append(_read_node(record, position, nodes, version, symbol_class))
     heads = graph["heads"]
     if not isinstance(heads, list) or not heads:
         raise MXNetError(f"symbol JSON: 'heads' must be a non-empty list of [node, output] entries, "
@@ -281,7 +280,7 @@ def from_json(text):
             raise MXNetError(f"symbol JSON: head {_short(entry)} refers to output {index} of node "
                              f"{node.name!r}, which has {node.num_outputs()} output(s)")
         outputs.append((node, index))
-    return Symbol(outputs)
+    return symbol_class(outputs)
 
 
 def _parse(text):
@@ -370,8 +369,7 @@ def _attributes(record, name):
     return attrs
 
 
-def _read_node(record, position, nodes, version):
-    from .symbol import Node
+def _read_node(record, position, nodes, version, symbol_class):
     if not isinstance(record, dict):
         raise MXNetError(f"symbol JSON node {position} must be an object, got {_short(record)}")
     op_name = record.get("op")
@@ -445,7 +443,7 @@ def _read_node(record, position, nodes, version):
                 set_input_variable_attrs(op, input_name, child)
 
     if "subgraphs" in record or hasattr(op, "subgraphs"):
-        op.subgraphs = _read_subgraphs(record, name, op)
+        op.subgraphs = _read_subgraphs(record, name, op, symbol_class)
     node_attrs = dict(op.attrs)
     node_attrs.update(hidden)
     node = Node(op, name, node_attrs, inputs)
@@ -461,7 +459,7 @@ def _read_node(record, position, nodes, version):
     return node
 
 
-def _read_subgraphs(record, name, op):
+def _read_subgraphs(record, name, op, symbol_class):
     """The Symbols of a node's ``"subgraphs"`` list (graphs in the same JSON layout); MXNetError
     when the list is malformed or the operator takes no / other subgraphs."""
     graphs = record.get("subgraphs", [])
@@ -476,7 +474,7 @@ def _read_subgraphs(record, name, op):
         graph = dict(graph)
         graph.setdefault("attrs", {"mxnet_version": ["int", MXNET_VERSION]})
         try:
-            result.append(from_json(json.dumps(graph)))
+            result.append(from_json(json.dumps(graph), symbol_class))
         except MXNetError as error:
             raise MXNetError(f"symbol JSON node {name!r}: subgraph {position}: {error}") from None
     return result

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..base import MXNetError, parse_tuple, numpy_dtype, dtype_from_flag
 from ..ops.registry import merge_shape
-from .symbol import topological_order, _aux_variable_ids
+from .graph import topological_order, _aux_variable_ids
 
 __all__ = ["infer_shapes", "infer_types", "graph_shapes"]
 
@@ -178,3 +178,26 @@ def infer_graph(symbol, shapes, types):
 def infer_types(symbol, known):
     nodes, types = graph_types(symbol, known)
     return _arguments_outputs_auxiliaries(symbol, nodes, types)
+
+
+def input_output_shapes(graph, in_shapes, where):
+    """``(input shapes, output shapes)`` of the Symbol ``graph`` (a subgraph of ``_foreach``,
+    ``_while_loop``, ``_cond``) from partial input shapes, one per ``list_inputs()`` entry (None
+    where unknown).  ``where`` names the operator in the MXNetError of a conflict."""
+    names = graph.list_inputs()
+    known = {n: s for n, s in zip(names, in_shapes) if s is not None and len(s) and all(d > 0 for d in s)}
+    # partially known inputs enter as variable shapes through the __shape__ route: merge them after
+    nodes, shapes = graph_shapes(graph, known)
+    variables = {n.name: shapes.get((id(n), 0)) for n in topological_order(graph._outputs) if n.op is None}
+    inputs = [merge_shape(given, variables.get(name), f"Operator {where}: input {name!r}")
+              for name, given in zip(names, in_shapes)]
+    return inputs, [shapes.get((id(node), index)) for node, index in graph._outputs]
+
+
+def input_output_types(graph, in_types):
+    """``(input dtypes, output dtypes)`` of the Symbol ``graph`` from partial input dtypes."""
+    names = graph.list_inputs()
+    nodes, types = graph_types(graph, {n: t for n, t in zip(names, in_types) if t is not None})
+    variables = {n.name: types.get((id(n), 0)) for n in topological_order(graph._outputs) if n.op is None}
+    inputs = [given if given is not None else variables.get(name) for name, given in zip(names, in_types)]
+    return inputs, [types.get((id(node), index)) for node, index in graph._outputs]

@@ -9,6 +9,7 @@ input Symbols positionally or by argument name, attributes as keywords, ``name=`
 from __future__ import annotations
 
 from ..ops import registry as _registry
+from .symbol import create
 # names MXNet 1.9.1's mxnet.symbol.register had in its namespace (imported there, not defined)
 from ..attribute import AttrScope  # noqa: F401
 from ..base import check_call, mx_uint, py_str  # noqa: F401
@@ -20,7 +21,6 @@ __all__ = ["make_function", "install"]
 
 def make_function(op_name):
     """The ``mx.sym`` function of the registered operator ``op_name`` (MXNetError if unknown)."""
-    from .symbol import create
     op_class = _registry.get_operator(op_name)
 
     def function(*args, **kwargs):
@@ -38,12 +38,3 @@ def install(namespace):
         if op_name in namespace:
             continue        # the Python-level functions imported before (zeros, ones) win
         namespace[op_name] = make_function(op_name)
-
-
-def __getattr__(name):
-    # MXNet's mxnet.symbol.register imported the contrib AdamW updates; they resolve to the
-    # registered operators when those are declared (``_contrib_adamw_update``, ...)
-    if name in ("adamw_update", "mp_adamw_update"):
-        from . import contrib
-        return getattr(contrib, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

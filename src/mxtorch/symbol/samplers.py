@@ -12,6 +12,7 @@ parameters, and so on; the operator parameter names come from ``mx.random``'s ta
 from __future__ import annotations
 
 from ..base import MXNetError, numeric_types
+from ..random import _OPERATOR_PARAMETERS
 from .symbol import Symbol, create
 
 __all__ = ["uniform", "normal", "randn", "poisson", "exponential", "gamma", "negative_binomial",
@@ -20,7 +21,6 @@ __all__ = ["uniform", "normal", "randn", "poisson", "exponential", "gamma", "neg
 
 def _sample(distribution, params, shape, dtype, kwargs, function):
     """A ``_random_`` node (numbers) or a ``_sample_`` node (Symbols) for ``params``."""
-    from ..random import _OPERATOR_PARAMETERS
     if shape is not None:
         kwargs["shape"] = shape
     if dtype is not None:

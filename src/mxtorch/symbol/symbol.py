@@ -20,7 +20,8 @@ from ..name import NameManager
 from ..ndarray.ndarray import NDArray
 from ..ndarray.register import install_fluent_methods
 from ..ops import registry
-from . import graph_json
+from . import graph_json, inference
+from .graph import Node, _aux_variable_ids, topological_order  # noqa: F401
 # names MXNet 1.9.1's mxnet.symbol.symbol had in its namespace from its ctypes binding
 from ..base import (  # noqa: E402,F401
     ExecutorHandle, NDArrayHandle, SymbolHandle, c_array, c_array_buf, c_handle_array,
@@ -39,73 +40,22 @@ __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "create", 
            "arange", "linspace", "eye", "pow", "power", "maximum", "minimum", "hypot", "histogram", "split_v2"]
 
 
-class Node:
-    """One graph node: ``op`` (an Operator, or None for a variable), ``name``, string ``attrs``
-    (operator attributes plus hidden ``__key__`` attributes) and ``inputs`` (list of
-    ``(Node, output_index)``)."""
-
-    __slots__ = ("op", "name", "attrs", "inputs", "__weakref__")
-
-    def __init__(self, op, name, attrs=None, inputs=()):
-        self.op = op
-        self.name = name
-        self.attrs = dict(attrs or {})
-        self.inputs = list(inputs)
-
-    @property
-    def is_variable(self):
-        return self.op is None
-
-    def num_outputs(self):
-        return 1 if self.op is None else self.op.num_outputs()
-
-    def output_names(self):
-        if self.op is None:
-            return [self.name]
-        if not self.name:  # an atomic symbol (no name): the bare output names, as MXNet
-            return list(self.op.outputs())
-        return [f"{self.name}_{suffix}" for suffix in self.op.outputs()]
-
-    def num_arguments(self):
-        return len(self.inputs) if self.op is None else len(self.op.arguments())
-
-    def __repr__(self):
-        return f"Node({self.op.name if self.op else 'null'}, {self.name!r})"
+# -- binding: the executor layer registers itself here -------------------------------------------------
+_BINDER = []
 
 
-def topological_order(entries):
-    """Nodes reachable from ``entries`` in MXNet's order: depth-first, inputs in order, post-order."""
-    order = []
-    visited = set()
-    stack = []
-    for node, _ in entries:
-        if id(node) in visited:
-            continue
-        stack.append((node, 0))
-        visited.add(id(node))
-        while stack:
-            current, position = stack.pop()
-            if position < len(current.inputs):
-                stack.append((current, position + 1))
-                child = current.inputs[position][0]
-                if id(child) not in visited:
-                    visited.add(id(child))
-                    stack.append((child, 0))
-            else:
-                order.append(current)
-    return order
+def register_binder(executor_class):
+    """Called by ``mxtorch.executor`` when it is imported: ``Symbol.bind`` / ``simple_bind``
+    construct ``executor_class`` (the executor layer sits above the graph, so this layer cannot
+    import it).  The class also enters this module's namespace as ``Executor``, as in MXNet."""
+    _BINDER[:] = [executor_class]
+    globals()["Executor"] = executor_class
 
 
-def _aux_variable_ids(nodes):
-    aux = set()
-    for node in nodes:
-        if node.op is None:
-            continue
-        count = len(node.op.arguments())
-        for child, _ in node.inputs[count:]:
-            if child.op is None:
-                aux.add(id(child))
-    return aux
+def _binder():
+    if not _BINDER:
+        raise MXNetError("Symbol.bind: no executor is registered (import mxtorch, which imports mxtorch.executor)")
+    return _BINDER[0]
 
 
 class Symbol(SymbolBase):
@@ -313,7 +263,6 @@ class Symbol(SymbolBase):
         return self._infer_shape(args, kwargs, partial=True)
 
     def _infer_shape(self, args, kwargs, partial):
-        from . import inference
         from ..util import is_np_shape
         known = self._given(args, kwargs, "infer_shape")
         numpy_shapes = is_np_shape()
@@ -333,7 +282,6 @@ class Symbol(SymbolBase):
     def infer_type(self, *args, **kwargs):
         """``(arg_types, out_types, aux_types)`` as numpy types from input dtypes given by
         position or name; ``(None, None, None)`` if incomplete."""
-        from . import inference
         known = self._given(args, kwargs, "infer_type")
         known = {k: numpy_dtype(v) for k, v in known.items() if v is not None}
         arg_types, out_types, aux_types = inference.infer_types(self, known)
@@ -343,7 +291,6 @@ class Symbol(SymbolBase):
         return as_type(arg_types), as_type(out_types), as_type(aux_types)
 
     def infer_type_partial(self, *args, **kwargs):
-        from . import inference
         known = self._given(args, kwargs, "infer_type")
         known = {k: numpy_dtype(v) for k, v in known.items() if v is not None}
         arg_types, out_types, aux_types = inference.infer_types(self, known)
@@ -396,8 +343,7 @@ class Symbol(SymbolBase):
         float32); ``grad_req`` is 'write', 'add', 'null', a list or a dict.  Arrays in
         ``shared_buffer`` (name -> NDArray) are reused when their shapes match.
         """
-        from ..executor import Executor
-        return Executor.simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
+        return _binder().simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
                                     shared_arg_names=shared_arg_names, shared_exec=shared_exec,
                                     shared_buffer=shared_buffer, shapes=kwargs)
 
@@ -442,8 +388,17 @@ class Symbol(SymbolBase):
              shared_exec=None):
         """Bind to given arrays: ``args`` / ``args_grad`` / ``aux_states`` as lists (in
         ``list_arguments`` / ``list_auxiliary_states`` order) or dicts by name."""
-        from ..executor import Executor
-        return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx=group2ctx)
+        return _binder()(self, ctx, args, args_grad, grad_req, aux_states, group2ctx=group2ctx)
+
+    # -- inference over a subgraph (the Symbols that _foreach / _while_loop / _cond run) ----------
+    def infer_input_output_shapes(self, in_shapes, where):
+        """``(input shapes, output shapes)`` from partial shapes of ``list_inputs()`` (None where
+        unknown); the operator ``where`` running this graph is named in errors."""
+        return inference.input_output_shapes(self, in_shapes, where)
+
+    def infer_input_output_types(self, in_types):
+        """``(input dtypes, output dtypes)`` from partial dtypes of ``list_inputs()``."""
+        return inference.input_output_types(self, in_types)
 
     # -- arithmetic ---------------------------------------------------------------------------------------
     def _binary(self, other, symbol_op, scalar_op, reverse=False):
@@ -725,7 +680,7 @@ def ones(shape, dtype=None, **kwargs):
 
 def load_json(json_str):
     """A Symbol from MXNet graph JSON (1.x NNVM or the older ``param``/``attr`` spelling)."""
-    return graph_json.from_json(json_str)
+    return graph_json.from_json(json_str, Symbol)
 
 
 def load(fname):
@@ -860,5 +815,5 @@ def _call_fluent(op_name, symbol, args, kwargs):
 
 install_fluent_methods(Symbol, _call_fluent, "mx.sym")
 
-# names MXNet 1.9.1's mxnet.symbol.symbol had in its namespace (imported there, not defined)
-from ..executor import Executor  # noqa: E402,F401
+# MXNet's mxnet.symbol.symbol also had ``Executor`` in its namespace: mxtorch.executor (the layer
+# above, which binds Symbols) enters it there with its binder (``register_binder``)
