@@ -1,9 +1,9 @@
 """``mx.nd``: NDArray, its constructors, file format, and one function per registered operator."""
 from .creation import array, zeros, ones, empty, full, arange, linspace, eye
-from .ndarray import (NDArray, waitall, from_torch,
-                      add, subtract, multiply, divide, true_divide, modulo, power, maximum, minimum, equal,
-                      not_equal, greater, greater_equal, lesser, lesser_equal, logical_and, logical_or,
-                      logical_xor, to_dlpack_for_read, to_dlpack_for_write)
+from .ndarray import NDArray, waitall, from_torch, to_dlpack_for_read, to_dlpack_for_write
+from .arithmetic import (add, subtract, multiply, divide, true_divide, modulo, power, maximum, minimum, equal,
+                         not_equal, greater, greater_equal, lesser, lesser_equal, logical_and, logical_or,
+                         logical_xor)
 from .array_functions import concat, concatenate, moveaxis, onehot_encode, split_v2, histogram
 from .interop import from_numpy, from_dlpack
 from .cached_op import CachedOp
@@ -30,7 +30,9 @@ for _group in _registry.NAMESPACE_PREFIXES:
 # MXNet's mxnet.ndarray.ndarray held the names of the files above it too (it was one module)
 from . import ndarray as _ndarray_module  # noqa: E402
 from . import legacy as _legacy, index_keys as _index_keys  # noqa: E402
-for _name in ("array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "concat", "concatenate", "moveaxis", "onehot_encode", "split_v2", "histogram", "from_numpy",
+for _name in ("array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "add", "subtract", "multiply",
+              "divide", "true_divide", "modulo", "power", "maximum", "minimum", "equal", "not_equal", "greater",
+              "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "concat", "concatenate", "moveaxis", "onehot_encode", "split_v2", "histogram", "from_numpy",
               "from_dlpack", "CachedOp"):
     setattr(_ndarray_module, _name, globals()[_name])
 # MXNet's mxnet.ndarray.register imported the contrib AdamW updates

@@ -647,65 +647,10 @@ class NDArray(NDArrayBase):
             return torch.enable_grad()
         return torch.no_grad()
 
-    # Python operators run the registered operators MXNet's NDArray dispatches to (``add`` and the
-    # other element-wise functions below: broadcast_* for two arrays, _*_scalar / _r*_scalar with
-    # a number); a numpy array operand is wrapped as an NDArray of this array's dtype.
-    def _operand(self, other):
-        if isinstance(other, (NDArray, numbers.Number, np.generic)):
-            return other
-        if isinstance(other, np.ndarray):
-            return NDArray(torch.from_numpy(np.ascontiguousarray(other)).to(self._tensor), self._ctx)
-        return NotImplemented
-
-    def _apply(self, function, other, reflected=False):
-        other = self._operand(other)
-        if other is NotImplemented:
-            return other
-        return function(other, self) if reflected else function(self, other)
-
-    def _inplace(self, function, other):
-        """``self op= other``: the operator writes into this array (MXNet's ``out=self``)."""
-        self._check_writable("in-place arithmetic")
-        result = self._apply(function, other)
-        if result is NotImplemented:
-            return result
-        with self._check_writable("in-place arithmetic", result, partial=True):
-            self._tensor.copy_(result._tensor)
-        return self
-
-    def __add__(self, other): return self._apply(add, other)
-    def __radd__(self, other): return self._apply(add, other, True)
-    def __sub__(self, other): return self._apply(subtract, other)
-    def __rsub__(self, other): return self._apply(subtract, other, True)
-    def __mul__(self, other): return self._apply(multiply, other)
-    def __rmul__(self, other): return self._apply(multiply, other, True)
-    def __truediv__(self, other): return self._apply(divide, other)
-    def __rtruediv__(self, other): return self._apply(divide, other, True)
-    __div__ = __truediv__
-    __rdiv__ = __rtruediv__
-    def __mod__(self, other): return self._apply(modulo, other)
-    def __rmod__(self, other): return self._apply(modulo, other, True)
-    def __pow__(self, other): return self._apply(power, other)
-    def __rpow__(self, other): return self._apply(power, other, True)
-    def __iadd__(self, other): return self._inplace(add, other)
-    def __isub__(self, other): return self._inplace(subtract, other)
-    def __imul__(self, other): return self._inplace(multiply, other)
-    def __itruediv__(self, other): return self._inplace(divide, other)
-    __idiv__ = __itruediv__
-    def __imod__(self, other): return self._inplace(modulo, other)
-
-    def __neg__(self):
-        return _call("_mul_scalar", self, scalar=-1.0)
-
+    # The Python operators (+, -, *, /, %, **, comparisons, their reflected and in-place forms)
+    # are installed by arithmetic.py, with the element-wise functions they dispatch to.
     def __abs__(self):
         return self.abs()
-
-    def __eq__(self, other): return self._apply(equal, other)
-    def __ne__(self, other): return self._apply(not_equal, other)
-    def __gt__(self, other): return self._apply(greater, other)
-    def __ge__(self, other): return self._apply(greater_equal, other)
-    def __lt__(self, other): return self._apply(lesser, other)
-    def __le__(self, other): return self._apply(lesser_equal, other)
 
     __hash__ = object.__hash__
 
@@ -722,85 +667,6 @@ def waitall():
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
     pending.raise_first_and_clear()
-
-
-# -- element-wise functions with MXNet's scalar / array dispatch -----------------------------------
-def _dispatch(function, lhs, rhs, array_op, scalar_op, reverse_scalar_op, on_scalars):
-    """MXNet's rule for the ``mx.nd`` element-wise functions: two arrays run ``array_op``
-    (broadcasting), an array and a number run ``scalar_op`` (``reverse_scalar_op`` when the
-    number comes first; commutative functions reuse ``scalar_op``) with the number as a float,
-    two numbers give ``on_scalars(lhs, rhs)`` as a Python number."""
-    lhs_number = isinstance(lhs, (numbers.Number, np.generic))
-    rhs_number = isinstance(rhs, (numbers.Number, np.generic))
-    if lhs_number and rhs_number:
-        return on_scalars(lhs, rhs)
-    if lhs_number and isinstance(rhs, NDArray):
-        return _call(reverse_scalar_op or scalar_op, rhs, scalar=float(lhs))
-    if isinstance(lhs, NDArray) and rhs_number:
-        return _call(scalar_op, lhs, scalar=float(rhs))
-    if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-        return _call(array_op, lhs, rhs)
-    raise MXNetError(f"{function}: operands must be NDArrays or numbers, got {type(lhs).__name__} "
-                     f"and {type(rhs).__name__}")
-
-
-def _elementwise(function, array_op, scalar_op, reverse_scalar_op, on_scalars, summary):
-    def apply(lhs, rhs):
-        return _dispatch(function, lhs, rhs, array_op, scalar_op, reverse_scalar_op, on_scalars)
-    apply.__name__ = function
-    apply.__qualname__ = function
-    apply.__doc__ = (f"{summary}, element by element with broadcasting.\n\nTwo NDArrays run ``{array_op}``; an "
-                     f"NDArray and a number run ``{scalar_op}``"
-                     + (f" (``{reverse_scalar_op}`` when the number is on the left)" if reverse_scalar_op else "")
-                     + "; two numbers give a Python number.  The result has the array's dtype "
-                     "(comparisons give 1 / 0 in it).  MXNetError for other operand types.")
-    return apply
-
-
-add = _elementwise("add", "broadcast_add", "_plus_scalar", None, lambda x, y: x + y, "``lhs + rhs``")
-subtract = _elementwise("subtract", "broadcast_sub", "_minus_scalar", "_rminus_scalar", lambda x, y: x - y,
-                        "``lhs - rhs``")
-multiply = _elementwise("multiply", "broadcast_mul", "_mul_scalar", None, lambda x, y: x * y, "``lhs * rhs``")
-divide = _elementwise("divide", "broadcast_div", "_div_scalar", "_rdiv_scalar", lambda x, y: x / y,
-                      "``lhs / rhs``")
-modulo = _elementwise("modulo", "broadcast_mod", "_mod_scalar", "_rmod_scalar", lambda x, y: x % y,
-                      "``lhs % rhs``")
-maximum = _elementwise("maximum", "broadcast_maximum", "_maximum_scalar", None,
-                       lambda x, y: x if x > y else y, "The larger of ``lhs`` and ``rhs``")
-minimum = _elementwise("minimum", "broadcast_minimum", "_minimum_scalar", None,
-                       lambda x, y: x if x < y else y, "The smaller of ``lhs`` and ``rhs``")
-equal = _elementwise("equal", "broadcast_equal", "_equal_scalar", None, lambda x, y: int(x == y),
-                     "1 where ``lhs == rhs``, else 0")
-not_equal = _elementwise("not_equal", "broadcast_not_equal", "_not_equal_scalar", None,
-                         lambda x, y: int(x != y), "1 where ``lhs != rhs``, else 0")
-greater = _elementwise("greater", "broadcast_greater", "_greater_scalar", "_lesser_scalar",
-                       lambda x, y: int(x > y), "1 where ``lhs > rhs``, else 0")
-greater_equal = _elementwise("greater_equal", "broadcast_greater_equal", "_greater_equal_scalar",
-                             "_lesser_equal_scalar", lambda x, y: int(x >= y), "1 where ``lhs >= rhs``, else 0")
-lesser = _elementwise("lesser", "broadcast_lesser", "_lesser_scalar", "_greater_scalar",
-                      lambda x, y: int(x < y), "1 where ``lhs < rhs``, else 0")
-lesser_equal = _elementwise("lesser_equal", "broadcast_lesser_equal", "_lesser_equal_scalar",
-                            "_greater_equal_scalar", lambda x, y: int(x <= y), "1 where ``lhs <= rhs``, else 0")
-logical_and = _elementwise("logical_and", "broadcast_logical_and", "_logical_and_scalar", None,
-                           lambda x, y: int(bool(x and y)), "1 where both ``lhs`` and ``rhs`` are non-zero, else 0")
-logical_or = _elementwise("logical_or", "broadcast_logical_or", "_logical_or_scalar", None,
-                          lambda x, y: int(bool(x or y)), "1 where ``lhs`` or ``rhs`` is non-zero, else 0")
-logical_xor = _elementwise("logical_xor", "broadcast_logical_xor", "_logical_xor_scalar", None,
-                           lambda x, y: int(bool(x) != bool(y)), "1 where exactly one of ``lhs`` and ``rhs`` is "
-                           "non-zero, else 0")
-
-
-def power(base, exp):
-    """``base ** exp`` element by element with broadcasting: two NDArrays run ``broadcast_power``,
-    an NDArray and a number ``_power_scalar`` (``_rpower_scalar`` when the number is the base),
-    two numbers give a Python number.  MXNetError for other operand types."""
-    return _dispatch("power", base, exp, "broadcast_power", "_power_scalar", "_rpower_scalar",
-                     lambda x, y: x ** y)
-
-
-def true_divide(lhs, rhs):
-    """The same as ``divide`` (MXNet keeps both names)."""
-    return divide(lhs, rhs)
 
 
 def to_dlpack_for_read(data):

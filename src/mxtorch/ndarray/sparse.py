@@ -27,6 +27,8 @@ import torch
 from ..base import (MXNetError, NDArrayHandle, NotSupportedForSparseNDArray, integer_types, mx_real_t,  # noqa: F401
                     numeric_types, c_array_buf, check_call)
 from ..context import Context, current_context  # noqa: F401
+from ..ops import registry
+from .arithmetic import _dispatch
 from .creation import _resolve_ctx
 from .creation import array as native_array  # noqa: F401
 from .ndarray import NDArray, provide, to_torch_dtype
@@ -308,7 +310,6 @@ def gs_retain(*args, **kwargs):
 
 def _elementwise(function, same_shape_op, broadcast_op, scalar_op, reverse_scalar_op, summary):
     def apply(lhs, rhs):
-        from .ndarray import _dispatch
         same_shape = isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape == rhs.shape
         return _dispatch(function, lhs, rhs, same_shape_op if same_shape else broadcast_op, scalar_op,
                          reverse_scalar_op, summary[1])
@@ -332,7 +333,6 @@ divide = _elementwise("divide", "elemwise_div", "broadcast_div", "_div_scalar", 
 
 
 def _is_sparse_operator(name):
-    from ..ops import registry
     return name in registry.sparse_operator_names()
 
 
