@@ -60,29 +60,18 @@ def invoke(op_class, args, kwargs):
                              f"{type(value).__name__} (wrap it with mx.nd.array)")
     arrays = {key: value for key, value in kwargs.items() if isinstance(value, NDArray)}
     attrs = {key: value for key, value in kwargs.items() if not isinstance(value, NDArray)}
-    if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
-        args = tuple(args[0])
-    count = 0
-    while count < len(args) and (isinstance(args[count], NDArray) or args[count] is None):
-        count += 1
-    for position, value in enumerate(args):
+    for position, value in enumerate(args[0] if len(args) == 1 and isinstance(args[0], (list, tuple))
+                                     and op_class.variadic else args):
         if isinstance(value, (np.ndarray, torch.Tensor)):
             raise MXNetError(f"Operator {op_class.name}: positional input {position} must be an NDArray, got "
                              f"{type(value).__name__} (wrap it with mx.nd.array)")
-    if count < len(args) and not op_class.variadic:
-        for key, value in registry.positional_attributes(op_class, args[count:], None, "NDArray",
-                                                                  (SymbolBase,), count).items():
-            if key in attrs:
-                raise MXNetError(f"Operator {op_class.name}: attribute {key!r} given twice")
-            attrs[key] = value
-        args = args[:count]
+    args, attrs = registry.split_call_arguments(op_class, args, attrs, lambda value: isinstance(value, NDArray),
+                                                "NDArray", (SymbolBase,))
     if op_class.variadic and "num_args" in op_class.schema and "num_args" not in attrs:
         attrs["num_args"] = len(args) + len(arrays)
     op = op_class(attrs)
     names = op.arguments() + op.auxiliary_states()
     # None for an input means "not given" (``FullyConnected(x, w, None, no_bias=True)``), as in MXNet
-    while args and args[-1] is None:
-        args = args[:-1]
     values = {key: value for key, value in zip(names, args) if value is not None}
     if len(args) > len(names):
         raise MXNetError(f"Operator {op.name}: takes {len(names)} inputs {names}, got {len(args)} positional")

@@ -596,6 +596,32 @@ def positional_attributes(op_class, values, op_name=None, input_kind=None, forei
     return dict(zip(keys, values))
 
 
+def split_call_arguments(op_class, args, attrs, is_input, input_kind, foreign, op_name=None):
+    """The inputs of a front-end call ``Op(*args, **attrs)`` (``mx.nd.X`` / ``mx.sym.X``), with the
+    positional attribute values among ``args`` moved into ``attrs`` (which is updated).
+
+    A single list or tuple is the inputs of a variadic operator.  The leading values for which
+    ``is_input`` holds, or that are None ("not given", ``FullyConnected(x, w, None,
+    no_bias=True)``), are the inputs, without trailing Nones; the values after them are
+    attributes in declaration order (:func:`positional_attributes`; ``input_kind`` and
+    ``foreign`` as there).  MXNetError when an attribute is given both ways."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
+        args = tuple(args[0])
+    count = 0
+    while count < len(args) and (is_input(args[count]) or args[count] is None):
+        count += 1
+    inputs, rest = tuple(args[:count]), tuple(args[count:])
+    while inputs and inputs[-1] is None:
+        inputs = inputs[:-1]
+    if rest and not op_class.variadic:
+        for key, value in positional_attributes(op_class, rest, op_name, input_kind, foreign, len(inputs)).items():
+            if key in attrs:
+                raise MXNetError(f"Operator {op_name or op_class.name}: attribute {key!r} given twice")
+            attrs[key] = value
+        rest = ()
+    return inputs + rest, attrs
+
+
 # front-end namespaces: mx.nd.linalg.gemm2 is the operator _linalg_gemm2, and so on
 NAMESPACE_PREFIXES = {"linalg": ("_linalg_",), "contrib": ("_contrib_",), "random": ("_random_", "_sample_"),
                       "image": ("_image_",), "sparse": ("_sparse_",)}

@@ -38,8 +38,10 @@ class Node:
         return f"Node({self.op.name if self.op else 'null'}, {self.name!r})"
 
 
-def topological_order(entries):
-    """Nodes reachable from ``entries`` in MXNet's order: depth-first, inputs in order, post-order."""
+def topological_order(entries, resolve=None):
+    """Nodes reachable from ``entries`` in MXNet's order: depth-first, inputs in order, post-order.
+    ``resolve(entry) -> entry``, when given, reads each input through it (the JSON writer skips
+    amp casts that way without changing the graph)."""
     order = []
     visited = set()
     stack = []
@@ -52,7 +54,8 @@ def topological_order(entries):
             current, position = stack.pop()
             if position < len(current.inputs):
                 stack.append((current, position + 1))
-                child = current.inputs[position][0]
+                entry = current.inputs[position]
+                child = (resolve(entry) if resolve is not None else entry)[0]
                 if id(child) not in visited:
                     visited.add(id(child))
                     stack.append((child, 0))

@@ -116,7 +116,7 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
         return replace.get((id(node), index), entry)
 
     # visit with amp casts bypassed, without touching the nodes' own inputs
-    order = _topological_order_with(outputs, resolve) if replace else topological_order(outputs)
+    order = topological_order(outputs, resolve) if replace else topological_order(outputs)
     index_of = {id(node): i for i, node in enumerate(order)}
     mutation_count = {}
     records = []
@@ -132,29 +132,6 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
         row_pointer.append(row_pointer[-1] + node.num_outputs())
     head_entries = [(index_of[id(node)], index, 0) for node, index in outputs]
     return _write_graph(records, arg_nodes, row_pointer, head_entries, remove_amp_cast, graph_attrs)
-
-
-def _topological_order_with(heads, resolve):
-    """Depth-first post-order like ``symbol.topological_order`` but reading each input
-    through ``resolve`` (used to skip amp casts without modifying the graph)."""
-    order = []
-    visited = set()
-    for head, _ in heads:
-        if id(head) in visited:
-            continue
-        visited.add(id(head))
-        stack = [(head, 0)]
-        while stack:
-            current, position = stack.pop()
-            if position < len(current.inputs):
-                stack.append((current, position + 1))
-                child = resolve(current.inputs[position])[0]
-                if id(child) not in visited:
-                    visited.add(id(child))
-                    stack.append((child, 0))
-            else:
-                order.append(current)
-    return order
 
 
 def _amp_cast_replacements(outputs):

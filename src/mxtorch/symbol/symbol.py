@@ -588,25 +588,10 @@ def create(op_name, *args, **kwargs):
     # None for an input, or for an attribute that cannot be None, means "not given"
     attrs = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol) and
              (v is not None or _may_be_none(op_class, k))}
-    if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
-        args = tuple(args[0])
-    count = 0
-    while count < len(args) and (isinstance(args[count], Symbol) or args[count] is None):
-        count += 1
+    args, attrs = registry.split_call_arguments(op_class, args, attrs, lambda value: isinstance(value, Symbol),
+                                                "Symbol", (NDArray,), op_name)
     # None for an input means "not given" (``FullyConnected(x, w, None, no_bias=True)``), as in MXNet
-    inputs_given = args[:count]
-    while inputs_given and inputs_given[-1] is None:
-        inputs_given = inputs_given[:-1]
-    none_inputs = {i for i, value in enumerate(inputs_given) if value is None}
-    args = inputs_given + tuple(args[count:])
-    count = len(inputs_given)
-    if count < len(args) and not op_class.variadic:
-        for key, value in registry.positional_attributes(op_class, args[count:], op_name, "Symbol",
-                                                                  (NDArray,), count).items():
-            if key in attrs:
-                raise MXNetError(f"Operator {op_name}: attribute {key!r} given twice")
-            attrs[key] = value
-        args = args[:count]
+    none_inputs = {i for i, value in enumerate(args) if value is None}
     for position, value in enumerate(args):
         if not isinstance(value, Symbol) and position not in none_inputs:
             raise MXNetError(f"Operator {op_name}: positional input {position} must be a Symbol, "
