@@ -1,5 +1,6 @@
 """``mx.sym`` / ``mx.symbol``: the Symbol graph API and one function per registered operator."""
-from .symbol import Symbol, Variable, var, Group, load, load_json, create, zeros, ones  # noqa: F401
+from .symbol import Symbol, Variable, var, Group, load, load_json, create  # noqa: F401
+from .functions import zeros, ones  # noqa: F401
 
 from ..ops import registry as _registry
 from ..ops.namespaces import OperatorGroup as _OperatorGroup
@@ -11,8 +12,9 @@ _install_operators(globals())
 
 # Python-level functions of MXNet's mx.sym (scalar / symbol dispatch, creators); they take the place
 # of operator aliases of the same name (``full``, ``maximum``, ...)
-from .symbol import (full, arange, linspace, eye, pow, power, maximum, minimum, hypot,  # noqa: E402,F401,A004
-                     histogram, split_v2)
+from .functions import (full, arange, linspace, eye, pow, power, maximum, minimum, hypot,  # noqa: E402,F401,A004
+                        histogram)
+from .symbol import split_v2  # noqa: E402,F401
 
 
 from . import control_flow as _control_flow  # noqa: E402
@@ -52,3 +54,10 @@ op = _Internal()
 # MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)
 _registry.expose_namespaces(__name__, {name: globals()[name] for name in
                                        list(_registry.NAMESPACE_PREFIXES) + ["op", "_internal"]})
+
+# MXNet's mxnet.symbol.symbol held the functions of symbol/functions.py too (it was one module)
+from . import symbol as _symbol_module  # noqa: E402
+from . import functions as _functions  # noqa: E402
+for _name in ("zeros", "ones", "full", "arange", "linspace", "eye", "pow", "power", "maximum", "minimum", "hypot",
+              "histogram"):
+    setattr(_symbol_module, _name, getattr(_functions, _name))

@@ -8,7 +8,8 @@ import math
 from ..attribute import AttrScope  # noqa: F401  (MXNet's module imported it)
 from ..base import SymbolHandle, check_call  # noqa: F401  (likewise)
 from . import samplers as _samplers
-from .symbol import Symbol, create, full
+from .functions import full
+from .symbol import Symbol, create
 
 __all__ = ["rand_zipfian", "adamw_update", "mp_adamw_update", "uniform", "AttrScope", "Symbol", "SymbolHandle",
            "check_call"]
