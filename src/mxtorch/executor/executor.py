@@ -28,6 +28,7 @@ from ..symbol.symbol import Symbol, _aux_variable_ids
 from .inference import InferencePlan
 from .compiled import CompiledGradients, TrainingStep
 from .fusion import fuse_recurrent_chains, fusion_enabled
+from .reachability import gradient_inputs, reached_variables
 
 __all__ = ["Executor"]
 
@@ -129,6 +130,18 @@ def _dense_views(results, inputs):
     return dense
 
 
+class _Recording:
+    """What a forward recorded under autograd leaves for the next ``backward``: the output
+    tensors, the ``(argument index, leaf tensor)`` pairs gradients are asked for, and, with a
+    monitor installed, ``(node name, input tensors)`` per node (None without one)."""
+    __slots__ = ("outputs", "leaves", "monitored")
+
+    def __init__(self, outputs, leaves, monitored):
+        self.outputs = outputs
+        self.leaves = leaves
+        self.monitored = monitored
+
+
 class Executor:
     """A bound graph.  ``arg_arrays`` / ``grad_arrays`` / ``aux_arrays`` are lists aligned
     with ``list_arguments()`` / ``list_auxiliary_states()`` (``grad_arrays`` holds None
@@ -173,18 +186,18 @@ class Executor:
         self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
         # of those, the ones a gradient can reach (not only through BlockGrad): the recorded leaves;
         # the others get zeros ('write'), as MXNet's zero-gradient propagation gave them
-        reachable = _gradient_reachable_variables(symbol)
+        reachable = reached_variables(symbol, gradient_inputs)
         self._recorded_indices = frozenset(i for i in self._gradient_indices if arg_names[i] in reachable)
         output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]
                            for node, _ in symbol._outputs]
         self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=context.torch_device),
                                 context) for shape, dtype, context in
                         zip(self._output_shapes, self._output_types, output_contexts)]
+        # what the last forward recorded for backward: a _Recording, the compiled step's
+        # CompiledGradients, or None; set by every forward, taken by backward
         self._recorded = None
         self._output_memory = None          # the outputs of the executor this one was reshaped from
         self._failure = None                # the pending error of the last forward (ndarray.pending)
-        self._record_inference = False      # set by backward() while it re-runs a forward recorded
-        self._monitored_inputs = None
         # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
         self._variables = [(slot, kind, index, kind == "arg" and index in self._recorded_indices)
                            for slot, kind, index in self._variable_slots]
@@ -399,8 +412,15 @@ class Executor:
                     raise MXNetValueError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
+        self._run_forward(is_train, record_inference=False)
+        return self.outputs
+
+    def _run_forward(self, is_train, record_inference):
+        """One forward pass with MXNet's late error reporting.  ``record_inference``: record an
+        inference-mode forward for the gradients ``backward`` computes after
+        ``forward(is_train=False)``."""
         try:
-            self._forward(is_train)
+            self._forward(is_train, record_inference)
             # an argument computed by a failed operator passes its pending error on
             failure = None
             if pending.any_pending():
@@ -415,10 +435,8 @@ class Executor:
         self._failure = failure
         if failure is not None:
             pending.mark([array._tensor for array in self.outputs], failure)
-        return self.outputs
 
-    def _forward(self, is_train):
-        record_inference = self._record_inference
+    def _forward(self, is_train, record_inference):
         if (self._inference is not None and not is_train and not record_inference
                 and self._monitor_callback is None):
             for array, tensor in zip(self.outputs, self._inference.run()):
@@ -437,7 +455,6 @@ class Executor:
                 for array, tensor in zip(self.outputs, outputs):
                     array.use_storage(tensor)
                 self._write_shared_outputs()
-                self._monitored_inputs = None
                 return
         values = [None] * self._num_slots
         leaves = []
@@ -469,13 +486,15 @@ class Executor:
             # gradient intact
             array.use_storage(tensor.detach().clone() if need_grad else tensor)
         self._write_shared_outputs()
-        self._recorded = (outputs, leaves) if need_grad else None
+        if not need_grad:
+            self._recorded = None
+            return
         # with a monitor, backward also reports each node's input gradients (MXNet's
         # ``<node>_backward_output<i>`` entries); keep the input tensors for that
-        self._monitored_inputs = None
-        if need_grad and self._monitor_callback is not None:
-            self._monitored_inputs = [(step.node.name, [values[i] for i in step.inputs])
-                                      for step in self._steps if step.inputs]
+        monitored = None
+        if self._monitor_callback is not None:
+            monitored = [(step.node.name, [values[i] for i in step.inputs]) for step in self._steps if step.inputs]
+        self._recorded = _Recording(outputs, leaves, monitored)
 
     def _write_shared_outputs(self):
         """Also gives each output that repeats an earlier output's value its own memory.
@@ -575,21 +594,14 @@ class Executor:
         if self._recorded is None and self._gradient_indices:
             # after forward(is_train=False), or before any forward, MXNet still differentiates the
             # bound graph: run it (again) recorded, in inference mode
-            self._record_inference = True
-            try:
-                self.forward(is_train=False)
-            finally:
-                self._record_inference = False
+            self._run_forward(is_train=False, record_inference=True)
         if self._recorded is None:
             if not self._gradient_indices:
                 return
             raise MXNetError("backward: call forward(is_train=True) first (the last forward did not record "
                              "a training graph)")
         recorded, self._recorded = self._recorded, None
-        if isinstance(recorded, CompiledGradients):
-            outputs, leaves = recorded.outputs, None
-        else:
-            outputs, leaves = recorded
+        outputs = recorded.outputs
         if out_grads is not None and not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
         if out_grads is not None and len(out_grads) > len(outputs):
@@ -609,8 +621,8 @@ class Executor:
             self._store_gradients(list(zip(recorded.leaves, recorded.grads)), set())
             return
         heads, head_grads, _ = self._heads(outputs, out_grads)
-        monitored = self._monitored_inputs if self._monitor_callback is not None else None
-        self._monitored_inputs = None
+        leaves = recorded.leaves
+        monitored = recorded.monitored if self._monitor_callback is not None else None
         watched = [tensor for _, inputs in (monitored or []) for tensor in inputs
                    if tensor.requires_grad]
         if heads and (leaves or watched):
@@ -842,23 +854,6 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
-
-
-def _gradient_reachable_variables(symbol):
-    """Names of the variables a gradient from the outputs can reach: every path from the
-    outputs, except through operators that stop gradients (``BlockGrad``)."""
-    reached, seen = set(), set()
-    stack = [node for node, _ in symbol._outputs]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.op is None:
-            reached.add(node.name)
-        elif not node.op.stops_gradient:
-            stack.extend(child for child, _ in node.inputs)
-    return reached
 
 
 def _eliminate_common_expressions():

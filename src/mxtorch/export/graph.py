@@ -21,6 +21,7 @@ import torch.fx
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
+from ..executor.reachability import inference_inputs, reached_variables
 from ..symbol.inference import graph_shapes
 from ..symbol.symbol import Symbol, _aux_variable_ids, topological_order
 
@@ -127,19 +128,7 @@ def _label_inputs(symbol, names):
     """Variables among ``names`` that inference does not read: reached from the outputs only
     through the label arguments (after the data) of loss layers, possibly via other operators
     (the LSTM language model reshapes its label before SoftmaxOutput)."""
-    used = set()
-    stack = [node for node, _ in symbol._outputs]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.op is None:
-            used.add(node.name)
-            continue
-        inputs = node.inputs[:1] if node.op.is_loss else node.inputs
-        stack.extend(child for child, _ in inputs)
+    used = reached_variables(symbol, inference_inputs)
     return {name for name in names if name not in used}
 
 

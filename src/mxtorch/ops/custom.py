@@ -7,10 +7,11 @@ inference) and creates the ``CustomOp`` that computes it.  ``Custom`` nodes
 other attributes, which reach the prop's constructor as strings (``str(value)``),
 exactly as in MXNet; they are written to and read from symbol JSON unchanged.
 
-The user's ``forward`` / ``backward`` receive NDArrays; in a graph that needs
-gradients the layer runs inside a ``torch.autograd.Function`` whose backward
-calls the user's ``backward`` with the head gradients.  While the user's code
-runs, ``mx.autograd`` recording is paused and the training flag is the layer's.
+The user's ``forward`` / ``backward`` receive NDArrays.  ``Custom.backward`` is the
+operator's declared gradient (``Operator.backward``, run by the registry's recording in
+``Operator.apply``): it calls the user's ``backward`` with the head gradients, on the
+``CustomOp`` instance that ran the forward.  While the user's code runs, ``mx.autograd``
+recording is paused and the training flag is the layer's.
 """
 from __future__ import annotations
 
@@ -202,11 +203,20 @@ class Custom(Operator):
             self._operators[key] = operator
         return operator
 
-    def forward(self, is_train, inputs, aux):
+    def _runner(self, inputs, aux, is_train, out_shapes=None, out_types=None):
+        """The :class:`_Runner` of one call on ``inputs`` (the CustomOp is created once per
+        context, input shapes and dtypes, so forward and backward share it)."""
         from ..context import context_from_torch, current_context
         from ..ndarray.ndarray import to_numpy_dtype
         tensors = list(inputs) + list(aux)
         context = context_from_torch(tensors[0].device) if tensors else current_context()
+        in_shapes = [tuple(t.shape) for t in inputs]
+        in_types = [to_numpy_dtype(t.dtype) for t in inputs]
+        return _Runner(self, self._operator(context, in_shapes, in_types), context, bool(is_train),
+                       out_shapes, out_types, list(aux))
+
+    def forward(self, is_train, inputs, aux):
+        from ..ndarray.ndarray import to_numpy_dtype
         in_shapes = [tuple(t.shape) for t in inputs]
         in_types = [to_numpy_dtype(t.dtype) for t in inputs]
         _, out_shapes, _ = self.infer_shape(in_shapes, [None] * len(self._outputs))
@@ -216,11 +226,15 @@ class Custom(Operator):
                                  f"{in_shapes}; got {shape}")
         _, out_types, _ = self.infer_type(in_types)
         out_types = [t if t is not None else (in_types[0] if in_types else np.dtype(np.float32)) for t in out_types]
-        runner = _Runner(self, self._operator(context, in_shapes, in_types), context, bool(is_train),
-                         out_shapes, out_types, list(aux))
-        if torch.is_grad_enabled() and any(t.requires_grad for t in inputs):
-            return list(_CustomFunction.apply(runner, *inputs))
-        return runner.forward(inputs)
+        return self._runner(inputs, aux, is_train, out_shapes, out_types).forward(inputs)
+
+    def backward(self, out_grads, inputs, outputs, aux, is_train=True):
+        """The user's ``backward``: ``req`` is 'write' for the inputs a gradient is recorded for
+        and 'null' for the others; ``is_train`` is the training flag its code sees (MXNet's
+        backward default)."""
+        needs = [t.requires_grad for t in inputs]
+        grads = self._runner(inputs, aux, is_train).backward(out_grads, inputs, outputs, needs)
+        return [None if g is None else g.to(t.dtype) for g, t in zip(grads, inputs)]
 
 
 class _Runner:
@@ -273,23 +287,3 @@ class _Runner:
         self._call(self.operator.backward, req=req, out_grad=out_grad, in_data=in_data, out_data=out_data,
                    in_grad=in_grad, aux=aux)
         return [array._tensor if need else None for array, need in zip(in_grad, needs)]
-
-
-class _CustomFunction(torch.autograd.Function):
-    """Runs the user's forward; backward hands the head gradients to the user's backward."""
-
-    @staticmethod
-    def forward(ctx, runner, *inputs):
-        outputs = runner.forward(inputs)
-        ctx.runner = runner
-        ctx.inputs = [t.detach() for t in inputs]
-        ctx.outputs = [t.detach() for t in outputs]
-        results = tuple(t.clone() if any(t is i for i in inputs) else t for t in outputs)
-        ctx.mark_non_differentiable(*[t for t in results if not t.is_floating_point()])
-        return results
-
-    @staticmethod
-    def backward(ctx, *grads):
-        needs = ctx.needs_input_grad[1:]
-        in_grads = ctx.runner.backward(grads, ctx.inputs, ctx.outputs, needs)
-        return (None,) + tuple(g.to(i.dtype) if g is not None else None for g, i in zip(in_grads, ctx.inputs))
