@@ -1,5 +1,6 @@
 """``mx.executor``: a Symbol bound to arrays."""
-from .executor import Executor, normalize_grad_req  # noqa: F401
+from .executor import Executor  # noqa: F401
+from .binding import normalize_grad_req  # noqa: F401
 # names MXNet 1.9.1's mxnet.executor had in its namespace from its ctypes binding
 from ..base import (  # noqa: E402,F401
     ExecutorHandle, NDArrayHandle, SymbolHandle, c_array_buf, c_handle_array, c_str_array,
