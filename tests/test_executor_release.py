@@ -1,4 +1,4 @@
-"""The executor drops each intermediate value after its last reader (executor._last_uses):
+"""The executor drops each intermediate value after its last reader (executor/plan.py, last_uses):
 graph outputs are kept, the numbers are those of a numpy forward and backward, and a
 monitor (which runs the node-by-node plan) still sees every value."""
 import numpy as np

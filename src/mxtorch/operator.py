@@ -27,7 +27,8 @@ import numpy as np
 
 from .base import MXNetError
 from .ops import registry as _registry
-from .ops.custom import register_custom_prop
+from .ndarray.ndarray import NDArray
+from .ops.custom import register_custom_prop, use_array_class
 # names MXNet 1.9.1's mxnet.operator had in its namespace from its ctypes binding
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_int,  # noqa: E402,F401
                     c_void_p, cast, pointer)
@@ -38,7 +39,6 @@ from .base import (  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.operator had in its namespace (imported there, not defined)
 from array import array  # noqa: E402,F401
 from threading import Lock  # noqa: E402,F401
-from .ndarray.ndarray import NDArray  # noqa: E402,F401
 from .util import is_np_array, star_exports  # noqa: E402,F401
 import ctypes  # noqa: E402,F401
 import traceback  # noqa: E402,F401
@@ -294,3 +294,5 @@ from . import context, symbol  # noqa: E402,F401  (MXNet's module imported them)
 
 # what ``from mxnet.operator import *`` gave (MXNet had no __all__ here: every public global)
 __all__ = star_exports(__name__, globals(), _OWN_NAMES)
+
+use_array_class(NDArray)      # CustomOp.forward / backward receive NDArrays

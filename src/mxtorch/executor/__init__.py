@@ -1,5 +1,6 @@
 """``mx.executor``: a Symbol bound to arrays."""
-from .executor import Executor, normalize_grad_req  # noqa: F401
+from .executor import Executor  # noqa: F401
+from .binding import normalize_grad_req  # noqa: F401
 from ..symbol.symbol import register_binder as _register_binder
 
 _register_binder(Executor)        # Symbol.bind / simple_bind construct it

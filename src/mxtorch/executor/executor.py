@@ -15,118 +15,36 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetTypeError, MXNetValueError, OperatorRunError, numpy_dtype
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, OperatorRunError
 from ..context import Context, current_context
 from ..ndarray import pending
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ndarray.gradients import head_gradient
 from ..ops.registry import gradient_carrier, product
-from ..symbol.symbol import Symbol, _aux_variable_ids
-from .inference import InferencePlan
+from ..symbol.symbol import Symbol
+from .binding import bound_list, normalize_grad_req, share_or_allocate, simple_bind_arrays
 from .compiled import CompiledGradients, TrainingStep
-from .fusion import fuse_recurrent_chains, fusion_enabled
+from .gradients import store_gradients
+from .inference import InferencePlan
+from .placement import node_contexts
+from .plan import build_plan, dense_views
+from .reachability import gradient_inputs, reached_variables
 
-__all__ = ["Executor"]
-
-_GRAD_REQS = ("write", "add", "null", "inplace")
-
-
-def normalize_grad_req(grad_req, names):
-    """``{name: req}`` from a str, a list aligned with ``names`` or a dict (missing -> 'null'; entries
-    for other names are ignored with a warning, as MXNet ignored them)."""
-    if isinstance(grad_req, str):
-        result = {name: grad_req for name in names}
-    elif isinstance(grad_req, (list, tuple)):
-        if len(grad_req) != len(names):
-            raise MXNetError(f"grad_req: a list must have one entry per argument ({len(names)}), got {len(grad_req)}")
-        result = dict(zip(names, grad_req))
-    elif isinstance(grad_req, dict):
-        unknown = set(grad_req) - set(names)
-        if unknown:
-            # MXNet ignored dict entries for names the symbol does not have (a Convolution with no_bias)
-            warnings.warn(f"grad_req: {sorted(unknown)} are not arguments of the symbol and are ignored; "
-                          f"arguments are {names}", stacklevel=3)
-        result = {name: grad_req.get(name, "null") for name in names}
-    else:
-        raise MXNetError(f"grad_req must be a str, list or dict, got {type(grad_req).__name__}")
-    for name, req in result.items():
-        if req not in _GRAD_REQS:
-            raise MXNetError(f"grad_req for {name!r} must be one of {_GRAD_REQS}, got {req!r}")
-        if req == "inplace":
-            result[name] = "write"
-    return result
+__all__ = ["Executor", "normalize_grad_req"]
 
 
-def node_contexts(symbol, ctx, group2ctx):
-    """Model-parallel placement (MXNet's ``group2ctx``): ``{id(node): Context}`` for every node.
+class _Recording:
+    """What a forward recorded under autograd leaves for the next ``backward``: the output
+    tensors, the ``(argument index, leaf tensor)`` pairs gradients are asked for, and, with a
+    monitor installed, ``(node name, input tensors)`` per node (None without one)."""
+    __slots__ = ("outputs", "leaves", "monitored")
 
-    An operator node whose ``__ctx_group__`` attribute (set with ``mx.AttrScope(ctx_group=...)``)
-    names a key of ``group2ctx`` runs on that context, any other on ``ctx``.  A variable takes
-    its own group's context, or else that of the first operator reading it, so parameters live
-    where they are used.  ``group2ctx`` values are Contexts; MXNetError otherwise.
-    """
-    from ..symbol.symbol import topological_order
-    nodes = topological_order(symbol._outputs)
-    group2ctx = group2ctx or {}
-    for group, value in group2ctx.items():
-        if not isinstance(value, Context):
-            raise MXNetError(f"bind: group2ctx[{group!r}] must be a Context such as mx.gpu(1), got {value!r}")
-    placed = {}
-    for node in nodes:
-        group = node.attrs.get("__ctx_group__")
-        if group in group2ctx:
-            placed[id(node)] = group2ctx[group]
-    for node in nodes:
-        if node.op is None:
-            continue
-        placed.setdefault(id(node), ctx)
-        for child, _ in node.inputs:
-            if child.op is None:
-                placed.setdefault(id(child), placed[id(node)])
-    for node in nodes:
-        placed.setdefault(id(node), ctx)
-    return placed
-
-
-def variable_contexts(symbol, ctx, group2ctx):
-    """``{variable name: Context}`` of ``node_contexts`` (where bind allocates each array)."""
-    from ..symbol.symbol import topological_order
-    placed = node_contexts(symbol, ctx, group2ctx)
-    return {node.name: placed[id(node)] for node in topological_order(symbol._outputs) if node.op is None}
-
-
-class _Step:
-    __slots__ = ("node", "op", "inputs", "aux", "outputs", "constant_shape", "context")
-
-    def __init__(self, node, op, inputs, aux, outputs, constant_shape=None, context=None):
-        self.node = node
-        self.op = op
-        self.inputs = inputs
-        self.aux = aux
+    def __init__(self, outputs, leaves, monitored):
         self.outputs = outputs
-        self.constant_shape = constant_shape
-        # with group2ctx: the Context this node runs on (inputs are moved to its device)
-        self.context = context
-
-
-def _dense_views(results, inputs):
-    """The outputs of one step, with each strided view of an input (slice, transpose, ...)
-    copied into dense row-major memory: the layout the imperative call gives the same result
-    (``mx.nd`` results own their memory), so the operators after it compute on identically
-    laid-out data and a hybridized block reproduces its imperative values bit for bit.
-    Contiguous views (reshape, flatten) are kept as they are."""
-    dense = []
-    for tensor in results:
-        if tensor.is_contiguous() or not tensor.numel():
-            dense.append(tensor)
-            continue
-        # storage identity without reading data pointers (the compiled step traces with fake tensors)
-        shared = any(t.numel() and torch._C._is_alias_of(tensor, t) for t in inputs)
-        dense.append(tensor.contiguous() if shared else tensor)
-    return dense
+        self.leaves = leaves
+        self.monitored = monitored
 
 
 class Executor:
@@ -148,10 +66,10 @@ class Executor:
         self._arg_names = arg_names
         self._aux_names = aux_names
         self._arg_positions = {name: i for i, name in enumerate(arg_names)}   # read per batch (module/)
-        self.arg_arrays = self._as_list(args, arg_names, "args", required=True)
-        self.aux_arrays = self._as_list(aux_states, aux_names, "aux_states", required=True)
+        self.arg_arrays = bound_list(args, arg_names, "args", required=True)
+        self.aux_arrays = bound_list(aux_states, aux_names, "aux_states", required=True)
         self._grad_req = normalize_grad_req(grad_req, arg_names)
-        grads = self._as_list(args_grad, arg_names, "args_grad", required=False)
+        grads = bound_list(args_grad, arg_names, "args_grad", required=False)
         for index, name in enumerate(arg_names):
             if self._grad_req[name] != "null" and grads[index] is None:
                 # as in MXNet, an argument without a gradient array (args_grad None, or a dict or
@@ -173,18 +91,18 @@ class Executor:
         self._gradient_indices = frozenset(i for i, name in enumerate(arg_names) if self._grad_req[name] != "null")
         # of those, the ones a gradient can reach (not only through BlockGrad): the recorded leaves;
         # the others get zeros ('write'), as MXNet's zero-gradient propagation gave them
-        reachable = _gradient_reachable_variables(symbol)
+        reachable = reached_variables(symbol, gradient_inputs)
         self._recorded_indices = frozenset(i for i in self._gradient_indices if arg_names[i] in reachable)
         output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]
                            for node, _ in symbol._outputs]
         self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=context.torch_device),
                                 context) for shape, dtype, context in
                         zip(self._output_shapes, self._output_types, output_contexts)]
+        # what the last forward recorded for backward: a _Recording, the compiled step's
+        # CompiledGradients, or None; set by every forward, taken by backward
         self._recorded = None
         self._output_memory = None          # the outputs of the executor this one was reshaped from
         self._failure = None                # the pending error of the last forward (ndarray.pending)
-        self._record_inference = False      # set by backward() while it re-runs a forward recorded
-        self._monitored_inputs = None
         # per bound variable: (slot, kind, index, whether it is a leaf when a gradient is recorded)
         self._variables = [(slot, kind, index, kind == "arg" and index in self._recorded_indices)
                            for slot, kind, index in self._variable_slots]
@@ -194,176 +112,26 @@ class Executor:
         self._training_step = TrainingStep(self) if self._recorded_indices else None
 
     # -- construction ---------------------------------------------------------------------------
-    @staticmethod
-    def _as_list(values, names, label, required):
-        if values is None:
-            if required and names:
-                raise MXNetError(f"bind: {label} is required for {names}")
-            return [None] * len(names)
-        if isinstance(values, dict):
-            missing = [n for n in names if n not in values]
-            if missing and required:
-                raise MXNetValueError(f"bind: {label} is missing arrays for {missing}")
-            return [values.get(n) for n in names]
-        values = list(values)
-        if len(values) != len(names):
-            raise MXNetError(f"bind: {label} has {len(values)} arrays, the symbol needs {len(names)} ({names})")
-        for name, value in zip(names, values):
-            if value is not None and not isinstance(value, NDArray):
-                raise MXNetError(f"bind: {label} entry {name!r} must be an NDArray, got {type(value).__name__}")
-        return values
-
     @classmethod
     def simple_bind(cls, symbol, ctx, grad_req="write", type_dict=None, group2ctx=None, shared_arg_names=None,
                     shared_exec=None, shared_buffer=None, shapes=None):
-        from ..symbol.inference import infer_graph
-        shapes = dict(shapes or {})
-        # MXNet read only tuple values as shapes and ignored the rest (simple_bind(..., axis=0))
-        ignored = sorted(k for k, v in shapes.items() if not isinstance(v, (tuple, list)) and v is not None)
-        if ignored:
-            warnings.warn(f"simple_bind: keyword arguments {ignored} are not shapes and have no effect "
-                          f"(as in MXNet)", stacklevel=3)
-            shapes = {k: v for k, v in shapes.items() if k not in ignored}
-        arg_names = symbol.list_arguments()
-        aux_names = symbol.list_auxiliary_states()
-        types = {k: numpy_dtype(v) for k, v in (type_dict or {}).items()}
-        try:
-            known = symbol._given((), shapes, "infer_shape")
-            inferred = infer_graph(symbol, known, {k: v for k, v in types.items() if k in set(arg_names + aux_names)})
-        except MXNetError as error:
-            raise MXNetError(f"simple_bind: {error}") from None
-        arg_shapes, aux_shapes = [s or () for s in inferred.arg_shapes], [s or () for s in inferred.aux_shapes]
-        incomplete = [n for n, s in zip(arg_names + aux_names, arg_shapes + aux_shapes)
-                      if not s or not all(d > 0 for d in s)]
-        incomplete = [n for n in incomplete if not _is_zero_size_given(n, shapes)]
-        if incomplete:
-            raise MXNetError(f"simple_bind: cannot infer the shapes of {incomplete} from the given input shapes "
-                             f"{shapes}; give them as keyword arguments")
-        arg_types = [t or np.float32 for t in inferred.arg_types]
-        aux_types = [t or np.float32 for t in inferred.aux_types]
-        if ctx is None:
-            ctx = current_context()
-        if not isinstance(ctx, Context):
-            raise MXNetError(f"simple_bind: ctx must be a Context such as mx.cpu(), got {ctx!r}")
-        requests = normalize_grad_req(grad_req, arg_names)
-        placement = variable_contexts(symbol, ctx, group2ctx) if group2ctx else {}
-        shared_names = set(shared_arg_names or [])
-        shared_args = shared_exec.arg_dict if shared_exec is not None else {}
-        shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
-        shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
-
-        def reuse(source, name, shape, dtype):
-            """``source[name]`` when it exists with this shape and dtype, else a new zero array."""
-            existing = source.get(name)
-            if existing is not None and existing.shape == tuple(shape) and numpy_dtype(existing.dtype) == numpy_dtype(dtype):
-                return existing
-            context = placement.get(name, ctx)
-            return NDArray(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device),
-                           context)
-
-        args, grads = [], []
-        for name, shape, dtype in zip(arg_names, arg_shapes, arg_types):
-            if name in shared_names:
-                # parameters named in shared_arg_names share the other executor's arrays (MXNet)
-                array = reuse(shared_args, name, shape, dtype)
-                grad = reuse(shared_grads, name, shape, dtype) if requests[name] != "null" else None
-            else:
-                # other inputs reuse same-shaped arrays of shared_buffer and are recorded in it
-                array = reuse(shared_buffer if shared_buffer is not None else {}, name, shape, dtype)
-                if shared_buffer is not None:
-                    shared_buffer[name] = array
-                grad = reuse({}, name, shape, dtype) if requests[name] != "null" else None
-            args.append(array)
-            grads.append(grad)
-        aux = [reuse(shared_aux, name, shape, dtype) for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
+        """An executor with every array allocated from the shapes (and ``type_dict`` dtypes)
+        given, inferring the rest (``binding.simple_bind_arrays``)."""
+        args, grads, requests, aux, inferred = simple_bind_arrays(
+            symbol, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shared_exec, shared_buffer, shapes)
         return cls(symbol, ctx, args, grads, requests, aux, group2ctx=group2ctx, inferred=inferred)
 
     def _build_plan(self, inferred=None):
-        """The steps of the graph.  ``inferred``: the binder's GraphInference
-        (symbol/inference.py), used when the bound arrays have its shapes and dtypes, so a bind
-        infers the graph once; otherwise shapes and dtypes are inferred from the arrays."""
-        from ..symbol.inference import graph_shapes, graph_types
-        symbol = self._symbol
-        arrays = self.arg_arrays + self.aux_arrays
-        if inferred is not None and inferred.matches([a.shape for a in self.arg_arrays],
-                                                     [a.shape for a in self.aux_arrays]):
-            nodes, shapes = inferred.nodes, inferred.shapes
-        else:
-            given = {name: array.shape for name, array in zip(self._arg_names, self.arg_arrays)}
-            given.update({name: array.shape for name, array in zip(self._aux_names, self.aux_arrays)})
-            nodes, shapes, inferred = *graph_shapes(symbol, given), None
-        dtypes = [np.dtype(array.dtype) for array in arrays]
-        if inferred is not None and all(t is not None and np.dtype(t) == d for t, d in
-                                        zip(inferred.arg_types + inferred.aux_types, dtypes)):
-            types = inferred.types
-        else:
-            _, types = graph_types(symbol, dict(zip(self._arg_names + self._aux_names, dtypes)))
-        aux_ids = _aux_variable_ids(nodes)
-        slot = {}
-        self._variable_slots = []   # (slot, 'arg'|'aux', index)
-        arg_index = {name: i for i, name in enumerate(self._arg_names)}
-        aux_index = {name: i for i, name in enumerate(self._aux_names)}
-        steps = []
-        count = 0
-        # common-subexpression elimination (MXNet's MXNET_ELIMINATE_COMMON_EXPR, on by default): a
-        # deterministic node with the operator, attributes and inputs of an earlier one reuses its
-        # outputs instead of computing them again
-        eliminate = _eliminate_common_expressions()
-        computed = {}
-        self._merged_nodes = {}       # id(node) -> the equal node computed in its place
-        for node in nodes:
-            if node.op is None:
-                slot[(id(node), 0)] = count
-                kind = "aux" if id(node) in aux_ids else "arg"
-                self._variable_slots.append((count, kind, aux_index[node.name] if kind == "aux"
-                                             else arg_index[node.name]))
-                count += 1
-                continue
-            inputs = [slot[(id(child), index)] for child, index in node.inputs]
-            if eliminate and node.op.deterministic and not node.op.auxiliary_states():
-                key = (node.op.json_name, tuple(sorted(node.op.attrs.items())), tuple(inputs))
-                if key in computed:
-                    earlier = computed[key]
-                    self._merged_nodes[id(node)] = earlier
-                    for i in range(node.op.num_outputs()):
-                        slot[(id(node), i)] = slot[(id(earlier), i)]
-                    continue
-                computed[key] = node
-            n_args = len(node.op.arguments())
-            outputs = []
-            for i in range(node.op.num_outputs()):
-                slot[(id(node), i)] = count
-                outputs.append(count)
-                count += 1
-            constant_shape = None
-            if hasattr(node.op, "create"):
-                constant_shape = shapes.get((id(node), 0))
-                if constant_shape is None or not all(d > 0 for d in constant_shape):
-                    raise MXNetError(f"bind: cannot infer the shape of {node.name!r} ({node.op.name}); "
-                                     f"inferred {constant_shape}")
-            context = None if self._placement is None else self._placement[id(node)]
-            steps.append(_Step(node, node.op, inputs[:n_args], inputs[n_args:], outputs, constant_shape, context))
-        self._steps = steps
-        self._num_slots = count
-        self._output_slots = [slot[(id(node), index)] for node, index in symbol._outputs]
-        # outputs holding the same value as an earlier output (merged nodes): handed out as copies
-        self._duplicate_outputs = [i for i, s in enumerate(self._output_slots) if s in self._output_slots[:i]]
-        self._output_shapes = [shapes.get((id(node), index)) or () for node, index in symbol._outputs]
-        self._output_types = [types.get((id(node), index)) or np.dtype(np.float32) for node, index in symbol._outputs]
-        self._output_is_loss = [node.op is not None and node.op.is_loss for node, index in symbol._outputs]
-        # the plan forward runs: unrolled LSTMCell / GRUCell runs fused (fusion.py); ``_steps`` stays the
-        # node-for-node plan, run instead when a monitor reports every node
-        self._run_steps = steps
-        # {slot: inferred shape}, read by the inference plan
-        self._slot_shapes = slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
-        self._slot_itemsize = {index: np.dtype(types[key]).itemsize for key, index in slot.items()
-                               if types.get(key) is not None}
-        if self._placement is None and fusion_enabled():
-            slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
-            self._run_steps = fuse_recurrent_chains(
-                steps, self._output_slots, slot_shapes, slot_types,
-                lambda node, op, inputs, outputs: _Step(node, op, inputs, [], outputs))
-        self._release = _last_uses(self._run_steps, self._output_slots)
+        """The plan of the bound graph (``plan.build_plan``); its parts are read every forward."""
+        plan = build_plan(self._symbol, self._arg_names, self._aux_names, self.arg_arrays, self.aux_arrays,
+                          self._placement, inferred)
+        self._steps, self._run_steps, self._release = plan.steps, plan.run_steps, plan.release
+        self._num_slots, self._variable_slots, self._output_slots = plan.num_slots, plan.variable_slots, \
+            plan.output_slots
+        self._duplicate_outputs, self._merged_nodes = plan.duplicate_outputs, plan.merged_nodes
+        self._output_shapes, self._output_types = plan.output_shapes, plan.output_types
+        self._output_is_loss = plan.output_is_loss
+        self._slot_shapes, self._slot_itemsize = plan.slot_shapes, plan.slot_itemsize
 
     # -- dictionaries ------------------------------------------------------------------------------
     @property
@@ -399,8 +167,15 @@ class Executor:
                     raise MXNetValueError(f"forward: input {name!r} has shape {shape}, the executor is bound "
                                      f"with {target.shape}; use reshape() to change shapes")
                 target[:] = value
+        self._run_forward(is_train, record_inference=False)
+        return self.outputs
+
+    def _run_forward(self, is_train, record_inference):
+        """One forward pass with MXNet's late error reporting.  ``record_inference``: record an
+        inference-mode forward for the gradients ``backward`` computes after
+        ``forward(is_train=False)``."""
         try:
-            self._forward(is_train)
+            self._forward(is_train, record_inference)
             # an argument computed by a failed operator passes its pending error on
             failure = None
             if pending.any_pending():
@@ -415,10 +190,8 @@ class Executor:
         self._failure = failure
         if failure is not None:
             pending.mark([array._tensor for array in self.outputs], failure)
-        return self.outputs
 
-    def _forward(self, is_train):
-        record_inference = self._record_inference
+    def _forward(self, is_train, record_inference):
         if (self._inference is not None and not is_train and not record_inference
                 and self._monitor_callback is None):
             for array, tensor in zip(self.outputs, self._inference.run()):
@@ -437,7 +210,6 @@ class Executor:
                 for array, tensor in zip(self.outputs, outputs):
                     array.use_storage(tensor)
                 self._write_shared_outputs()
-                self._monitored_inputs = None
                 return
         values = [None] * self._num_slots
         leaves = []
@@ -469,13 +241,15 @@ class Executor:
             # gradient intact
             array.use_storage(tensor.detach().clone() if need_grad else tensor)
         self._write_shared_outputs()
-        self._recorded = (outputs, leaves) if need_grad else None
+        if not need_grad:
+            self._recorded = None
+            return
         # with a monitor, backward also reports each node's input gradients (MXNet's
         # ``<node>_backward_output<i>`` entries); keep the input tensors for that
-        self._monitored_inputs = None
-        if need_grad and self._monitor_callback is not None:
-            self._monitored_inputs = [(step.node.name, [values[i] for i in step.inputs])
-                                      for step in self._steps if step.inputs]
+        monitored = None
+        if self._monitor_callback is not None:
+            monitored = [(step.node.name, [values[i] for i in step.inputs]) for step in self._steps if step.inputs]
+        self._recorded = _Recording(outputs, leaves, monitored)
 
     def _write_shared_outputs(self):
         """Also gives each output that repeats an earlier output's value its own memory.
@@ -541,7 +315,7 @@ class Executor:
                     raise MXNetError(f"Error in operator {step.node.name} ({step.op.name}) with input "
                                      f"shapes {shapes}: {error}") from None
             if step.constant_shape is None:
-                results = _dense_views(results, [values[i] for i in step.inputs])
+                results = dense_views(results, [values[i] for i in step.inputs])
             for slot_index, tensor in zip(step.outputs, results):
                 values[slot_index] = tensor
             if release is not None:
@@ -575,21 +349,14 @@ class Executor:
         if self._recorded is None and self._gradient_indices:
             # after forward(is_train=False), or before any forward, MXNet still differentiates the
             # bound graph: run it (again) recorded, in inference mode
-            self._record_inference = True
-            try:
-                self.forward(is_train=False)
-            finally:
-                self._record_inference = False
+            self._run_forward(is_train=False, record_inference=True)
         if self._recorded is None:
             if not self._gradient_indices:
                 return
             raise MXNetError("backward: call forward(is_train=True) first (the last forward did not record "
                              "a training graph)")
         recorded, self._recorded = self._recorded, None
-        if isinstance(recorded, CompiledGradients):
-            outputs, leaves = recorded.outputs, None
-        else:
-            outputs, leaves = recorded
+        outputs = recorded.outputs
         if out_grads is not None and not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
         if out_grads is not None and len(out_grads) > len(outputs):
@@ -609,8 +376,8 @@ class Executor:
             self._store_gradients(list(zip(recorded.leaves, recorded.grads)), set())
             return
         heads, head_grads, _ = self._heads(outputs, out_grads)
-        monitored = self._monitored_inputs if self._monitor_callback is not None else None
-        self._monitored_inputs = None
+        leaves = recorded.leaves
+        monitored = recorded.monitored if self._monitor_callback is not None else None
         watched = [tensor for _, inputs in (monitored or []) for tensor in inputs
                    if tensor.requires_grad]
         if heads and (leaves or watched):
@@ -657,32 +424,8 @@ class Executor:
                 head_gradient(outputs[position], given, self._head_mismatch(position, outputs[position]))
 
     def _store_gradients(self, pairs, head_storage):
-        """Write ``(argument index, gradient or None)`` pairs into the gradient arrays by their
-        requests ('write' adopts autograd's fresh buffer where it can, 'add' accumulates);
-        gradient arguments not in ``pairs`` get zeros under 'write'."""
-        with torch.no_grad():
-            # integer arguments carry no gradient: 'write' gives them zeros, as MXNet does
-            differentiated = {index for index, _ in pairs}
-            for index in self._gradient_indices - differentiated:
-                target = self.grad_arrays[index]
-                if target is not None and self._grad_req[self._arg_names[index]] == "write":
-                    target._tensor.zero_()
-            for index, grad in pairs:
-                target = self.grad_arrays[index]
-                if target is None:
-                    continue
-                request = self._grad_req[self._arg_names[index]]
-                if request == "add":
-                    if grad is not None:
-                        target._tensor.add_(grad.to(target._tensor.dtype))
-                elif grad is None:
-                    target._tensor.zero_()
-                elif _can_adopt(grad, target._tensor, head_storage):
-                    # 'write': take autograd's fresh buffer instead of copying it; every holder
-                    # of the gradient NDArray (updater, kvstore, shared modules) sees it
-                    target.use_storage(grad)
-                else:
-                    target._tensor.copy_(grad)
+        store_gradients(self.grad_arrays, [self._grad_req[name] for name in self._arg_names],
+                        self._gradient_indices, pairs, head_storage)
 
     def _report_backward(self, monitored, watched_grads):
         """Monitor entries ``<node>_backward_output`` (one input) or ``<node>_backward_output<i>``:
@@ -760,8 +503,8 @@ class Executor:
                 raise MXNetError(f"reshape: the shape of {name!r} changes from {array.shape} to {tuple(shape)}; "
                                  f"pass partial_shaping=True to allow it")
             check_size("argument", name, array.shape, shape)
-            new_args.append(_share_or_allocate(array, shape))
-            new_grads.append(None if grad is None else _share_or_allocate(grad, shape))
+            new_args.append(share_or_allocate(array, shape))
+            new_grads.append(None if grad is None else share_or_allocate(grad, shape))
         new_aux = []
         for name, array, shape in zip(self._aux_names, self.aux_arrays, aux_shapes):
             check_size("auxiliary state", name, array.shape, shape)
@@ -842,69 +585,3 @@ class Executor:
     @property
     def symbol(self):
         return self._symbol
-
-
-def _gradient_reachable_variables(symbol):
-    """Names of the variables a gradient from the outputs can reach: every path from the
-    outputs, except through operators that stop gradients (``BlockGrad``)."""
-    reached, seen = set(), set()
-    stack = [node for node, _ in symbol._outputs]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.op is None:
-            reached.add(node.name)
-        elif not node.op.stops_gradient:
-            stack.extend(child for child, _ in node.inputs)
-    return reached
-
-
-def _eliminate_common_expressions():
-    """Whether bind merges equal nodes: ``MXNET_ELIMINATE_COMMON_EXPR`` (default 1), as MXNet."""
-    import os
-    return os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1").strip() not in ("0", "false", "False")
-
-
-def _share_or_allocate(array, shape):
-    """An array of ``shape`` for a reshaped executor: a view of the first elements of ``array``
-    when it is large enough (MXNet's executors share memory when reshaping down), otherwise new
-    zeros."""
-    tensor = array._tensor
-    count = product(shape)
-    if count <= tensor.numel() and tensor.is_contiguous():
-        return NDArray(tensor.detach().view(-1)[:count].view(tuple(shape)), array.context)
-    return NDArray(torch.zeros(tuple(shape), dtype=tensor.dtype, device=tensor.device), array.context)
-
-
-def _last_uses(steps, output_slots):
-    """For each step, the slots no later step reads (nor the graph outputs): the values the
-    plan can drop once that step has run."""
-    keep = set(output_slots)
-    last = {}
-    for position, step in enumerate(steps):
-        for slot in list(step.inputs) + list(step.aux) + list(step.outputs):
-            last[slot] = position
-    release = [[] for _ in steps]
-    for slot, position in last.items():
-        if slot not in keep:
-            release[position].append(slot)
-    return [tuple(slots) for slots in release]
-
-
-def _is_zero_size_given(name, shapes):
-    return name in shapes and 0 in tuple(shapes[name])
-
-
-def _can_adopt(grad, target, head_storage):
-    """Whether a gradient tensor from autograd can replace the bound gradient buffer: same
-    shape, dtype and device, dense and contiguous, and not the storage of a head gradient
-    passed in by the caller (which the caller may still own); and the bound buffer must own
-    its whole storage (a view of a larger array, as ``reshape`` binds, is written in place so
-    that the memory stays shared)."""
-    return (target.untyped_storage().nbytes() == target.numel() * target.element_size()
-            and grad.shape == target.shape and grad.dtype == target.dtype and grad.device == target.device
-            and grad.is_contiguous() and grad.layout == torch.strided
-            and grad.untyped_storage().data_ptr() not in head_storage
-            and grad.untyped_storage().nbytes() == grad.numel() * grad.element_size())

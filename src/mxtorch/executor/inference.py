@@ -48,7 +48,6 @@ import warnings
 import numpy as np
 import torch
 
-from ..ops import nn as _nn_ops
 from ..ops.registry import Operator
 
 __all__ = ["InferencePlan", "compile_mode"]
@@ -239,11 +238,15 @@ class _FusedConvolution(Operator):
 
 
 class _TracedGraph(torch.nn.Module):
-    """The folded graph as a module (constants as buffers) for ``torch.jit.trace``."""
+    """The folded graph as a module (constants as buffers) for ``torch.jit.trace``.  Its
+    operators compute on the memory format of their inputs (``on_plain_memory``): oneDNN's
+    blocked formats replace the channels-last copies the eager CPU kernels make."""
 
     def __init__(self, plan, constants):
         super().__init__()
         self._plan = plan
+        self._entries = [_Entry(entry.name, entry.op.on_plain_memory(), entry.inputs, entry.aux, entry.outputs,
+                                entry.constant_shape) for entry in plan._entries]
         self._constant_slots = [slot for slot, _ in constants]
         for position, (_, tensor) in enumerate(constants):
             self.register_buffer(f"constant{position}", tensor)
@@ -254,7 +257,7 @@ class _TracedGraph(torch.nn.Module):
             values[slot] = tensor
         for position, slot in enumerate(self._constant_slots):
             values[slot] = getattr(self, f"constant{position}")
-        return tuple(self._plan._run_entries(values))
+        return tuple(self._plan._run_entries(values, self._entries))
 
 
 class InferencePlan:
@@ -349,7 +352,7 @@ class InferencePlan:
         self._packs = []      # (weight slot, packed slot, batch size)
         if not self._traceable and self._device.type == "cpu" and _prepacked_linear_works():
             constant = constant_slots | {fold.weight_slot for fold in self._folds}
-            shapes = getattr(executor, "_slot_shapes", {})
+            shapes = executor._slot_shapes
             for entry in self._entries:
                 if not isinstance(entry.op, _FusedLinear):
                     continue
@@ -404,9 +407,9 @@ class InferencePlan:
         inputs = [arrays[kind][index]._tensor for _, kind, index in self._input_variables]
         return constants, inputs
 
-    def _run_entries(self, values):
+    def _run_entries(self, values, entries):
         device = self._device
-        for entry in self._entries:
+        for entry in entries:
             if entry.constant_shape is not None:
                 results = [entry.op.create(entry.constant_shape, device)]
             else:
@@ -423,7 +426,7 @@ class InferencePlan:
             values[slot] = tensor
         for slot, tensor in self._folded.items():
             values[slot] = tensor
-        return self._run_entries(values)
+        return self._run_entries(values, self._entries)
 
     def _refold(self, constants):
         values = [None] * self._num_values
@@ -447,12 +450,7 @@ class InferencePlan:
                 # shape arithmetic on traced sizes warns; shapes are fixed for a bound executor, and
                 # traceable operators take no decision on tensor values in inference
                 warnings.simplefilter("ignore")
-                # oneDNN's blocked format replaces the channels-last copies the eager convolutions make
-                channels_last, _nn_ops._CHANNELS_LAST = _nn_ops._CHANNELS_LAST, False
-                try:
-                    traced = torch.jit.trace(module, tuple(inputs), check_trace=False)
-                finally:
-                    _nn_ops._CHANNELS_LAST = channels_last
+                traced = torch.jit.trace(module, tuple(inputs), check_trace=False)
             expected = self._run_eager(constants, inputs)
             optimized = _onednn_graph(traced, inputs, expected) if self._onednn_graph else None
             if optimized is None:

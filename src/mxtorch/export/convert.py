@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..base import MXNetError
+from .converters import convert_checkpoint
 
 __all__ = ["configure", "convert_command", "parse_data_shapes"]
 
@@ -38,7 +39,6 @@ def parse_data_shapes(text):
 
 
 def convert_command(args):
-    from . import convert_checkpoint
     shapes = parse_data_shapes(args.data_shapes) if args.data_shapes else None
     path = convert_checkpoint(args.prefix, args.epoch, args.to, args.output, shapes)
     print(f"wrote {path}")

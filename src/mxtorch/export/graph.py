@@ -21,6 +21,8 @@ import torch.fx
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
+from ..executor.plan import created_shape
+from ..executor.reachability import inference_inputs, reached_variables
 from ..symbol.inference import graph_shapes
 from ..symbol.symbol import Symbol, _aux_variable_ids, topological_order
 
@@ -127,19 +129,7 @@ def _label_inputs(symbol, names):
     """Variables among ``names`` that inference does not read: reached from the outputs only
     through the label arguments (after the data) of loss layers, possibly via other operators
     (the LSTM language model reshapes its label before SoftmaxOutput)."""
-    used = set()
-    stack = [node for node, _ in symbol._outputs]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.op is None:
-            used.add(node.name)
-            continue
-        inputs = node.inputs[:1] if node.op.is_loss else node.inputs
-        stack.extend(child for child, _ in inputs)
+    used = reached_variables(symbol, inference_inputs)
     return {name for name in names if name not in used}
 
 
@@ -250,12 +240,8 @@ def build_graph_module(symbol, arg_params, aux_params, data_shapes, check_export
         if check_exportable and not getattr(node.op, "exportable", True):
             raise UnsupportedOperatorError(f"export: operator {node.op.name!r} (node {node.name!r}) cannot be "
                                            f"exported: {getattr(node.op, 'export_note', 'not traceable')}")
-        constant_shape = None
-        if hasattr(node.op, "create"):
-            constant_shape = shapes.get((id(node), 0))
-            if constant_shape is None or not all(d > 0 for d in constant_shape):
-                raise MXNetError(f"export: cannot infer the shape of {node.name!r} ({node.op.name}) from "
-                                 f"{data_shapes}")
+        constant_shape = created_shape(node, shapes, lambda _: f"export: cannot infer the shape of {node.name!r} "
+                                                               f"({node.op.name}) from {data_shapes}")
         module_name = names(node.name)
         root.add_module(module_name, OperatorModule(node.op, node.name, len(node.op.arguments()), constant_shape))
         call = graph.call_module(module_name, tuple(entry(child, index) for child, index in node.inputs))

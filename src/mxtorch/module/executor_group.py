@@ -20,13 +20,14 @@ import torch
 
 from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..executor import Executor
-from ..executor.executor import normalize_grad_req, variable_contexts
+from ..executor.binding import normalize_grad_req
+from ..executor.placement import variable_contexts
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ops.registry import known
 from .batch import (DeviceBatch, as_ndarray, batch_size_of, loss_label_inputs, read_batch, split_batch,
                     split_labels)
-# names MXNet 1.9.1's mxnet.module.executor_group had in its namespace (imported there, not defined)
-from ..io import DataDesc  # noqa: E402,F401
+# also a name MXNet 1.9.1's mxnet.module.executor_group had in its namespace (imported there, not defined)
+from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup", "is_per_device_shapes"]
 
@@ -60,7 +61,6 @@ def is_per_device_shapes(shapes):
 
 
 def _as_descs(shapes):
-    from ..io import DataDesc
     return [x if isinstance(x, DataDesc) else DataDesc(*x) for x in shapes]
 
 
@@ -177,7 +177,6 @@ class DataParallelExecutorGroup:
         self.label_layouts = None
         self.output_names = self.symbol.list_outputs()
         # each output's batch axis comes from its ``__layout__`` attribute ('TNC' -> 1), as in MXNet
-        from ..io import DataDesc
         self.output_layouts = [DataDesc.get_batch_axis(self.symbol[index].attr("__layout__"))
                                for index in range(len(self.output_names))]
         self.num_outputs = len(self.output_names)
@@ -192,7 +191,6 @@ class DataParallelExecutorGroup:
     def decide_slices(self, data_shapes):
         """Batch size and per-context slices from the data shapes and the work load; returns
         the batch axis of each input."""
-        from ..io import DataDesc
         if self.per_device:
             per_context = []
             major_axis = [DataDesc.get_batch_axis(x.layout) for x in data_shapes[0]]
@@ -221,7 +219,6 @@ class DataParallelExecutorGroup:
         return major_axis
 
     def _sliced_shape(self, shapes, index, major_axis):
-        from ..io import DataDesc
         if self.per_device:
             return list(shapes[index])
         sliced = []
@@ -235,7 +232,6 @@ class DataParallelExecutorGroup:
     # -- binding ---------------------------------------------------------------------------------------
     def bind_exec(self, data_shapes, label_shapes, shared_group=None, reshape=False):
         """Bind (or, with ``reshape``, re-bind) one executor per context."""
-        from ..io import DataDesc
         self.per_device = is_per_device_shapes(data_shapes)
         if self.per_device:
             if len(data_shapes) != len(self.contexts):
@@ -277,16 +273,18 @@ class DataParallelExecutorGroup:
         self._collect_arrays()
 
     def _check_label_batch(self, data_shapes, label_shapes):
-        """MXNetError unless every label has the data's batch size along its batch axis
-        (per context for a per-device binding), as MXNet's decide_slices required."""
-        if self.per_device:
-            pairs = list(zip(data_shapes, label_shapes))
-        else:
-            pairs = [(data_shapes, label_shapes)]
+        """MXNetError naming the label and both sizes unless every label in ``label_shapes`` has
+        the data's batch size along its batch axis (per context for a per-device binding), as
+        MXNet's decide_slices required."""
+        pairs = zip(data_shapes, label_shapes) if self.per_device else [(data_shapes, label_shapes)]
         for data, labels in pairs:
-            entries = [(x.name, x.shape) for x in data] + [(x.name, x.shape) for x in labels]
-            axes = list(self.data_layouts) + list(self.label_layouts)
-            batch_size_of(entries, axes, "input")
+            size = batch_size_of([(x.name, x.shape) for x in data], self.data_layouts, "data")
+            for desc, axis in zip(labels, self.label_layouts):
+                label_size = batch_size_of([(desc.name, desc.shape)], [axis], "label")
+                if size is not None and label_size is not None and label_size != size:
+                    raise MXNetError(f"bind: all data and labels must have the same batch size: label "
+                                     f"{desc.name!r} has batch size {label_size} (shape {tuple(desc.shape)}), "
+                                     f"the data {size}")
 
     def reshape(self, data_shapes, label_shapes):
         """Re-bind for new shapes, sharing parameters with the first binding."""

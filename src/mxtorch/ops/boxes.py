@@ -157,11 +157,20 @@ class BoxNMS(Operator):
             else:
                 converted = torch.stack(_corners(box, "center"), -1)
             converted = torch.where((box[..., :1] < 0), box, converted)
-            # MXNet's backward copies the head gradient through without the conversion
-            box = box + (converted - box).detach()
-            output = torch.cat([output[..., :start], box, output[..., start + 4:]], dim=-1)
+            output = torch.cat([output[..., :start], converted, output[..., start + 4:]], dim=-1)
         record = source.to(data.dtype).reshape(shape[:-1] + (1,))
         return [output.reshape(shape), record]
+
+    def backward(self, out_grads, inputs, outputs, aux):
+        """MXNet's gradient: each output row's head gradient goes to its source row (the
+        hidden record output), without the coordinate conversion; dropped rows get 0."""
+        data, grad = inputs[0], out_grads[0]
+        width = data.shape[-1]
+        source = outputs[1].reshape(-1).long()
+        kept = source >= 0
+        flat = torch.zeros(data.numel() // width, width, dtype=grad.dtype, device=grad.device)
+        flat.index_add_(0, source[kept], grad.reshape(-1, width)[kept])
+        return [flat.reshape(data.shape)]
 
     def _select(self, host, topk):
         batch, count, _ = host.shape

@@ -1,16 +1,136 @@
-"""Convolution variants beside ``Convolution`` (ops/nn.py): transposed convolution
-``Deconvolution`` (1-D, 2-D and 3-D) and contrib ``DeformableConvolution``."""
+"""The convolutions: N-D ``Convolution``, transposed convolution ``Deconvolution`` (1-D, 2-D
+and 3-D) and contrib ``DeformableConvolution`` / ``ModulatedDeformableConvolution``."""
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
+from .geometry import _check_geometry, _conv_output_size, _expand_conv_geometry, _spatial
 from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where
-from .nn import _conv_output_size, _expand_conv_geometry, _spatial
+from .memory_format import ChannelsLastKernels
 from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
 
 __all__ = ["deconvolution_geometry"]
+
+
+class _ConvolutionFamily(Operator):
+    """The attributes and checks Convolution and Deconvolution share (in MXNet's order).
+    ``adj`` and ``target_shape`` are Deconvolution's: Convolution removes them."""
+
+    kernel = Attr(Shape, required=True)
+    stride = Attr(Shape, default=())
+    dilate = Attr(Shape, default=())
+    pad = Attr(Shape, default=())
+    adj = Attr(Shape, default=())
+    target_shape = Attr(Shape, default=())
+    num_filter = Attr(Int, required=True)
+    num_group = Attr(Int, default=1)
+    workspace = Attr(Int, default=1024)
+    no_bias = Attr(Bool, default=False)
+    cudnn_tune = Attr(optional(Choice("off", "limited_workspace", "fastest")), default=None)
+    cudnn_off = Attr(Bool, default=False)
+    layout = Attr(optional(Choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")), default=None)
+
+    traceable = True
+    is_convolution = True
+
+    def validate(self):
+        if len(self.kernel) not in (1, 2, 3):
+            raise self.error(f"kernel must have 1, 2 or 3 dimensions, got {self.kernel}")
+        _expand_conv_geometry(self)
+        self._check_window()
+        if self.num_filter < 1:
+            raise self.error(f"num_filter must be positive, got {self.num_filter}")
+        if self.layout is not None and self.layout[1] != "C":
+            raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
+        if self.num_group < 1 or self.num_filter % self.num_group:
+            raise self.error(f"num_filter={self.num_filter} must be divisible by num_group={self.num_group}")
+
+    def _check_window(self):
+        """The family member's own checks of the expanded geometry."""
+
+    def arguments(self):
+        return ["data", "weight"] + ([] if self.no_bias else ["bias"])
+
+
+@register("Convolution", "Convolution_v1")
+class Convolution(ChannelsLastKernels, _ConvolutionFamily):
+    """N-D convolution: data ``(batch, channel, *spatial)``, weight
+    ``(num_filter, channel / num_group, *kernel)``, bias ``(num_filter,)``; output spatial
+    size ``floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``.  2-D float32
+    CPU convolutions compute on channels-last memory (``ops/memory_format.py``).
+    """
+
+    quantized_name = "_contrib_quantized_conv"
+    distinct_names = ("Convolution_v1",)
+    adj = None
+    target_shape = None
+    # weight (num_filter, channels / num_group, *kernel): output channels first (Gluon's Conv layers ask)
+    transposed_weight = False
+
+    def _check_window(self):
+        _check_geometry(self, kernel=self.kernel, stride=self.stride_, dilate=self.dilate_, pad=self.pad_)
+
+    def plot_label(self, op_name, node_name):
+        stride = "x".join(self.attr_digits("stride")) if "stride" in self.attrs else "1"
+        return f"{op_name}\n{'x'.join(self.attr_digits('kernel'))}/{stride}, {self.num_filter}", "weighted"
+
+    def summary_parameters(self, input_channels, output_shape):
+        count = input_channels * self.num_filter // self.num_group
+        for size in self.kernel:
+            count *= size
+        return count + (0 if self.no_bias else self.num_filter)
+
+    def channel_linear_rank(self):
+        return len(self.kernel) + 2     # layouts are channel-first (validate)
+
+    def with_bias(self):
+        return type(self)({**self.attrs, "no_bias": "False"})
+
+    def pointwise_fusion(self):
+        if len(self.kernel) != 2:
+            return None
+        return ("convolution2d", {"padding": list(self.pad_), "stride": list(self.stride_),
+                                  "dilation": list(self.dilate_), "groups": self.num_group})
+
+    def infer_shape(self, in_shapes, out_shapes):
+        data = in_shapes[0]
+        ndim = len(self.kernel)
+        out = out_shapes[0]
+        weight = in_shapes[1]
+        if out is not None and len(out) == ndim + 2:
+            # batch from the output; a spatial size too where the stride is 1 (as MXNet infers it)
+            spatial = tuple(size + self.dilate_[i] * (self.kernel[i] - 1) - 2 * self.pad_[i]
+                            if size and self.stride_[i] == 1 else 0 for i, size in enumerate(out[2:]))
+            data = merge_shape(data, (out[0], 0) + spatial, f"Operator {self.name} argument 'data'")
+        if data is not None:
+            if len(data) != ndim + 2:
+                raise self.error(f"data must have {ndim + 2} dimensions for a {ndim}-D kernel, got shape {tuple(data)}")
+            channels = data[1]
+            if channels and channels % self.num_group:
+                raise self.error(f"input channels {channels} not divisible by num_group={self.num_group}")
+            weight = merge_shape(weight, (self.num_filter, channels // self.num_group if channels else 0) + self.kernel,
+                                 f"Operator {self.name} argument 'weight'")
+            spatial = _conv_output_size(self, data[2:])
+            out = merge_shape(out, (data[0], self.num_filter) + spatial, f"Operator {self.name} output")
+        else:
+            weight = merge_shape(weight, (self.num_filter, 0) + self.kernel, f"Operator {self.name} argument 'weight'")
+        shapes = [data, weight]
+        if not self.no_bias:
+            shapes.append(merge_shape(in_shapes[2], (self.num_filter,), f"Operator {self.name} argument 'bias'"))
+        return shapes, [out], []
+
+    def forward(self, is_train, inputs, aux):
+        data, weight = inputs[0], inputs[1]
+        bias = None if self.no_bias else inputs[2]
+        function = (F.conv1d, F.conv2d, F.conv3d)[len(self.kernel) - 1]
+        if self.wants_channels_last(data):
+            # oneDNN's CPU convolutions run much faster on channels-last (NHWC) memory; the
+            # logical layout (and every shape) stays NCHW, and later layers keep the format
+            data = data.contiguous(memory_format=torch.channels_last)
+            weight = weight.contiguous(memory_format=torch.channels_last)
+        return [function(data, weight, bias, self.stride_, self.pad_, self.dilate_, self.num_group)]
 
 
 def deconvolution_geometry(op, spatial):
@@ -52,7 +172,7 @@ def deconvolution_geometry(op, spatial):
 
 
 @register("Deconvolution")
-class Deconvolution(Operator):
+class Deconvolution(_ConvolutionFamily):
     """Transposed (fractionally strided) convolution, the gradient of ``Convolution``.
 
     data ``(batch, C_in, *spatial)`` with 1-3 spatial axes, weight
@@ -66,47 +186,18 @@ class Deconvolution(Operator):
     accepted and ignored.
     """
 
-    traceable = True
-    is_convolution = True
     # weight (channels, num_filter / num_group, *kernel): input channels first
     transposed_weight = True
-
-    kernel = Attr(Shape, required=True)
-    stride = Attr(Shape, default=())
-    dilate = Attr(Shape, default=())
-    pad = Attr(Shape, default=())
-    adj = Attr(Shape, default=())
-    target_shape = Attr(Shape, default=())
-    num_filter = Attr(Int, required=True)
-    num_group = Attr(Int, default=1)
     workspace = Attr(Int, default=512)
     no_bias = Attr(Bool, default=True)
-    cudnn_tune = Attr(optional(Choice("off", "limited_workspace", "fastest")), default=None)
-    cudnn_off = Attr(Bool, default=False)
-    layout = Attr(optional(Choice("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")), default=None)
 
-    def validate(self):
-        ndim = len(self.kernel)
-        if ndim not in (1, 2, 3):
-            raise self.error(f"kernel must have 1, 2 or 3 dimensions, got {self.kernel}")
+    def _check_window(self):
         if any(k < 1 for k in self.kernel):
             raise self.error(f"kernel sizes must be positive, got {self.kernel}")
-        self.stride_ = _spatial(self.stride, ndim, 1, "stride", self)
-        self.dilate_ = _spatial(self.dilate, ndim, 1, "dilate", self)
-        self.pad_ = _spatial(self.pad, ndim, 0, "pad", self)
-        self.adj_ = _spatial(self.adj, ndim, 0, "adj", self)
-        if self.target_shape and len(self.target_shape) != ndim:
+        self.adj_ = _spatial(self.adj, len(self.kernel), 0, "adj", self)
+        if self.target_shape and len(self.target_shape) != len(self.kernel):
             raise self.error(f"target_shape {self.target_shape} has {len(self.target_shape)} values, "
-                             f"the kernel has {ndim} dimensions")
-        if self.layout is not None and self.layout[1] != "C":
-            raise self.error(f"layout {self.layout} is not supported; use channel-first layouts")
-        if self.num_filter < 1:
-            raise self.error(f"num_filter must be positive, got {self.num_filter}")
-        if self.num_group < 1 or self.num_filter % self.num_group:
-            raise self.error(f"num_filter={self.num_filter} must be divisible by num_group={self.num_group}")
-
-    def arguments(self):
-        return ["data", "weight"] + ([] if self.no_bias else ["bias"])
+                             f"the kernel has {len(self.kernel)} dimensions")
 
     def infer_shape(self, in_shapes, out_shapes):
         where = f"Operator {self.name}"

@@ -7,17 +7,20 @@ inference) and creates the ``CustomOp`` that computes it.  ``Custom`` nodes
 other attributes, which reach the prop's constructor as strings (``str(value)``),
 exactly as in MXNet; they are written to and read from symbol JSON unchanged.
 
-The user's ``forward`` / ``backward`` receive NDArrays; in a graph that needs
-gradients the layer runs inside a ``torch.autograd.Function`` whose backward
-calls the user's ``backward`` with the head gradients.  While the user's code
-runs, ``mx.autograd`` recording is paused and the training flag is the layer's.
+The user's ``forward`` / ``backward`` receive NDArrays.  ``Custom.backward`` is the
+operator's declared gradient (``Operator.backward``, run by the registry's recording in
+``Operator.apply``): it calls the user's ``backward`` with the head gradients, on the
+``CustomOp`` instance that ran the forward.  While the user's code runs, ``mx.autograd``
+recording is paused and the training flag is the layer's.
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from .. import recording
+from ..base import MXNetError, numpy_dtype, torch_dtype
+from ..context import context_from_torch, current_context
 from .registry import Attr, Operator, register, Str, OperatorSchemaError, known, merge_shape
 
 __all__ = ["register_custom_prop", "get_custom_prop", "registered_custom_ops", "MXNET_TYPE_CODES"]
@@ -202,13 +205,19 @@ class Custom(Operator):
             self._operators[key] = operator
         return operator
 
-    def forward(self, is_train, inputs, aux):
-        from ..context import context_from_torch, current_context
-        from ..ndarray.ndarray import to_numpy_dtype
+    def _runner(self, inputs, aux, is_train, out_shapes=None, out_types=None):
+        """The :class:`_Runner` of one call on ``inputs`` (the CustomOp is created once per
+        context, input shapes and dtypes, so forward and backward share it)."""
         tensors = list(inputs) + list(aux)
         context = context_from_torch(tensors[0].device) if tensors else current_context()
         in_shapes = [tuple(t.shape) for t in inputs]
-        in_types = [to_numpy_dtype(t.dtype) for t in inputs]
+        in_types = [numpy_dtype(t.dtype) for t in inputs]
+        return _Runner(self, self._operator(context, in_shapes, in_types), context, bool(is_train),
+                       out_shapes, out_types, list(aux))
+
+    def forward(self, is_train, inputs, aux):
+        in_shapes = [tuple(t.shape) for t in inputs]
+        in_types = [numpy_dtype(t.dtype) for t in inputs]
         _, out_shapes, _ = self.infer_shape(in_shapes, [None] * len(self._outputs))
         for name, shape in zip(self._outputs, out_shapes):
             if shape is None or not all(d >= 0 for d in shape):
@@ -216,11 +225,32 @@ class Custom(Operator):
                                  f"{in_shapes}; got {shape}")
         _, out_types, _ = self.infer_type(in_types)
         out_types = [t if t is not None else (in_types[0] if in_types else np.dtype(np.float32)) for t in out_types]
-        runner = _Runner(self, self._operator(context, in_shapes, in_types), context, bool(is_train),
-                         out_shapes, out_types, list(aux))
-        if torch.is_grad_enabled() and any(t.requires_grad for t in inputs):
-            return list(_CustomFunction.apply(runner, *inputs))
-        return runner.forward(inputs)
+        return self._runner(inputs, aux, is_train, out_shapes, out_types).forward(inputs)
+
+    def backward(self, out_grads, inputs, outputs, aux, is_train=True):
+        """The user's ``backward``: ``req`` is 'write' for the inputs a gradient is recorded for
+        and 'null' for the others; ``is_train`` is the training flag its code sees (MXNet's
+        backward default)."""
+        needs = [t.requires_grad for t in inputs]
+        grads = self._runner(inputs, aux, is_train).backward(out_grads, inputs, outputs, needs)
+        return [None if g is None else g.to(t.dtype) for g, t in zip(grads, inputs)]
+
+
+# The array class a user's CustomOp receives (NDArray): given by mxtorch.operator, the layer of
+# MXNet's custom-op API, when it is imported (the arrays live above the operators)
+_ARRAY_CLASS = []
+
+
+def use_array_class(array_class):
+    """Make the arrays handed to CustomOp.forward / backward instances of ``array_class``
+    (called with ``NDArray`` by ``mxtorch.operator``)."""
+    _ARRAY_CLASS[:] = [array_class]
+
+
+def _array(tensor, context):
+    if not _ARRAY_CLASS:
+        raise MXNetError("Custom: no array class is registered for CustomOp arguments (import mxtorch first)")
+    return _ARRAY_CLASS[0](tensor, context)
 
 
 class _Runner:
@@ -236,12 +266,10 @@ class _Runner:
         self.aux = aux
 
     def _wrap(self, tensors):
-        from ..ndarray.ndarray import NDArray
-        return [NDArray(t.detach(), self.context) for t in tensors]
+        return [_array(t.detach(), self.context) for t in tensors]
 
     def _call(self, method, **arguments):
-        from .. import autograd
-        with autograd.pause(train_mode=self.is_train), self.context:
+        with recording.pause(train_mode=self.is_train), self.context:
             try:
                 method(**arguments)
             except MXNetError:
@@ -251,45 +279,23 @@ class _Runner:
                                       f"{type(error).__name__}: {error}") from error
 
     def forward(self, inputs):
-        from ..ndarray.ndarray import NDArray, to_torch_dtype
         device = self.context.torch_device
         in_data = self._wrap(inputs)
-        out_data = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=device), self.context)
+        out_data = [_array(torch.zeros(shape, dtype=torch_dtype(dtype), device=device), self.context)
                     for shape, dtype in zip(self.out_shapes, self.out_types)]
-        aux = [NDArray(t, self.context) for t in self.aux]
+        aux = [_array(t, self.context) for t in self.aux]
         self._call(self.operator.forward, is_train=self.is_train, req=["write"] * len(out_data),
                    in_data=in_data, out_data=out_data, aux=aux)
         return [array._tensor for array in out_data]
 
     def backward(self, out_grads, inputs, outputs, needs):
-        from ..ndarray.ndarray import NDArray
         in_data = self._wrap(inputs)
         out_data = self._wrap(outputs)
-        out_grad = [NDArray(g.detach() if g is not None else torch.zeros_like(o), self.context)
+        out_grad = [_array(g.detach() if g is not None else torch.zeros_like(o), self.context)
                     for g, o in zip(out_grads, outputs)]
-        in_grad = [NDArray(torch.zeros_like(t), self.context) for t in inputs]
-        aux = [NDArray(t, self.context) for t in self.aux]
+        in_grad = [_array(torch.zeros_like(t), self.context) for t in inputs]
+        aux = [_array(t, self.context) for t in self.aux]
         req = ["write" if need else "null" for need in needs]
         self._call(self.operator.backward, req=req, out_grad=out_grad, in_data=in_data, out_data=out_data,
                    in_grad=in_grad, aux=aux)
         return [array._tensor if need else None for array, need in zip(in_grad, needs)]
-
-
-class _CustomFunction(torch.autograd.Function):
-    """Runs the user's forward; backward hands the head gradients to the user's backward."""
-
-    @staticmethod
-    def forward(ctx, runner, *inputs):
-        outputs = runner.forward(inputs)
-        ctx.runner = runner
-        ctx.inputs = [t.detach() for t in inputs]
-        ctx.outputs = [t.detach() for t in outputs]
-        results = tuple(t.clone() if any(t is i for i in inputs) else t for t in outputs)
-        ctx.mark_non_differentiable(*[t for t in results if not t.is_floating_point()])
-        return results
-
-    @staticmethod
-    def backward(ctx, *grads):
-        needs = ctx.needs_input_grad[1:]
-        in_grads = ctx.runner.backward(grads, ctx.inputs, ctx.outputs, needs)
-        return (None,) + tuple(g.to(i.dtype) if g is not None else None for g, i in zip(in_grads, ctx.inputs))

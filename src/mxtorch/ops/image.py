@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..util import import_opencv
 from .registry import Attr, Operator, register, Int, Float, Bool, Shape, FloatTuple
 
 __all__ = []
@@ -159,8 +160,7 @@ class Resize(Operator):
         data = inputs[0]
         if data.dim() not in (3, 4):
             raise self.error(f"expected an (H, W, C) image or an (N, H, W, C) batch, got shape {tuple(data.shape)}")
-        from ..image import _cv2
-        cv2 = _cv2("image.resize")
+        cv2 = import_opencv("image.image.resize")
         height, width = self._target(data.shape[-3], data.shape[-2])
         images = data.detach().cpu().numpy()
         batch = images if data.dim() == 4 else images[None]
@@ -296,28 +296,24 @@ class _RandomFactorOp(_ColourOp):
         return self.adjust(image, _uniform(self.min_factor, self.max_factor))
 
 
-@register("_image_random_brightness")
-class RandomBrightness(_RandomFactorOp):
-    """Multiply by a factor drawn uniformly from ``[min_factor, max_factor]``."""
-    adjust = staticmethod(_brightness)
+def _random_factor_operator(op_name, class_name, adjust, doc):
+    """Register the ``_RandomFactorOp`` ``class_name`` under ``op_name``, applying ``adjust``."""
+    return register(op_name)(type(class_name, (_RandomFactorOp,), {"__doc__": doc, "adjust": staticmethod(adjust)}))
 
 
-@register("_image_random_contrast")
-class RandomContrast(_RandomFactorOp):
-    """Blend with the image's mean grey value: ``x * a + mean_grey * (1 - a)``."""
-    adjust = staticmethod(_contrast)
-
-
-@register("_image_random_saturation")
-class RandomSaturation(_RandomFactorOp):
-    """Blend each pixel with its grey value: ``x * a + grey(x) * (1 - a)``."""
-    adjust = staticmethod(_saturation)
-
-
-@register("_image_random_hue")
-class RandomHue(_RandomFactorOp):
-    """Turn the hue by a factor (of a full turn) drawn from ``[min_factor, max_factor]``."""
-    adjust = staticmethod(_hue)
+# (operator, class, adjustment, docstring) of the colour jitters by one random factor
+_RANDOM_FACTOR_OPERATORS = (
+    ("_image_random_brightness", "RandomBrightness", _brightness,
+     "Multiply by a factor drawn uniformly from ``[min_factor, max_factor]``."),
+    ("_image_random_contrast", "RandomContrast", _contrast,
+     "Blend with the image's mean grey value: ``x * a + mean_grey * (1 - a)``."),
+    ("_image_random_saturation", "RandomSaturation", _saturation,
+     "Blend each pixel with its grey value: ``x * a + grey(x) * (1 - a)``."),
+    ("_image_random_hue", "RandomHue", _hue,
+     "Turn the hue by a factor (of a full turn) drawn from ``[min_factor, max_factor]``."),
+)
+RandomBrightness, RandomContrast, RandomSaturation, RandomHue = (
+    _random_factor_operator(*row) for row in _RANDOM_FACTOR_OPERATORS)
 
 
 @register("_image_random_color_jitter")

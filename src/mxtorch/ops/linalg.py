@@ -479,40 +479,46 @@ class LinalgInverse(_Linalg):
         return [inverse]
 
 
-@register("_linalg_extractdiag", "linalg_extractdiag")
-class LinalgExtractdiag(_Linalg):
-    """Diagonal ``offset`` (positive: above the main one) of each matrix in ``A``."""
+class _DiagonalOperator(_Linalg):
+    """The diagonal operators: ``offset`` (positive: above the main diagonal) and an output
+    shape that follows from the input's (``diagonal_shape``: None while it is unknown)."""
 
     offset = Attr(Int, default=0)
 
     def infer_shape(self, in_shapes, out_shapes):
-        a = in_shapes[0]
-        out = out_shapes[0]
-        if a is not None and len(a) >= 2 and a[-1] and a[-2]:
-            rows, cols = a[-2], a[-1]
-            size = min(rows, cols - self.offset) if self.offset >= 0 else min(rows + self.offset, cols)
-            if size <= 0:
-                raise self.error(f"argument 'offset'={self.offset} is outside matrices of shape {tuple(a)}")
-            out = merge_shape(out, tuple(a[:-2]) + (size,), f"Operator {self.name} output")
+        a, out = in_shapes[0], out_shapes[0]
+        shape = None if a is None else self.diagonal_shape(a)
+        if shape is not None:
+            out = merge_shape(out, shape, f"Operator {self.name} output")
         return [a], [out], []
+
+
+@register("_linalg_extractdiag", "linalg_extractdiag")
+class LinalgExtractdiag(_DiagonalOperator):
+    """Diagonal ``offset`` (positive: above the main one) of each matrix in ``A``."""
+
+    def diagonal_shape(self, a):
+        if len(a) < 2 or not a[-1] or not a[-2]:
+            return None
+        rows, cols = a[-2], a[-1]
+        size = min(rows, cols - self.offset) if self.offset >= 0 else min(rows + self.offset, cols)
+        if size <= 0:
+            raise self.error(f"argument 'offset'={self.offset} is outside matrices of shape {tuple(a)}")
+        return tuple(a[:-2]) + (size,)
 
     def forward(self, is_train, inputs, aux):
         return [torch.diagonal(inputs[0], offset=self.offset, dim1=-2, dim2=-1)]
 
 
 @register("_linalg_makediag", "linalg_makediag")
-class LinalgMakediag(_Linalg):
+class LinalgMakediag(_DiagonalOperator):
     """Square matrices with the last axis of ``A`` on diagonal ``offset``, zeros elsewhere."""
 
-    offset = Attr(Int, default=0)
-
-    def infer_shape(self, in_shapes, out_shapes):
-        a = in_shapes[0]
-        out = out_shapes[0]
-        if a is not None and a[-1]:
-            size = a[-1] + abs(self.offset)
-            out = merge_shape(out, tuple(a[:-1]) + (size, size), f"Operator {self.name} output")
-        return [a], [out], []
+    def diagonal_shape(self, a):
+        if not a[-1]:
+            return None
+        size = a[-1] + abs(self.offset)
+        return tuple(a[:-1]) + (size, size)
 
     def forward(self, is_train, inputs, aux):
         return [torch.diag_embed(inputs[0], offset=self.offset, dim1=-2, dim2=-1)]

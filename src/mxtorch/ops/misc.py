@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from .registry import Attr, Operator, register, Int, Float, Bool, Shape, merge_shape, product
-from .nn import _expand_conv_geometry, _check_geometry, _conv_output_size
+from .geometry import _expand_conv_geometry, _check_geometry, _conv_output_size
 
 __all__ = []
 

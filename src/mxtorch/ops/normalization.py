@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from .registry import upcast_half, Attr, Operator, register, Int, Float, Bool, Choice, merge_shape
-from .nn import BatchNorm
+from .nn.batch_norm import BatchNorm
 
 __all__ = []
 

@@ -141,8 +141,26 @@ def _sgd(weight, grad, momentum_buffer, op, nesterov=False, momentum=0.0):
          rescale_grad=op.rescale_grad, clip_gradient=clip_gradient)
 
 
+class _SGDFamily:
+    """MXNet's attributes of the SGD updates, in its order, and their step (``sgd_step``, or
+    ``nag_step`` where ``nesterov``): ``update(weight, grad[, mom])``.  A member without
+    momentum sets ``momentum = 0.0``, one without a lazy row-sparse form ``lazy_update = False``
+    (a plain value there removes the attribute from the operator's schema)."""
+
+    nesterov = False
+    lr = Attr(Float, required=True)
+    momentum = Attr(Float, default=0.0)
+    wd = Attr(Float, default=0.0)
+    rescale_grad = Attr(Float, default=1.0)
+    clip_gradient = Attr(Float, default=-1.0)
+    lazy_update = Attr(Bool, default=True)
+
+    def update(self, weight, grad, mom=None):
+        _sgd(weight, grad, mom, self, nesterov=self.nesterov, momentum=self.momentum)
+
+
 @register("sgd_update")
-class SGDUpdate(_UpdateOperator):
+class SGDUpdate(_SGDFamily, _UpdateOperator):
     """SGD step: ``weight - lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight)``.
 
     Inputs ``weight`` and ``grad``, one shape; returns the new weight (MXNet's ``sgd_update``).
@@ -150,18 +168,11 @@ class SGDUpdate(_UpdateOperator):
 
     sparse_storage = "preserve"
 
-    lr = Attr(Float, required=True)
-    wd = Attr(Float, default=0.0)
-    rescale_grad = Attr(Float, default=1.0)
-    clip_gradient = Attr(Float, default=-1.0)
-    lazy_update = Attr(Bool, default=True)
-
-    def update(self, weight, grad):
-        _sgd(weight, grad, None, self)
+    momentum = 0.0          # no momentum: the attribute is not one of this operator's
 
 
 @register("sgd_mom_update")
-class SGDMomentumUpdate(_UpdateOperator):
+class SGDMomentumUpdate(_SGDFamily, _UpdateOperator):
     """SGD with momentum: ``mom = momentum * mom - lr * (wd * weight + clip(rescale_grad * grad))``,
     then ``weight + mom``.
 
@@ -172,53 +183,28 @@ class SGDMomentumUpdate(_UpdateOperator):
     sparse_storage = "preserve"
 
     states = ("mom",)
-    lr = Attr(Float, required=True)
-    momentum = Attr(Float, default=0.0)
-    wd = Attr(Float, default=0.0)
-    rescale_grad = Attr(Float, default=1.0)
-    clip_gradient = Attr(Float, default=-1.0)
-    lazy_update = Attr(Bool, default=True)
-
-    def update(self, weight, grad, mom):
-        _sgd(weight, grad, mom, self, momentum=self.momentum)
 
 
 @register("mp_sgd_update")
-class MultiPrecisionSGDUpdate(_MultiPrecisionOperator):
+class MultiPrecisionSGDUpdate(_SGDFamily, _MultiPrecisionOperator):
     """``sgd_update`` on the float32 master copy ``weight32`` (updated in place); returns it cast
     to ``weight``'s dtype (MXNet's ``mp_sgd_update``)."""
 
     states = ("weight32",)
-    lr = Attr(Float, required=True)
-    wd = Attr(Float, default=0.0)
-    rescale_grad = Attr(Float, default=1.0)
-    clip_gradient = Attr(Float, default=-1.0)
-    lazy_update = Attr(Bool, default=True)
-
-    def update(self, master, grad):
-        _sgd(master, grad, None, self)
+    momentum = 0.0          # no momentum: the attribute is not one of this operator's
 
 
 @register("mp_sgd_mom_update")
-class MultiPrecisionSGDMomentumUpdate(_MultiPrecisionOperator):
+class MultiPrecisionSGDMomentumUpdate(_SGDFamily, _MultiPrecisionOperator):
     """``sgd_mom_update`` on the float32 master copy ``weight32``; ``mom`` (float32) and
     ``weight32`` are updated in place; returns the new weight in ``weight``'s dtype (MXNet's
     ``mp_sgd_mom_update``)."""
 
     states = ("mom", "weight32")
-    lr = Attr(Float, required=True)
-    momentum = Attr(Float, default=0.0)
-    wd = Attr(Float, default=0.0)
-    rescale_grad = Attr(Float, default=1.0)
-    clip_gradient = Attr(Float, default=-1.0)
-    lazy_update = Attr(Bool, default=True)
-
-    def update(self, master, grad, mom):
-        _sgd(master, grad, mom, self, momentum=self.momentum)
 
 
 @register("nag_mom_update")
-class NAGMomentumUpdate(_UpdateOperator):
+class NAGMomentumUpdate(_SGDFamily, _UpdateOperator):
     """Nesterov momentum step (MXNet's ``nag_mom_update``); ``mom`` is updated in place.
 
     Mirrors MXNet 1.9.1 exactly, including that the momentum's weight-decay term uses the new
@@ -226,30 +212,18 @@ class NAGMomentumUpdate(_UpdateOperator):
     """
 
     states = ("mom",)
-    lr = Attr(Float, required=True)
-    momentum = Attr(Float, default=0.0)
-    wd = Attr(Float, default=0.0)
-    rescale_grad = Attr(Float, default=1.0)
-    clip_gradient = Attr(Float, default=-1.0)
-
-    def update(self, weight, grad, mom):
-        _sgd(weight, grad, mom, self, nesterov=True, momentum=self.momentum)
+    nesterov = True
+    lazy_update = False     # no lazy row-sparse form: not an attribute of this operator
 
 
 @register("mp_nag_mom_update")
-class MultiPrecisionNAGMomentumUpdate(_MultiPrecisionOperator):
+class MultiPrecisionNAGMomentumUpdate(_SGDFamily, _MultiPrecisionOperator):
     """``nag_mom_update`` on the float32 master copy ``weight32``; ``mom`` and ``weight32`` are
     updated in place (MXNet's ``mp_nag_mom_update``)."""
 
     states = ("mom", "weight32")
-    lr = Attr(Float, required=True)
-    momentum = Attr(Float, default=0.0)
-    wd = Attr(Float, default=0.0)
-    rescale_grad = Attr(Float, default=1.0)
-    clip_gradient = Attr(Float, default=-1.0)
-
-    def update(self, master, grad, mom):
-        _sgd(master, grad, mom, self, nesterov=True, momentum=self.momentum)
+    nesterov = True
+    lazy_update = False     # no lazy row-sparse form: not an attribute of this operator
 
 
 def _clipped_with_decay(op, grad, wd):

@@ -32,7 +32,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .nn import Convolution, FullyConnected, Pooling
+from .convolution import Convolution
+from .nn.fully_connected import FullyConnected
+from .nn.pooling import Pooling
 from .registry import Attr, Bool, Choice, Float, Int, Operator, Str, get_operator, merge_shape, optional, register
 
 __all__ = []

@@ -348,6 +348,12 @@ class Operator:
         """The numbers written in a given tuple attribute: ``"(3, 3)"`` -> ``['3', '3']``."""
         return re.findall(r"\d+", self.attrs[key])
 
+    def on_plain_memory(self):
+        """The operator a graph traced for oneDNN's blocked memory formats runs in its place:
+        itself, or (``memory_format.ChannelsLastKernels``) a copy that computes on the memory
+        format of its inputs instead of copying them to channels-last."""
+        return self
+
     # -- misc -------------------------------------------------------------------------------
     def __repr__(self):
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.attrs.items())})"

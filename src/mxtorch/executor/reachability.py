@@ -1,0 +1,38 @@
+"""Which variables of a bound graph the outputs reach, through the inputs a rule follows.
+
+One walk serves the executor (the arguments a gradient can reach: every input except through
+operators that stop gradients) and the exporter (the variables inference reads: every input
+except the labels of loss heads).
+"""
+from __future__ import annotations
+
+__all__ = ["reached_variables", "gradient_inputs", "inference_inputs"]
+
+
+def reached_variables(symbol, followed_inputs):
+    """Names of the variables reached from ``symbol``'s outputs, walking from each operator node
+    only into the ``(child, index)`` entries ``followed_inputs(node)`` returns."""
+    reached, seen = set(), set()
+    stack = [node for node, _ in symbol._outputs]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.op is None:
+            reached.add(node.name)
+        else:
+            stack.extend(child for child, _ in followed_inputs(node))
+    return reached
+
+
+def gradient_inputs(node):
+    """The inputs a gradient flows back into: all of them, none through ``BlockGrad``
+    (``Operator.stops_gradient``)."""
+    return () if node.op.stops_gradient else node.inputs
+
+
+def inference_inputs(node):
+    """The inputs inference reads: all of them, the data only of a loss head (its labels,
+    after the data, are read by the training gradient alone)."""
+    return node.inputs[:1] if node.op.is_loss else node.inputs

@@ -1,0 +1,243 @@
+"""The converters of ``mxtorch.export`` (the package docstring describes them)."""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import torch
+
+from ..base import MXNetError
+from .graph import UnsupportedOperatorError, build_graph_module, normalize_shapes, OperatorModule
+
+__all__ = ["to_torch", "to_torchscript", "to_onnx", "convert_checkpoint", "UnsupportedOperatorError",
+           "default_data_shapes"]
+
+
+def to_torch(symbol, arg_params, aux_params, data_shapes):
+    """``symbol`` with ``arg_params`` / ``aux_params`` (``{name: NDArray}``) as a
+    ``torch.fx.GraphModule`` in eval mode; ``data_shapes``: ``[(name, shape), ...]`` (or
+    a dict / DataDesc list) of the data inputs.  See ``mxtorch.export.graph``.
+
+    Raises MXNetError for a data name that is not an argument, a missing parameter or
+    parameters whose shapes do not fit the data shapes."""
+    return build_graph_module(symbol, arg_params, aux_params, data_shapes)
+
+
+def _sample_inputs(data_shapes, seed=0):
+    generator = torch.Generator().manual_seed(seed)
+    # values in [0, 1): valid for float inputs and, truncated, for token ids of Embedding layers
+    return tuple(torch.rand(shape, generator=generator) for _, shape in data_shapes)
+
+
+def _as_tuple(outputs):
+    return tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
+
+
+def _check_same(route, expected, got, rtol=1e-4, atol=1e-5):
+    expected, got = _as_tuple(expected), _as_tuple(got)
+    if len(expected) != len(got):
+        raise MXNetError(f"{route}: the traced graph has {len(got)} outputs, the symbol {len(expected)}")
+    for index, (want, have) in enumerate(zip(expected, got)):
+        have = torch.as_tensor(have)
+        if tuple(want.shape) != tuple(have.shape) or not torch.allclose(want.float(), have.float(), rtol=rtol,
+                                                                          atol=atol):
+            raise MXNetError(f"{route}: the traced graph does not reproduce output {index} of the symbol "
+                             f"(an operator with data-dependent Python control flow?); not exported")
+
+
+def to_torchscript(symbol, arg_params, aux_params, data_shapes):
+    """The ``to_torch`` module traced with ``torch.jit.trace`` at ``data_shapes`` (a
+    ``torch.jit.ScriptModule``; save it with ``torch.jit.save``, load it without mxtorch).
+
+    Raises UnsupportedOperatorError for an operator that cannot be traced, MXNetError when
+    the traced graph does not reproduce the module's outputs."""
+    data_shapes = normalize_shapes(data_shapes)
+    module = build_graph_module(symbol, arg_params, aux_params, data_shapes, check_exportable=True)
+    inputs = _sample_inputs(data_shapes)
+    import warnings
+    with torch.no_grad(), warnings.catch_warnings():
+        # the trace is for these shapes; a second input checks what the tracer froze
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        traced = torch.jit.trace(module, inputs, check_trace=False)
+        other = _sample_inputs(data_shapes, seed=1)    # a second input: catches values frozen by the trace
+        _check_same("to_torchscript", module(*other), traced(*other))
+    return traced
+
+
+def _atomic_path(path):
+    from ..util import temporary_beside
+    return temporary_beside(path)
+
+
+def _onnx_export(module, inputs, path, input_names, output_names, opset_version):
+    """``torch.onnx.export`` through ``torch.export`` (the dynamo exporter, which covers more
+    operators), falling back to the TorchScript-based exporter when that one fails."""
+    import contextlib
+    import io
+    import warnings
+    import logging
+    quiet = io.StringIO()
+    loggers = [logging.getLogger(name) for name in ("onnxscript", "onnx_ir", "torch.onnx", "torch.export",
+                                                    "torch.onnx._internal.exporter._registration")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_version, quiet)
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_version, quiet):
+    import contextlib
+    import warnings
+    with warnings.catch_warnings(), contextlib.redirect_stdout(quiet):
+        warnings.simplefilter("ignore")
+        try:
+            program = torch.onnx.export(module, inputs, input_names=input_names, output_names=output_names,
+                                        opset_version=opset_version, dynamo=True, verbose=False,
+                                        external_data=False)
+            program.save(path)
+            return
+        except Exception:       # noqa: BLE001 - the older exporter gets a try before giving up
+            pass
+        torch.onnx.export(module, inputs, path, input_names=input_names, output_names=output_names,
+                          opset_version=opset_version, dynamo=False)
+
+
+def _check_onnx(path, module, input_names, inputs):
+    """Compare the ONNX model's outputs in onnxruntime with the module's (skipped without onnxruntime)."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    got = session.run(None, {name: tensor.numpy() for name, tensor in zip(input_names, inputs)})
+    with torch.no_grad():
+        expected = module(*inputs)
+    _check_same("to_onnx", expected, [torch.from_numpy(value) for value in got])
+
+
+def _first_unexportable(module, inputs, opset_version):
+    """The first operator of ``module`` that torch.onnx cannot export on its own (its MXNet
+    operator name, node name and torch.onnx's error), found by exporting the first node of
+    each operator type with the inputs it receives on ``inputs``; None if each exports."""
+    recorded = {}
+    hooks = []
+    for name, sub in module.named_modules():
+        if isinstance(sub, OperatorModule):
+            hooks.append(sub.register_forward_pre_hook(
+                lambda m, args: recorded.setdefault(m.op.name, (m, args))))
+    try:
+        with torch.no_grad():
+            module(*inputs)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    for sub, args in recorded.values():
+        temporary = _atomic_path(os.path.join(tempfile.gettempdir(), "probe.onnx"))
+        try:
+            _onnx_export(sub, args, temporary, None, None, opset_version)
+        except Exception as error:      # noqa: BLE001 - reported with the operator's name
+            return sub.op.name, sub.mxnet_name, error
+        finally:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+    return None
+
+
+def to_onnx(symbol, arg_params, aux_params, input_shapes, path, opset_version=18):
+    """Write ``symbol`` with its parameters as the ONNX model ``path`` (returns ``path``).
+
+    ``input_shapes``: ``[(name, shape), ...]`` of the data inputs: the ONNX graph's inputs
+    have these names and shapes, its outputs the Symbol's output names.  The model is
+    exported by ``torch.onnx.export`` (the ``torch.export``-based exporter, else the
+    TorchScript-based one) from the ``to_torch`` module and, where onnxruntime is installed,
+    checked against it before the file is written.
+
+    Raises
+    ------
+    UnsupportedOperatorError
+        for an operator that cannot be traced or that torch.onnx cannot express (naming the
+        MXNet operator, its node and torch.onnx's message).
+    MXNetError
+        as ``to_torch``; ImportError naming the ``onnx`` extra when ``onnx`` is missing.
+    """
+    try:
+        import onnx  # noqa: F401  (torch.onnx needs it)
+    except ImportError:
+        raise ImportError("to_onnx needs the optional dependency onnx: pip install 'mxtorch[onnx]'") from None
+    input_shapes = normalize_shapes(input_shapes, "input_shapes")
+    module = build_graph_module(symbol, arg_params, aux_params, input_shapes, check_exportable=True)
+    inputs = _sample_inputs(input_shapes)
+    input_names = [name for name, _ in input_shapes]
+    temporary = _atomic_path(path)
+    try:
+        try:
+            with torch.no_grad():
+                _onnx_export(module, inputs, temporary, input_names, list(symbol.list_outputs()), opset_version)
+        except Exception as error:      # noqa: BLE001 - turned into an error naming the operator
+            culprit = _first_unexportable(module, inputs, opset_version)
+            if culprit is not None:
+                op_name, node_name, cause = culprit
+                raise UnsupportedOperatorError(f"to_onnx: operator {op_name!r} (node {node_name!r}) cannot be "
+                                               f"exported to ONNX opset {opset_version}: {cause}") from None
+            raise MXNetError(f"to_onnx: torch.onnx.export failed: {error}") from error
+        _check_onnx(temporary, module, input_names, _sample_inputs(input_shapes, seed=1))
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+    return path
+
+
+def default_data_shapes(symbol, arg_params, aux_params):
+    """The data shapes recorded in the symbol's variables (``__shape__`` attributes of the
+    arguments that are not parameters, labels excepted); raises MXNetError asking for
+    ``--data-shapes`` when a data input has none."""
+    from .graph import _label_inputs
+    inputs = [name for name in symbol.list_arguments() if name not in arg_params]
+    labels = _label_inputs(symbol, inputs)
+    attributes = symbol.attr_dict()
+    shapes, unknown = [], []
+    for name in inputs:
+        text = attributes.get(name, {}).get("__shape__")
+        if text:
+            shape = tuple(int(d) for d in text.strip("()[] ").split(",") if d.strip())
+            if shape and all(d > 0 for d in shape):
+                shapes.append((name, shape))
+                continue
+        if name not in labels:
+            unknown.append(name)
+    if unknown:
+        raise MXNetError(f"convert: the symbol does not record the shape of its data input(s) {unknown}; give "
+                         f"them with --data-shapes, e.g. --data-shapes {unknown[0]}:1x3x224x224")
+    return shapes
+
+
+def convert_checkpoint(prefix, epoch, to, path, data_shapes=None):
+    """Export the checkpoint ``prefix-symbol.json`` + ``prefix-EPOCH.params`` to ``path``
+    (``to``: 'torch' -> ``torch.save`` of the GraphModule (load with
+    ``torch.load(path, weights_only=False)`` where mxtorch is installed); 'torchscript' ->
+    ``torch.jit.save``; 'onnx' -> an ONNX file).  ``data_shapes`` default: those recorded in the
+    symbol.  Returns ``path``."""
+    from ..model import load_checkpoint
+    if to not in ("torch", "torchscript", "onnx"):
+        raise MXNetError(f"convert: --to must be torch, torchscript or onnx, got {to!r}")
+    symbol, arg_params, aux_params = load_checkpoint(prefix, epoch)
+    if data_shapes is None:
+        data_shapes = default_data_shapes(symbol, arg_params, aux_params)
+    if to == "onnx":
+        return to_onnx(symbol, arg_params, aux_params, data_shapes, path)
+    temporary = _atomic_path(path)
+    try:
+        if to == "torch":
+            torch.save(to_torch(symbol, arg_params, aux_params, data_shapes), temporary)
+        else:
+            torch.jit.save(to_torchscript(symbol, arg_params, aux_params, data_shapes), temporary)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+    return path
