@@ -1,0 +1,41 @@
+"""The registration points and namespace modules that keep the layers of io, metric,
+optimizer, model / callback / module and test_utils pointing one way (lower modules hold a
+slot, upper modules fill it when imported), with MXNet's import paths still working."""
+import numpy as np
+import pytest
+
+import mxtorch as mx
+
+
+def test_io_io_is_mxnet_namespace_over_the_iterator_classes():
+    import mxtorch.io.io as io_io
+    import mxtorch.io.iterators as iterators
+    assert io_io.DataIter is iterators.DataIter is mx.io.DataIter
+    assert io_io.NDArrayIter is mx.io.NDArrayIter and io_io.CSVIter is mx.io.CSVIter
+    assert io_io.ImageRecordIter is mx.io.ImageRecordIter and io_io.MXDataIter is mx.io.MXDataIter
+    batch = next(iter(io_io.NDArrayIter(np.arange(6.0).reshape(3, 2), batch_size=2)))
+    np.testing.assert_array_equal(batch.data[0].asnumpy(), [[0, 1], [2, 3]])
+
+
+def test_metric_create_uses_the_registered_spec_wrappers():
+    from mxtorch.metric import registry
+    assert registry._SPEC_WRAPPERS == {"list": mx.metric.CompositeEvalMetric, "function": mx.metric.CustomMetric}
+    composite = mx.metric.create(["acc", "mse"])
+    assert type(composite) is mx.metric.CompositeEvalMetric
+    assert [type(m) for m in composite.metrics] == [mx.metric.Accuracy, mx.metric.MSE]
+    custom = mx.metric.create(lambda label, pred: float(np.abs(label - pred).sum()))
+    custom.update([mx.nd.array([1.0, 2.0])], [mx.nd.array([1.5, 2.0])])
+    assert type(custom) is mx.metric.CustomMetric and custom.get() == ("custom(<lambda>)", 0.5)
+    with pytest.raises(mx.MXNetError):
+        registry.wraps_specs("dict")
+
+
+def test_alias_decorator_registers_every_name():
+    seen = []
+    alias = mx.registry.alias_decorator(lambda klass, name: seen.append((klass.__name__, name)), "doc")
+
+    @alias("a", "b")
+    class Thing:
+        pass
+    assert seen == [("Thing", "a"), ("Thing", "b")] and alias.__doc__ == "doc"
+    assert mx.init.create("zeros").__class__ is mx.init.Zero
