@@ -39,3 +39,30 @@ def test_alias_decorator_registers_every_name():
         pass
     assert seen == [("Thing", "a"), ("Thing", "b")] and alias.__doc__ == "doc"
     assert mx.init.create("zeros").__class__ is mx.init.Zero
+
+
+def test_optimizer_module_path_resolves_registered_classes():
+    import mxtorch.optimizer.optimizer as old_path
+    for name in ("SGD", "ccSGD", "Adam", "LAMB", "Test", "GroupAdaGrad", "Updater", "get_updater", "create"):
+        assert getattr(old_path, name) is getattr(mx.optimizer, name), name
+    assert old_path.multi_lamb_update is mx.nd.contrib.multi_lamb_update
+
+    @mx.optimizer.register
+    class UserOnlyOptimizer(mx.optimizer.Optimizer):
+        pass
+    try:
+        with pytest.raises(AttributeError):
+            old_path.UserOnlyOptimizer       # a user's class is not a name of MXNet's module
+    finally:
+        del mx.optimizer.Optimizer.opt_registry["useronlyoptimizer"]
+
+
+def test_states_reader_takes_the_optimizer_classes_from_its_caller():
+    from mxtorch.optimizer.states_format import dumps_states, loads_states
+    optimizer = mx.optimizer.SGD(learning_rate=0.25)
+    data = dumps_states(({0: mx.nd.array([1.0, 2.0])}, optimizer))
+    states, loaded = loads_states(data, {"sgd": mx.optimizer.SGD})
+    assert type(loaded) is mx.optimizer.SGD and loaded.lr == 0.25
+    np.testing.assert_array_equal(states[0].asnumpy(), [1.0, 2.0])
+    with pytest.raises(mx.MXNetError, match="no mxtorch counterpart"):
+        loads_states(data, {})
