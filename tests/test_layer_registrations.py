@@ -66,3 +66,46 @@ def test_states_reader_takes_the_optimizer_classes_from_its_caller():
     np.testing.assert_array_equal(states[0].asnumpy(), [1.0, 2.0])
     with pytest.raises(mx.MXNetError, match="no mxtorch counterpart"):
         loads_states(data, {})
+
+
+def test_upper_layers_register_their_mxnet_model_names():
+    from mxtorch.module.feedforward import FeedForward
+    assert mx.model.FeedForward is FeedForward
+    assert mx.model.LogValidationMetricsCallback is mx.callback.LogValidationMetricsCallback
+    assert mx.callback.save_checkpoint is mx.model.save_checkpoint
+    with pytest.raises(mx.MXNetError):
+        mx.model.provide_name("Module", mx.mod.Module)
+
+
+def test_model_and_bucketing_module_write_checkpoints_through_one_group_writer(tmp_path, monkeypatch):
+    groups = []
+    monkeypatch.setattr(mx.model, "write_checkpoint_group",
+                        lambda prefix, epoch, symbols, args, auxs, extra=(), remove_amp_cast=True:
+                        groups.append((epoch, [name for name, _ in symbols], sorted(args), [n for n, _ in extra])))
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
+    weights = {"fc_weight": mx.nd.ones((2, 3)), "fc_bias": mx.nd.zeros((2,))}
+    mx.model.save_checkpoint(str(tmp_path / "m"), 3, net, weights, {}, states=b"s")
+
+    def sym_gen(key):
+        return mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc"), ("data",), None
+    module = mx.mod.BucketingModule(sym_gen, default_bucket_key=4)
+    module.bind([("data", (1, 4))], for_training=False)
+    module.init_params()
+    module.save_checkpoint(str(tmp_path / "b"), 2)
+    assert groups == [(3, [str(tmp_path / "m-symbol.json")], ["fc_bias", "fc_weight"], [str(tmp_path / "m-0003.states")]),
+                      (2, [str(tmp_path / "b-4-symbol.json")], ["fc_bias", "fc_weight"], [str(tmp_path / "b.buckets")])]
+    assert not list(tmp_path.iterdir())
+
+
+def test_checkpoint_group_writer_writes_every_file(tmp_path):
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    prefix = str(tmp_path / "g")
+    mx.model.write_checkpoint_group(prefix, 7, [(prefix + "-a.json", net)], {"fc_weight": mx.nd.ones((2, 3))},
+                                    {"stat": mx.nd.array([5.0])}, extra=[(prefix + ".extra", b"xyz")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g-0007.params", "g-a.json", "g.extra"]
+    assert mx.sym.load(prefix + "-a.json").list_arguments() == ["data", "fc_weight", "fc_bias"]
+    args, auxs = mx.model.load_params(prefix, 7)
+    np.testing.assert_array_equal(args["fc_weight"].asnumpy(), np.ones((2, 3)))
+    np.testing.assert_array_equal(auxs["stat"].asnumpy(), [5.0])
+    assert (tmp_path / "g.extra").read_bytes() == b"xyz"

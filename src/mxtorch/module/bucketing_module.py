@@ -283,26 +283,21 @@ class BucketingModule(CurrentModuleDelegate):
         """Write ``prefix-<key>-symbol.json`` per bucket, ``prefix-%04d.params`` and
         ``prefix.buckets`` (the bucket keys as an int32 array, MXNet's layout)."""
         from .. import ndarray as nd
-        from ..model import _writes_checkpoints, checkpoint_journal, params_dict
+        from ..model import skips_checkpoint, write_checkpoint_group
         from ..ndarray.serialization import to_bytes
-        from ..util import atomic_write_group, recover_group
-        if not _writes_checkpoints():
-            logging.info("Not saving checkpoint %s-%04d on a distributed rank other than 0", prefix, epoch)
+        if skips_checkpoint(prefix, epoch):
             return
         if not self._buckets:
             raise MXNetError("save_checkpoint: an empty BucketingModule cannot be saved")
         keys = list(self._buckets)
         if not all(isinstance(key, int) for key in keys):
             raise MXNetError(f"save_checkpoint: bucket keys must be integers to be saved, got {keys}")
-        items = [(f"{prefix}-{key}-symbol.json", module.symbol.tojson(remove_amp_cast).encode("utf-8"))
-                 for key, module in self._buckets.items()]
-        items.append(("%s-%04d.params" % (prefix, epoch), to_bytes(params_dict(*self.get_params()))))
-        items.append((f"{prefix}.buckets", to_bytes([nd.array(keys, dtype="int32")])))
+        symbols = [(f"{prefix}-{key}-symbol.json", module.symbol) for key, module in self._buckets.items()]
+        buckets = (f"{prefix}.buckets", to_bytes([nd.array(keys, dtype="int32")]))
         # the same journaled group write as model.save_checkpoint: a killed save is completed
         # by the next save or load of the prefix, never left as a mix of two saves
-        recover_group(checkpoint_journal(prefix), [fname for fname, _ in items])
-        atomic_write_group(items, journal=checkpoint_journal(prefix))
-        logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
+        write_checkpoint_group(prefix, epoch, symbols, *self.get_params(), extra=[buckets],
+                               remove_amp_cast=remove_amp_cast)
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):
