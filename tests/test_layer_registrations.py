@@ -109,3 +109,19 @@ def test_checkpoint_group_writer_writes_every_file(tmp_path):
     np.testing.assert_array_equal(args["fc_weight"].asnumpy(), np.ones((2, 3)))
     np.testing.assert_array_equal(auxs["stat"].asnumpy(), [5.0])
     assert (tmp_path / "g.extra").read_bytes() == b"xyz"
+
+
+def test_test_utils_gives_the_names_of_its_family_modules():
+    from mxtorch import test_checks, test_compare, test_environment, test_inputs, test_statistics, test_utils
+    for module in (test_environment, test_compare, test_inputs, test_checks, test_statistics):
+        for name in module.__all__:
+            assert getattr(test_utils, name) is getattr(module, name), (module.__name__, name)
+    assert test_utils.mx is mx and test_utils._as_numpy is test_compare._as_numpy
+    namespace = {}
+    exec("from mxtorch.test_utils import *", namespace)
+    assert namespace["mx"] is mx and namespace["assert_almost_equal"] is test_compare.assert_almost_equal
+    # one default context: set through test_utils, seen by the checks of test_checks
+    assert test_checks.default_context is test_environment.default_context
+    with pytest.raises(AssertionError, match="Error rate"):
+        test_utils.assert_almost_equal_with_err(np.array([1.0, 2.0, 3.0]), np.array([1.0, 5.0, 9.0]), etol=0.5)
+    test_utils.assert_almost_equal_with_err(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 9.0]), etol=0.5)
