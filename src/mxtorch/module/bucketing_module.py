@@ -16,7 +16,7 @@ import warnings
 
 from ..base import MXNetError
 from ..context import cpu
-from .base_module import CurrentModuleDelegate, _check_input_names
+from .base_module import CurrentModuleDelegate, _check_input_names, _name_lists  # noqa: F401
 from .module import Module
 # names MXNet 1.9.1's mxnet.module.bucketing_module had in its namespace (imported there, not defined)
 from ..initializer import Uniform  # noqa: E402,F401
@@ -42,14 +42,8 @@ class BucketingModule(CurrentModuleDelegate):
         self._default_bucket_key = default_bucket_key
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        data_names, label_names, state_names, fixed_param_names = _name_lists(symbol, data_names, label_names,
+                                                                              state_names, fixed_param_names)
         self._compression_params = compression_params
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
@@ -153,10 +147,7 @@ class BucketingModule(CurrentModuleDelegate):
                 arg_params, aux_params = self.get_params()
             else:
                 arg_params, aux_params = self._arg_params, self._aux_params
-        if force_rebind:
-            self._reset_bind()
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
+        if self._keeps_binding(force_rebind):
             return
         if shared_module is not None:
             raise MXNetError("BucketingModule.bind: shared_module is not supported")
@@ -233,9 +224,7 @@ class BucketingModule(CurrentModuleDelegate):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
-        self._require("init_optimizer", params=True)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._keeps_optimizer(force_init):
             return
         self._curr_module.init_optimizer(kvstore, optimizer, optimizer_params, force_init=force_init)
         for module in self._buckets.values():
