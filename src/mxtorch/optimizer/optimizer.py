@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError, MXNetUserWarning, MXNetValueError, py_str
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, zeros
 from .. import ndarray as _ndarray
 from .states_format import dumps_states, loads_states
 # names MXNet 1.9.1's mxnet.optimizer.optimizer had in its namespace (imported there, not defined)
@@ -265,6 +265,14 @@ class Optimizer:
                           "convergence; consider multi_precision=True")
         return self.create_state(index, weight)
 
+    def _begin_step(self, name, index, weight, grad):
+        """The start of an ``update`` of one weight: checks ``weight`` and ``grad`` (``name``
+        names the optimizer in messages), counts the update of ``index`` and returns its
+        ``(lr, wd)``."""
+        _check_arrays(name, weight, grad)
+        self._update_count(index)
+        return self._get_lr(index), self._get_wd(index)
+
     def update(self, index, weight, grad, state):
         """Update ``weight`` (NDArray, in place) from ``grad`` (NDArray) and ``state``."""
         raise NotImplementedError(f"{type(self).__name__} must implement update()")
@@ -321,6 +329,12 @@ class _FusedUpdateOptimizer(Optimizer):
 
 
 # -- helpers shared by the update rules ------------------------------------------------------------
+def _zero_states(weight, count):
+    """``count`` arrays of zeros shaped like ``weight``, in its dtype, on its context (the
+    moment estimates of Adam and its relatives)."""
+    return tuple(zeros(weight.shape, weight.context, dtype=weight.dtype) for _ in range(count))
+
+
 def _check_arrays(name, weight, grad):
     if not isinstance(weight, NDArray) or not isinstance(grad, NDArray):
         raise MXNetError(f"{name}.update: weight and grad must be NDArrays, got "
