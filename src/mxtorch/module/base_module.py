@@ -427,6 +427,21 @@ class BaseModule:
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
                          allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
 
+    def _set_params_done_early(self, arg_params, aux_params, allow_missing, force_init, allow_extra):
+        """The start of ``set_params`` of Module and BucketingModule: True when the call is
+        complete here, i.e. without ``allow_missing`` (the values go through ``init_params``),
+        or with it when parameters are initialized and ``force_init`` is False (MXNet's
+        warning; nothing is set)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+            return True
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
+                          stacklevel=3)
+            return True
+        return False
+
     def save_params(self, fname):
         """Write the parameters to ``fname`` in MXNet's ``.params`` format (``arg:``/``aux:``)."""
         nd.save(fname, params_dict(*self.get_params()))

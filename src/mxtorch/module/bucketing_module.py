@@ -12,7 +12,7 @@ and get optimizer state of their own (MXNet failed to bind such a bucket).
 from __future__ import annotations
 
 import logging
-import warnings
+import warnings  # noqa: F401  (a name of MXNet's mxnet.module.bucketing_module)
 
 from ..base import MXNetError
 from ..context import cpu
@@ -104,13 +104,7 @@ class BucketingModule(CurrentModuleDelegate):
         return params
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
-                          stacklevel=2)
+        if self._set_params_done_early(arg_params, aux_params, allow_missing, force_init, allow_extra):
             return
         self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing, force_init=force_init,
                                      allow_extra=allow_extra)

@@ -191,13 +191,7 @@ class Module(BaseModule):
         """Assign parameter values (through ``init_params`` unless ``allow_missing``).
         Takes effect on every context and on the kvstore's copy (mxtorch; MXNet's kvstore
         kept a stale copy after init_optimizer on several contexts)."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
-                          stacklevel=2)
+        if self._set_params_done_early(arg_params, aux_params, allow_missing, force_init, allow_extra):
             return
         self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
         self._params_dirty = True
