@@ -85,7 +85,6 @@ class KVStoreBase:
         raise NotImplementedError()
 
 
-@KVStoreBase.register
 class _InProcess:
     """The rank and worker count of a store that lives in this process alone (TestStore,
     KVStore); list it before KVStoreBase among the bases."""
@@ -101,6 +100,7 @@ class _InProcess:
         return 1
 
 
+@KVStoreBase.register
 class TestStore(_InProcess, KVStoreBase):
     """MXNet's store for testing the KVStoreBase interface (``mx.kv.create('teststore')``):
     ``pushpull`` sums a list of values on the first value's context and writes the sum into
