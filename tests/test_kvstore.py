@@ -312,6 +312,8 @@ def test_two_bit_compression_feeds_the_optimizer():
 
 
 def test_registered_store_class_is_created_by_name():
+    builtin = mx.kv.KVStoreBase.kv_registry["teststore"]
+
     @mx.kv.KVStoreBase.register
     class TestStore(mx.kv.KVStoreBase):
         @property
@@ -321,7 +323,7 @@ def test_registered_store_class_is_created_by_name():
     try:
         assert isinstance(mx.kv.create("teststore"), TestStore)
     finally:
-        del mx.kv.KVStoreBase.kv_registry["teststore"]
+        mx.kv.KVStoreBase.kv_registry["teststore"] = builtin   # MXNet's own TestStore again
 
 
 def test_model_helpers_aggregate_through_the_store():

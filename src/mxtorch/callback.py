@@ -26,7 +26,9 @@ import logging
 import math
 import time
 
+from . import model
 from .base import MXNetError
+from .model import save_checkpoint  # noqa: F401  (``mx.callback.save_checkpoint`` is mx.model's, as in MXNet)
 
 __all__ = [
     "do_checkpoint", "module_checkpoint", "log_train_metric", "Speedometer", "ProgressBar",
@@ -34,15 +36,6 @@ __all__ = [
     # mxtorch's additions (not in MXNet 1.9.1)
     "History", "TrainingCallback", "EarlyStopping", "ModelCheckpoint", "CSVLogger", "TensorBoard",
 ]
-
-
-def __getattr__(name):
-    # ``mx.callback.save_checkpoint`` is ``mx.model.save_checkpoint``, as in MXNet;
-    # looked up on first use because mxtorch.model imports the symbol layer.
-    if name == "save_checkpoint":
-        from .model import save_checkpoint
-        return save_checkpoint
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _every(period):
@@ -86,7 +79,7 @@ def do_checkpoint(prefix, period=1):
 
     def _callback(epoch, symbol, arg_params, aux_params):
         if (epoch + 1) % period == 0:
-            from . import model  # looked up per call, so a replaced model.save_checkpoint is used
+            # looked up per call, so a replaced model.save_checkpoint is used
             model.save_checkpoint(prefix, epoch + 1, symbol, arg_params, aux_params)
     return _callback
 
@@ -238,6 +231,10 @@ class LogValidationMetricsCallback:
             return
         for name, value in param.eval_metric.get_name_value():
             logging.info("Epoch[%d] Validation-%s=%f", param.epoch, name, value)
+
+
+# MXNet's mxnet.model had this class in its namespace; the model layer is below this module
+model.provide_name("LogValidationMetricsCallback", LogValidationMetricsCallback)
 
 
 # -- training comforts beyond MXNet: callbacks that see the epoch's metrics after validation --------
@@ -396,7 +393,6 @@ class ModelCheckpoint(_Monitored):
         self.module = None
 
     def _save(self, number):
-        from .model import save_checkpoint
         if self.save_optimizer_states and self.module is not None and hasattr(self.module, "save_checkpoint"):
             self.module.save_checkpoint(self.prefix, number, save_optimizer_states=True)
             return
@@ -406,7 +402,7 @@ class ModelCheckpoint(_Monitored):
             arg_params, aux_params = self.module.get_params()
         if arg_params is None:
             raise MXNetError("ModelCheckpoint: no parameters to save; pass it to fit(epoch_end_callback=...)")
-        save_checkpoint(self.prefix, number, symbol, arg_params, aux_params)
+        model.save_checkpoint(self.prefix, number, symbol, arg_params, aux_params)
 
     def _remove(self, number):
         import os

@@ -44,6 +44,7 @@ import torch
 
 from .base import MXNetError
 from .ndarray.ndarray import NDArray
+from .registry import alias_decorator
 # names MXNet 1.9.1's mxnet.initializer had in its namespace from its ctypes binding
 from .base import string_types  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.initializer had in its namespace (imported there, not defined)
@@ -96,13 +97,8 @@ def register(klass):
     return _register_as(klass, klass.__name__)
 
 
-def alias(*aliases):
-    """Decorator registering an Initializer subclass under extra names (``@alias('zeros')``)."""
-    def decorate(klass):
-        for name in aliases:
-            _register_as(klass, name)
-        return klass
-    return decorate
+alias = alias_decorator(_register_as, "Decorator registering an Initializer subclass under extra names "
+                                      "(``@alias('zeros')``).")
 
 
 def create(*args, **kwargs):

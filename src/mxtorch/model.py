@@ -6,8 +6,10 @@ legacy code imports from ``mxnet.model`` (``BatchEndParam``, ``_create_kvstore``
 ``BASE_ESTIMATOR`` is scikit-learn's ``BaseEstimator`` when scikit-learn is installed, else
 ``object`` (MXNet's base class of FeedForward); it is resolved on first use, so importing
 mxtorch does not import scikit-learn.  ``FeedForward`` (the pre-Module API) is
-``mxtorch.module.feedforward.FeedForward``, a layer over Module, resolved on first use; its
-old training loop ``_train_multi_device`` raises MXNetError pointing to ``mx.mod.Module``.
+``mxtorch.module.feedforward.FeedForward``, a layer over Module, and
+``LogValidationMetricsCallback`` is ``mxtorch.callback``'s: both modules sit above this one
+and register the names here (:func:`provide_name`).  FeedForward's old training loop
+``_train_multi_device`` raises MXNetError pointing to ``mx.mod.Module``.
 """
 from __future__ import annotations
 
@@ -25,11 +27,26 @@ __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params",
 BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
 
 
+# Names MXNet 1.9.1's mxnet.model had that belong to layers above this one: the callback
+# ``LogValidationMetricsCallback`` (mxtorch.callback) and the pre-Module API ``FeedForward``
+# (mxtorch.module.feedforward, a layer over Module).  Those modules register them here with
+# ``provide_name`` when they are imported (``import mxtorch`` imports both).
+_UPPER_LAYER_NAMES = ("LogValidationMetricsCallback", "FeedForward")
+
+
+def provide_name(name, value):
+    """Registration point: put ``value`` into this module's namespace as ``name``, one of the
+    MXNet ``mxnet.model`` names defined by a layer above this module; returns ``value``."""
+    if name not in _UPPER_LAYER_NAMES:
+        raise MXNetError(f"mx.model.provide_name: {name!r} is not one of {list(_UPPER_LAYER_NAMES)}")
+    globals()[name] = value
+    return value
+
+
 def __getattr__(name):
-    if name == "FeedForward":
-        # the pre-Module API is a layer over Module (module/feedforward.py), above this module
-        from .module.feedforward import FeedForward
-        return FeedForward
+    if name in _UPPER_LAYER_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r} yet: it is registered when its "
+                             f"module is imported (import mxtorch)")
     if name == "BASE_ESTIMATOR":
         try:
             from sklearn.base import BaseEstimator
@@ -204,21 +221,39 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     save of ``prefix`` completes the new set (:func:`recover_checkpoint`), never a mix.  In
     a torch.distributed job only rank 0 writes (the other ranks log and return), unless
     ``MXTORCH_CHECKPOINT_ALL_RANKS=1``.  MXNet wrote the files one after another."""
+    if skips_checkpoint(prefix, epoch):
+        return
+    symbols = [] if symbol is None else [(f"{prefix}-symbol.json", symbol)]
+    extra = [] if states is None else [("%s-%04d.states" % (prefix, epoch), states)]
+    write_checkpoint_group(prefix, epoch, symbols, arg_params, aux_params, extra, remove_amp_cast)
+
+
+def skips_checkpoint(prefix, epoch):
+    """True, after logging it, on a distributed rank that does not write checkpoints (see
+    :func:`save_checkpoint`); the checkpoint writers call it before anything else."""
+    if _writes_checkpoints():
+        return False
+    logging.info("Not saving checkpoint %s-%04d on distributed rank %d (only rank 0 writes checkpoints; "
+                 "MXTORCH_CHECKPOINT_ALL_RANKS=1 makes every rank write)", prefix, epoch, _distributed_rank())
+    return True
+
+
+def write_checkpoint_group(prefix, epoch, symbols, arg_params, aux_params, extra=(), remove_amp_cast=True):
+    """Write one checkpoint group of ``prefix`` as a journaled all-or-nothing group: each
+    ``(file name, Symbol)`` of ``symbols`` as JSON, ``prefix-%04d.params`` of ``arg_params`` /
+    ``aux_params``, then each ``(file name, bytes)`` of ``extra``.  An interrupted earlier
+    save of these files is completed first.  The one writer of :func:`save_checkpoint` and
+    ``BucketingModule.save_checkpoint`` (which adds a symbol per bucket and ``prefix.buckets``);
+    it writes on every rank: callers check :func:`skips_checkpoint` first."""
     from .ndarray.serialization import to_bytes
     from .util import atomic_write_group, recover_group
-    if not _writes_checkpoints():
-        logging.info("Not saving checkpoint %s-%04d on distributed rank %d (only rank 0 writes checkpoints; "
-                     "MXTORCH_CHECKPOINT_ALL_RANKS=1 makes every rank write)", prefix, epoch, _distributed_rank())
-        return
-    items = []
-    if symbol is not None:
-        items.append((f"{prefix}-symbol.json", symbol.tojson(remove_amp_cast).encode("utf-8")))
-    items.append(("%s-%04d.params" % (prefix, epoch), to_bytes(params_dict(arg_params, aux_params))))
-    if states is not None:
-        items.append(("%s-%04d.states" % (prefix, epoch), states))
+    params_file = "%s-%04d.params" % (prefix, epoch)
+    items = [(fname, symbol.tojson(remove_amp_cast).encode("utf-8")) for fname, symbol in symbols]
+    items.append((params_file, to_bytes(params_dict(arg_params, aux_params))))
+    items.extend(extra)
     recover_group(checkpoint_journal(prefix), [fname for fname, _ in items])   # finish an interrupted save first
     atomic_write_group(items, journal=checkpoint_journal(prefix))
-    logging.info('Saved checkpoint to "%s"', items[1 if symbol is not None else 0][0])
+    logging.info('Saved checkpoint to "%s"', params_file)
 
 
 def checkpoint_journal(prefix):
@@ -294,7 +329,6 @@ def load_checkpoint(prefix, epoch):
     return symbol, arg_params, aux_params
 
 # names MXNet 1.9.1's mxnet.model had in its namespace (imported there, not defined)
-from .callback import LogValidationMetricsCallback  # noqa: E402,F401
 from .context import Context  # noqa: E402,F401
 from .executor_manager import DataParallelExecutorManager  # noqa: E402,F401
 from .initializer import Uniform  # noqa: E402,F401

@@ -57,8 +57,13 @@ def get_register_func(base_class, nickname):
 def get_alias_func(base_class, nickname):
     """A decorator factory ``alias(*names)``: ``@alias('a', 'b')`` registers the decorated
     class under each of ``names`` too (see ``get_register_func``)."""
-    register = get_register_func(base_class, nickname)
+    return alias_decorator(get_register_func(base_class, nickname), f"Register a {nickname} class under extra names.")
 
+
+def alias_decorator(register, doc=None):
+    """A decorator factory ``alias(*names)`` over ``register(klass, name)``: ``@alias('a', 'b')``
+    registers the decorated class under each of ``names`` and returns it; ``doc`` is its
+    docstring."""
     def alias(*aliases):
         def decorate(klass):
             for name in aliases:
@@ -66,7 +71,7 @@ def get_alias_func(base_class, nickname):
             return klass
         return decorate
 
-    alias.__doc__ = f"Register a {nickname} class under extra names."
+    alias.__doc__ = doc
     return alias
 
 

@@ -1,19 +1,121 @@
-"""Input builders of ``mx.test_utils`` (MXNet 1.9.1): element-wise maps, large-tensor test
-arrays, sparse arrays with canonical indices, random coordinates and matrices with known
-eigen-structure.  All randomness comes from NumPy's global generator (``np.random.seed`` makes
+"""Input builders of ``mx.test_utils`` (MXNet 1.9.1): random shapes, dense and sparse random
+arrays, element-wise maps, large-tensor test arrays, sparse arrays with canonical indices,
+random coordinates, matrices with known eigen-structure and ``DummyIter``.  All randomness comes from NumPy's global generator (``np.random.seed`` makes
 them repeatable), as in MXNet.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import io as _io
 from .base import MXNetError
+from .ndarray.ndarray import array as _nd_array
+from .test_environment import default_context, default_dtype
 
-__all__ = ["assign_each", "assign_each2", "create_2d_tensor", "create_vector", "get_identity_mat",
-           "get_identity_mat_batch", "create_sparse_array", "create_sparse_array_zd",
-           "shuffle_csr_column_indices", "rand_coord_2d", "new_matrix_with_real_eigvals_2d",
-           "new_matrix_with_real_eigvals_nd", "new_orthonormal_matrix_2d",
-           "new_sym_matrix_with_real_eigvals_2d", "new_sym_matrix_with_real_eigvals_nd"]
+__all__ = ["rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "random_arrays", "random_uniform_arrays",
+           "random_sample", "rand_sparse_ndarray", "rand_ndarray", "assign_each", "assign_each2",
+           "create_2d_tensor", "create_vector", "get_identity_mat", "get_identity_mat_batch",
+           "create_sparse_array", "create_sparse_array_zd", "shuffle_csr_column_indices",
+           "rand_coord_2d", "new_matrix_with_real_eigvals_2d", "new_matrix_with_real_eigvals_nd",
+           "new_orthonormal_matrix_2d", "new_sym_matrix_with_real_eigvals_2d",
+           "new_sym_matrix_with_real_eigvals_nd", "DummyIter"]
+
+
+# -- random data ---------------------------------------------------------------------------------
+def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
+    """A random 2-D shape with sizes in [1, dim] ([0, dim] when ``allow_zero_size``)."""
+    low = 0 if allow_zero_size else 1
+    return np.random.randint(low, dim0 + 1), np.random.randint(low, dim1 + 1)
+
+
+def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
+    """A random 3-D shape with sizes in [1, dim] ([0, dim] when ``allow_zero_size``)."""
+    low = 0 if allow_zero_size else 1
+    return (np.random.randint(low, dim0 + 1), np.random.randint(low, dim1 + 1),
+            np.random.randint(low, dim2 + 1))
+
+
+def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
+    """A random shape of ``num_dim`` axes with sizes in [1, dim] ([0, dim] with zero size)."""
+    low = 0 if allow_zero_size else 1
+    return tuple(np.random.randint(low, dim + 1, size=num_dim))
+
+
+def random_arrays(*shapes):
+    """Standard-normal float32 numpy arrays of ``shapes`` (one array when one shape is given)."""
+    arrays = [np.array(np.random.randn(), dtype=default_dtype()) if len(s) == 0
+              else np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_uniform_arrays(*shapes, **kwargs):
+    """Uniform numpy arrays on [low, high) (keywords ``low``=0, ``high``=1, ``dtype``=float32)."""
+    low = kwargs.pop("low", 0.0)
+    high = kwargs.pop("high", 1.0)
+    dtype = kwargs.pop("dtype", default_dtype())
+    if kwargs:
+        raise MXNetError(f"random_uniform_arrays: unknown keyword(s) {sorted(kwargs)}")
+    arrays = [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_sample(population, k):
+    """``k`` distinct elements of ``population`` in random order."""
+    population = list(population)
+    if k > len(population):
+        raise MXNetError(f"random_sample: k={k} is larger than the population ({len(population)})")
+    order = np.random.permutation(len(population))[:k]
+    return [population[i] for i in order]
+
+
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
+                        rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
+    """``(array, parts)``: a random 'row_sparse' or 'csr' array (``mx.nd.sparse``) of ``shape``
+    whose rows (row_sparse; ``rsp_indices`` picks them) or elements (csr) are non-zero with
+    probability ``density`` (random when None), values uniform in [0, 1) or ``data_init``.
+    ``parts`` is ``(data, indices)`` for row_sparse and ``(indptr, indices, data)`` for csr,
+    as numpy arrays.  MXNetError for another stype."""
+    from .ndarray import sparse
+    density = np.random.rand() if density is None else density
+    dtype = dtype or default_dtype()
+    ctx = ctx or default_context()
+    if stype == "row_sparse":
+        if rsp_indices is not None:
+            rows = np.asarray(rsp_indices, dtype=np.int64)
+        else:
+            rows = np.argwhere(np.random.uniform(0, 1, size=shape[0]) < density).flatten()
+        values = np.random.uniform(0, 1, size=(len(rows),) + tuple(shape[1:])).astype(dtype)
+        if data_init is not None:
+            values[:] = data_init
+        if modifier_func is not None:
+            values = np.vectorize(modifier_func)(values).astype(dtype)
+        array = sparse.row_sparse_array((values, rows), shape=shape, ctx=ctx, dtype=dtype)
+        return array, (values, rows)
+    if stype == "csr":
+        mask = np.random.uniform(0, 1, size=shape) < density
+        values = np.random.uniform(0, 1, size=shape).astype(dtype)
+        if data_init is not None:
+            values[:] = data_init
+        if modifier_func is not None:
+            values = np.vectorize(modifier_func)(values).astype(dtype)
+        array = sparse.csr_matrix(np.where(mask, values, 0).astype(dtype), ctx=ctx, dtype=dtype)
+        return array, tuple(part.asnumpy() for part in (array.indptr, array.indices, array.data))
+    raise MXNetError(f"rand_sparse_ndarray: unknown storage type {stype!r}; expected 'row_sparse' or 'csr'")
+
+
+def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
+                 shuffle_csr_indices=False, distribution=None, ctx=None):
+    """An NDArray of ``shape`` with uniform random values in [0, 1) (``modifier_func`` is
+    applied to the numpy values first); 'row_sparse' / 'csr' give a sparse array of
+    ``rand_sparse_ndarray``."""
+    if stype != "default":
+        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype, modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices, distribution=distribution,
+                                   ctx=ctx)[0]
+    values = np.random.uniform(0, 1, size=shape).astype(dtype or default_dtype())
+    if modifier_func is not None:
+        values = np.vectorize(modifier_func)(values).astype(values.dtype)
+    return _nd_array(values, ctx=ctx or default_context(), dtype=values.dtype)
 
 
 # -- element-wise maps --------------------------------------------------------------------------------
@@ -80,7 +182,6 @@ def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=No
     the row_sparse ``rsp_indices`` are sorted first, so the indices are canonical.  With
     ``shuffle_csr_indices`` the column indices of each csr row are put in random order.
     AssertionError for another ``stype``, as MXNet."""
-    from .test_utils import rand_sparse_ndarray
     if stype == "row_sparse":
         rows = None if rsp_indices is None else np.sort(np.asarray(rsp_indices))
         array, _ = rand_sparse_ndarray(shape, stype, density=density, data_init=data_init, rsp_indices=rows,
@@ -193,3 +294,28 @@ def new_sym_matrix_with_real_eigvals_nd(shape):
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise MXNetError(f"new_sym_matrix_with_real_eigvals_nd: expected a shape (..., n, n), got {shape}")
     return _batched(new_sym_matrix_with_real_eigvals_2d, shape)
+
+
+# -- iterators ------------------------------------------------------------------------------------
+class DummyIter(_io.DataIter):
+    """An iterator that returns the first batch of ``real_iter`` forever (MXNet's speed-test helper).
+
+    ``provide_data`` / ``provide_label`` and ``batch_size`` are those of ``real_iter``; ``next()``
+    never raises StopIteration.
+    """
+
+    def __init__(self, real_iter):
+        super().__init__()
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.batch_size = real_iter.batch_size
+        self.the_batch = next(real_iter)
+
+    def __iter__(self):
+        return self
+
+    def next(self):
+        return self.the_batch
+
+    __next__ = next

@@ -1,7 +1,8 @@
 """``mx.io``: data iterators (MXNet 1.9.1's Python classes and the CSV / MNIST file readers).
 
 ``DataDesc``, ``DataBatch``, ``DataIter``, ``NDArrayIter``, ``ResizeIter``,
-``PrefetchingIter`` and ``MXDataIter`` live in :mod:`mxtorch.io.io`;
+``PrefetchingIter`` and ``MXDataIter`` live in :mod:`mxtorch.io.iterators` (and MXNet's
+module path :mod:`mxtorch.io.io` gives every name of MXNet's ``mxnet.io.io``);
 ``CSVIter`` and ``MNISTIter`` in :mod:`mxtorch.io.native`; ``LibSVMIter`` in
 :mod:`mxtorch.io.libsvm`; the RecordIO image
 iterators (``ImageRecordIter`` and relatives) in :mod:`mxtorch.io.image_record` and

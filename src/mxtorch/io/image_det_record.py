@@ -11,7 +11,7 @@ from ..base import MXNetError
 from ..recordio import _IR_SIZE, _IR_STRUCT
 from .image_augment import _color_jitter, _hls_shift, _resize, _resize_shorter_side, to_chw
 from .image_record_arguments import DetRecordArguments
-from .io import MXDataIter
+from .iterators import MXDataIter
 from .native import parse_iterator_arguments
 from .record_source import _RecordImageSource
 

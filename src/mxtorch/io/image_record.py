@@ -3,7 +3,7 @@
 ``ImageRecordIter`` (float32 batches, normalised), ``ImageRecordUInt8Iter``
 and ``ImageRecordInt8Iter`` (raw pixels), ``ImageDetRecordIter`` (object
 detection labels) and the ``_v1`` aliases.  As in MXNet each is a factory
-function returning an :class:`~mxtorch.io.io.MXDataIter`; arguments may be
+function returning an :class:`~mxtorch.io.iterators.MXDataIter`; arguments may be
 Python values or MXNet's strings (``'(3, 224, 224)'``, ``'True'``).
 
 Each record is an image record (``mx.recordio.pack_img``): an IRHeader, its
@@ -43,7 +43,7 @@ from .image_augment import _DefaultAugmenter, to_chw
 from .image_det_record import ImageDetRecordIter
 # the parameter declarations, importable from here as before the family split
 from .image_record_arguments import DetRecordArguments, ImageRecordArguments, RawImageRecordArguments  # noqa: F401
-from .io import MXDataIter
+from .iterators import MXDataIter
 from .native import parse_iterator_arguments
 from .record_source import _RecordImageSource
 

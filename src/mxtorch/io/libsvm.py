@@ -14,7 +14,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..schema import Attr, Bool, OptionalPath, Path
-from .io import MXDataIter
+from .iterators import MXDataIter
 from .native import NonNegativeInt, PositiveInt, PositiveShape, _CSVSource, parse_iterator_arguments
 
 __all__ = ["LibSVMIter"]

@@ -1,7 +1,7 @@
 """File-reading iterators: ``CSVIter`` and ``MNISTIter`` (MXNet 1.9.1's C++ iterators).
 
 As in MXNet, ``mx.io.CSVIter(**kwargs)`` and ``mx.io.MNISTIter(**kwargs)``
-are factory functions returning an :class:`~mxtorch.io.io.MXDataIter`.
+are factory functions returning an :class:`~mxtorch.io.iterators.MXDataIter`.
 Arguments may be given as Python values or as MXNet's strings (``'(3,)'``,
 ``'True'``, ``'128'``).  Batches are float32 NDArrays on cpu (CSVIter:
 ``dtype`` int32 / int64 too).
@@ -18,7 +18,7 @@ import numpy as np
 from ..base import MXNetError
 from ..schema import (Attr, Bool, DtypeOf, Int, OptionalPath, Path, Shape, Str, at_least, collect,
                       parse_params)
-from .io import MXDataIter
+from .iterators import MXDataIter
 
 __all__ = ["CSVIter", "MNISTIter"]
 

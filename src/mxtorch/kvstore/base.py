@@ -85,8 +85,23 @@ class KVStoreBase:
         raise NotImplementedError()
 
 
+class _InProcess:
+    """The rank and worker count of a store that lives in this process alone (TestStore,
+    KVStore); list it before KVStoreBase among the bases."""
+
+    @property
+    def rank(self):
+        """This worker's rank: always 0 in process."""
+        return 0
+
+    @property
+    def num_workers(self):
+        """The number of workers: always 1 in process."""
+        return 1
+
+
 @KVStoreBase.register
-class TestStore(KVStoreBase):
+class TestStore(_InProcess, KVStoreBase):
     """MXNet's store for testing the KVStoreBase interface (``mx.kv.create('teststore')``):
     ``pushpull`` sums a list of values on the first value's context and writes the sum into
     every output (into the values when ``out`` is None); ``broadcast`` copies ``value`` into
@@ -121,14 +136,6 @@ class TestStore(KVStoreBase):
     @property
     def type(self):
         return "teststore"
-
-    @property
-    def rank(self):
-        return 0
-
-    @property
-    def num_workers(self):
-        return 1
 
 
 def _check_key(key, function):

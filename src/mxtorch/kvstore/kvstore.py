@@ -19,7 +19,7 @@ import torch
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
-from .base import KVStoreBase, MXNetValueError, _pairs
+from .base import KVStoreBase, MXNetValueError, _InProcess, _pairs
 # names MXNet 1.9.1's mxnet.kvstore.kvstore had in its namespace from its ctypes binding
 from ..base import (KVStoreHandle, NDArrayHandle, c_str, check_call, mx_uint, py_str)  # noqa: E402,F401
 
@@ -29,7 +29,7 @@ __all__ = ["KVStore", "IN_PROCESS_TYPES"]
 IN_PROCESS_TYPES = ("local", "device", "nccl", "local_allreduce_cpu", "local_allreduce_device", "local_update_cpu")
 
 
-class KVStore(KVStoreBase):
+class KVStore(_InProcess, KVStoreBase):
     """The in-process key-value store (types 'local', 'device'); ``rank`` is 0 and
     ``num_workers`` 1.  Create it with :func:`create`."""
 
@@ -52,16 +52,6 @@ class KVStore(KVStoreBase):
         """The store type given to ``create`` ('local', 'device', ...)."""
         return self._type
 
-    @property
-    def rank(self):
-        """This worker's rank: always 0 in process."""
-        return 0
-
-    @property
-    def num_workers(self):
-        """The number of workers: always 1 in process."""
-        return 1
-
     def is_capable(self, capability):
         """True for 'optimizer' (the store can run the optimizer); ValueError (an MXNetError)
         for an unknown capability, as MXNet raised."""
@@ -83,6 +73,16 @@ class KVStore(KVStoreBase):
             return self._store[key]
         except KeyError:
             raise MXNetError(f"KVStore.{function}: key {key!r} does not exist; call init() with it first") from None
+
+    def _check_shapes(self, pairs, function, what):
+        """MXNetError unless every array of each ``(key, arrays)`` pair has the shape stored
+        under the key (MXNetError for an unknown key too); ``what`` names an array in the message."""
+        for k, arrays in pairs:
+            stored = self._stored(k, function)
+            for array in arrays:
+                if array.shape != stored.shape:
+                    raise MXNetError(f"KVStore.{function}: key {k!r} holds shape {stored.shape}, {what} has "
+                                     f"shape {array.shape}")
 
     def init(self, key, value):
         """Store a copy of ``value`` (one NDArray per key) under ``key`` (int or str, or a list
@@ -116,12 +116,7 @@ class KVStore(KVStoreBase):
         Raises MXNetError for an unknown key or a value whose shape differs from the
         stored one."""
         pairs = _pairs(key, value, "push", "values")
-        for k, arrays in pairs:
-            stored = self._stored(k, "push")
-            for array in arrays:
-                if array.shape != stored.shape:
-                    raise MXNetError(f"KVStore.push: key {k!r} holds shape {stored.shape}, a pushed value has "
-                                     f"shape {array.shape}")
+        self._check_shapes(pairs, "push", "a pushed value")
         for k, arrays in pairs:
             stored = self._store[k]
             if self._on_push_device and stored._tensor.device != arrays[0]._tensor.device:
@@ -170,12 +165,7 @@ class KVStore(KVStoreBase):
         pairs = _pairs(key, out, "pull", "out")
         if ignore_sparse:
             pairs = [(k, [t for t in targets if t.stype != "row_sparse"]) for k, targets in pairs]
-        for k, targets in pairs:
-            stored = self._stored(k, "pull")
-            for target in targets:
-                if target.shape != stored.shape:
-                    raise MXNetError(f"KVStore.pull: key {k!r} holds shape {stored.shape}, an output has "
-                                     f"shape {target.shape}")
+        self._check_shapes(pairs, "pull", "an output")
         with torch.no_grad():
             for k, targets in pairs:
                 source = self._store[k]._tensor

@@ -5,13 +5,14 @@ from collections import OrderedDict
 
 from ..base import MXNetError, numeric_types, string_types
 from .base import EvalMetric
-from .registry import register, alias, create
+from .registry import register, alias, create, wraps_specs
 
 __all__ = ["CompositeEvalMetric"]
 
 
 @register
 @alias("composite")
+@wraps_specs("list")
 class CompositeEvalMetric(EvalMetric):
     """Several metrics updated together; ``get`` returns ``([names], [values])``.
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .base import _tensor, _numpy_array, _is_single_array, check_label_shapes, EvalMetric
-from .registry import register
+from .registry import register, wraps_specs
 
 __all__ = ["Loss", "Torch", "Caffe", "CustomMetric", "np"]
 
@@ -42,6 +42,7 @@ class Caffe(Loss):
 
 
 @register
+@wraps_specs("function")
 class CustomMetric(EvalMetric):
     """A metric from a function ``feval(label, pred)`` of numpy arrays.
 

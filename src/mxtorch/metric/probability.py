@@ -99,9 +99,25 @@ def _picked_log_loss(metric, labels, preds, eps):
         yield (-torch.log(probability + eps)).sum(), num_examples
 
 
+class _PickedLogLoss(EvalMetric):
+    """Mean of ``-log(p[label] + eps)`` over samples: CrossEntropy and NegativeLogLikelihood
+    (``_checked_as`` names the metric in error messages)."""
+
+    _checked_as = None
+
+    def __init__(self, eps, name, output_names, label_names):
+        super().__init__(name, eps=eps, output_names=output_names, label_names=label_names,
+                         has_global_stats=True)
+        self.eps = eps
+
+    def update(self, labels, preds):
+        for loss, count in _picked_log_loss(self._checked_as, labels, preds, self.eps):
+            self._accumulate(loss, count)
+
+
 @register
 @alias("ce")
-class CrossEntropy(EvalMetric):
+class CrossEntropy(_PickedLogLoss):
     """Mean cross-entropy ``-log(p[label] + eps)`` over samples (name ``'cross-entropy'``).
 
     Predictions are probabilities ``(batch, classes)``; labels class
@@ -110,26 +126,18 @@ class CrossEntropy(EvalMetric):
     outside the classes.
     """
 
-    def __init__(self, eps=1e-12, name="cross-entropy", output_names=None, label_names=None):
-        super().__init__(name, eps=eps, output_names=output_names, label_names=label_names,
-                         has_global_stats=True)
-        self.eps = eps
+    _checked_as = "CrossEntropy"
 
-    def update(self, labels, preds):
-        for loss, count in _picked_log_loss("CrossEntropy", labels, preds, self.eps):
-            self._accumulate(loss, count)
+    def __init__(self, eps=1e-12, name="cross-entropy", output_names=None, label_names=None):
+        super().__init__(eps, name, output_names, label_names)
 
 
 @register
 @alias("nll_loss")
-class NegativeLogLikelihood(EvalMetric):
+class NegativeLogLikelihood(_PickedLogLoss):
     """Mean negative log-likelihood ``-log(p[label] + eps)`` (name ``'nll-loss'``); same as CrossEntropy."""
 
-    def __init__(self, eps=1e-12, name="nll-loss", output_names=None, label_names=None):
-        super().__init__(name, eps=eps, output_names=output_names, label_names=label_names,
-                         has_global_stats=True)
-        self.eps = eps
+    _checked_as = "NegativeLogLikelihood"
 
-    def update(self, labels, preds):
-        for loss, count in _picked_log_loss("NegativeLogLikelihood", labels, preds, self.eps):
-            self._accumulate(loss, count)
+    def __init__(self, eps=1e-12, name="nll-loss", output_names=None, label_names=None):
+        super().__init__(eps, name, output_names, label_names)

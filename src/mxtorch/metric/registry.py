@@ -1,11 +1,13 @@
 """The metric registry: ``register``, ``alias`` and ``create`` (names, JSON specs, config
-dicts, callables and lists to metrics)."""
+dicts, callables and lists to metrics), and the slots ``wraps_specs`` fills with the classes
+that ``create`` makes of a list (``CompositeEvalMetric``) and of a function (``CustomMetric``)."""
 from __future__ import annotations
 
 import json
 import warnings
 
 from ..base import MXNetAssertionError, MXNetError, string_types
+from ..registry import alias_decorator
 from .base import EvalMetric
 
 __all__ = ["register", "alias", "create"]
@@ -30,13 +32,33 @@ def register(klass, name=None):
     return klass
 
 
-def alias(*aliases):
-    """Class decorator registering the class under each of ``aliases``."""
+alias = alias_decorator(register, "Class decorator registering the class under each of ``aliases``.")
+
+
+# ``create`` wraps a list of specs in a composite metric and a function ``feval(label, pred)``
+# in a custom metric.  Those classes live above this module (composite.py, custom.py) and
+# register themselves here with ``@wraps_specs('list')`` / ``@wraps_specs('function')``.
+_SPEC_WRAPPERS = {}
+
+
+def wraps_specs(kind):
+    """Class decorator: ``create`` builds the decorated class for a ``kind`` of spec, 'list'
+    (``klass()`` then ``add`` of each created child) or 'function' (``klass(feval, *args,
+    **kwargs)``)."""
+    if kind not in ("list", "function"):
+        raise MXNetError(f"metric.wraps_specs: kind must be 'list' or 'function', got {kind!r}")
+
     def decorate(klass):
-        for name in aliases:
-            register(klass, name)
+        _SPEC_WRAPPERS[kind] = klass
         return klass
     return decorate
+
+
+def _spec_wrapper(kind):
+    try:
+        return _SPEC_WRAPPERS[kind]
+    except KeyError:
+        raise MXNetError(f"metric.create: no metric class handles a {kind} spec (import mxtorch.metric)") from None
 
 
 def _create_registered(metric, *args, **kwargs):
@@ -88,14 +110,12 @@ def create(metric, *args, **kwargs):
     Raises MXNetError for an unknown name (listing the valid ones) or
     arguments given with an instance.
     """
-    from .composite import CompositeEvalMetric   # they register themselves here: imported when used
-    from .custom import CustomMetric
     if isinstance(metric, type) and issubclass(metric, EvalMetric):
         return metric(*args, **kwargs)
     if callable(metric) and not isinstance(metric, EvalMetric):
-        return CustomMetric(metric, *args, **kwargs)
+        return _spec_wrapper("function")(metric, *args, **kwargs)
     if isinstance(metric, list):
-        composite = CompositeEvalMetric()
+        composite = _spec_wrapper("list")()
         for child in metric:
             composite.add(create(child, *args, **kwargs))
         return composite

@@ -1,4 +1,5 @@
-"""``mx.mod``: BaseModule, Module and the executor group (more module kinds come with later issues)."""
+"""``mx.mod``: BaseModule, Module, the executor group, MutableModule, BucketingModule,
+SequentialModule, PythonModule; importing it registers ``mx.model.FeedForward`` (feedforward.py)."""
 from .base_module import BaseModule  # noqa: F401
 from .module import Module  # noqa: F401
 from .executor_group import DataParallelExecutorGroup  # noqa: F401
@@ -10,3 +11,4 @@ from . import bucketing_module  # noqa: F401
 from .sequential_module import SequentialModule  # noqa: F401
 from .python_module import PythonModule, PythonLossModule  # noqa: F401
 from . import sequential_module, python_module  # noqa: F401
+from . import feedforward  # noqa: F401  (registers mx.model.FeedForward)

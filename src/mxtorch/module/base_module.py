@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 
 from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
-from ..context import cpu
-from ..model import BatchEndParam
+from ..context import cpu  # noqa: F401  (a name of MXNet's mxnet.module.base_module)
+from ..model import BatchEndParam, params_dict, split_params
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 # names MXNet 1.9.1's mxnet.module.base_module had in its namespace (imported there, not defined)
@@ -108,6 +108,44 @@ def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     return data_shapes, label_shapes
 
 
+def _attribute_property(attribute):
+    """A read-only property giving ``self.<attribute>`` (``data_names = _attribute_property('_data_names')``)."""
+    def getter(self):
+        return getattr(self, attribute)
+    getter.__name__ = attribute.lstrip("_")
+    return property(getter)
+
+
+def _bound_property(attribute):
+    """A read-only property giving ``self.<attribute>`` of a bound module; ModuleStateError
+    naming the property before ``bind``."""
+    name = attribute.lstrip("_")
+
+    def getter(self):
+        self._require(name)
+        return getattr(self, attribute)
+    getter.__name__ = name
+    return property(getter)
+
+
+def _name_lists(symbol, data_names, label_names, state_names, fixed_param_names):
+    """The four name lists of a Module constructor as lists (None: empty), checked against
+    ``symbol``'s arguments as MXNet's Module checks them (a label name it lacks only warns)."""
+    lists = [list(names) if names is not None else [] for names in (data_names, label_names, state_names,
+                                                                    fixed_param_names)]
+    for names, kind, throw in zip(lists, ("data", "label", "state", "fixed_param"), (True, False, True, True)):
+        _check_input_names(symbol, names, kind, throw)
+    return lists
+
+
+def _abstract_property(name):
+    """A property that subclasses of BaseModule must define (NotImplementedError when read)."""
+    def getter(self):
+        raise NotImplementedError()
+    getter.__name__ = name
+    return property(getter)
+
+
 class BaseModule:
     """Base of Module, BucketingModule, SequentialModule and user modules.
 
@@ -135,6 +173,27 @@ class BaseModule:
                                    f"(or set_params()) first")
         if optimizer and not self.optimizer_initialized:
             raise ModuleStateError(f"{action}: the optimizer is not initialized; call init_optimizer() first")
+
+    def _keeps_binding(self, force_rebind):
+        """The start of a ``bind``: with ``force_rebind`` the binding is forgotten first
+        (``_reset_bind``); True, after MXNet's warning, when the module is still bound and
+        ``bind`` must return."""
+        if force_rebind:
+            self._reset_bind()
+        if self.binded:
+            self.logger.warning("Already bound, ignoring bind()")
+            return True
+        return False
+
+    def _keeps_optimizer(self, force_init, warning="optimizer already initialized, ignoring."):
+        """The start of an ``init_optimizer``: the parameters must be initialized
+        (ModuleStateError); True, after MXNet's ``warning``, when an optimizer is installed and
+        ``force_init`` is False, so ``init_optimizer`` must return."""
+        self._require("init_optimizer", params=True)
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning(warning)
+            return True
+        return False
 
     # -- high level API -------------------------------------------------------------------------
     def forward_backward(self, data_batch):
@@ -184,6 +243,11 @@ class BaseModule:
         self._require("iter_predict", params=True)
         if reset:
             eval_data.reset()
+        yield from self._predict_batches(eval_data, num_batch, sparse_row_id_fn)
+
+    def _predict_batches(self, eval_data, num_batch, sparse_row_id_fn):
+        """``(outputs without the padding rows, nbatch, batch)`` of inference forwards over
+        the first ``num_batch`` batches of ``eval_data`` (all when None)."""
         for nbatch, eval_batch in enumerate(eval_data):
             if num_batch is not None and nbatch == num_batch:
                 break
@@ -216,13 +280,8 @@ class BaseModule:
             eval_data.reset()
         output_list = []
         bar = progress_bar(progress, eval_data, "predict")
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
-            pad = eval_batch.pad or 0
-            output_list.append([out[0:out.shape[0] - pad].copy() for out in self.get_outputs()])
+        for outputs, _, _ in self._predict_batches(eval_data, num_batch, sparse_row_id_fn):
+            output_list.append([out.copy() for out in outputs])
             bar.update(1)
         bar.close()
         if not output_list:
@@ -343,25 +402,11 @@ class BaseModule:
         (SVRGModule recomputes its full gradients)."""
 
     # -- symbol and parameters --------------------------------------------------------------------
-    @property
-    def data_names(self):
-        raise NotImplementedError()
-
-    @property
-    def output_names(self):
-        raise NotImplementedError()
-
-    @property
-    def data_shapes(self):
-        raise NotImplementedError()
-
-    @property
-    def label_shapes(self):
-        raise NotImplementedError()
-
-    @property
-    def output_shapes(self):
-        raise NotImplementedError()
+    data_names = _abstract_property("data_names")
+    output_names = _abstract_property("output_names")
+    data_shapes = _abstract_property("data_shapes")
+    label_shapes = _abstract_property("label_shapes")
+    output_shapes = _abstract_property("output_shapes")
 
     @property
     def symbol(self):
@@ -382,17 +427,28 @@ class BaseModule:
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
                          allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
 
+    def _set_params_done_early(self, arg_params, aux_params, allow_missing, force_init, allow_extra):
+        """The start of ``set_params`` of Module and BucketingModule: True when the call is
+        complete here, i.e. without ``allow_missing`` (the values go through ``init_params``),
+        or with it when parameters are initialized and ``force_init`` is False (MXNet's
+        warning; nothing is set)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+            return True
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
+                          stacklevel=3)
+            return True
+        return False
+
     def save_params(self, fname):
         """Write the parameters to ``fname`` in MXNet's ``.params`` format (``arg:``/``aux:``)."""
-        arg_params, aux_params = self.get_params()
-        save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
-        save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in aux_params.items()})
-        nd.save(fname, save_dict)
+        nd.save(fname, params_dict(*self.get_params()))
 
     def load_params(self, fname):
         """Read a ``.params`` file and ``set_params`` it; MXNetError on keys without
         ``arg:``/``aux:``."""
-        from ..model import split_params
         arg_params, aux_params = split_params(nd.load(fname), fname)
         self.set_params(arg_params, aux_params)
 

@@ -12,11 +12,11 @@ and get optimizer state of their own (MXNet failed to bind such a bucket).
 from __future__ import annotations
 
 import logging
-import warnings
+import warnings  # noqa: F401  (a name of MXNet's mxnet.module.bucketing_module)
 
 from ..base import MXNetError
 from ..context import cpu
-from .base_module import CurrentModuleDelegate, _check_input_names
+from .base_module import CurrentModuleDelegate, _check_input_names, _name_lists  # noqa: F401
 from .module import Module
 # names MXNet 1.9.1's mxnet.module.bucketing_module had in its namespace (imported there, not defined)
 from ..initializer import Uniform  # noqa: E402,F401
@@ -42,14 +42,8 @@ class BucketingModule(CurrentModuleDelegate):
         self._default_bucket_key = default_bucket_key
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        data_names, label_names, state_names, fixed_param_names = _name_lists(symbol, data_names, label_names,
+                                                                              state_names, fixed_param_names)
         self._compression_params = compression_params
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
@@ -110,13 +104,7 @@ class BucketingModule(CurrentModuleDelegate):
         return params
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
-                          stacklevel=2)
+        if self._set_params_done_early(arg_params, aux_params, allow_missing, force_init, allow_extra):
             return
         self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing, force_init=force_init,
                                      allow_extra=allow_extra)
@@ -153,10 +141,7 @@ class BucketingModule(CurrentModuleDelegate):
                 arg_params, aux_params = self.get_params()
             else:
                 arg_params, aux_params = self._arg_params, self._aux_params
-        if force_rebind:
-            self._reset_bind()
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
+        if self._keeps_binding(force_rebind):
             return
         if shared_module is not None:
             raise MXNetError("BucketingModule.bind: shared_module is not supported")
@@ -233,9 +218,7 @@ class BucketingModule(CurrentModuleDelegate):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
-        self._require("init_optimizer", params=True)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._keeps_optimizer(force_init):
             return
         self._curr_module.init_optimizer(kvstore, optimizer, optimizer_params, force_init=force_init)
         for module in self._buckets.values():
@@ -283,26 +266,21 @@ class BucketingModule(CurrentModuleDelegate):
         """Write ``prefix-<key>-symbol.json`` per bucket, ``prefix-%04d.params`` and
         ``prefix.buckets`` (the bucket keys as an int32 array, MXNet's layout)."""
         from .. import ndarray as nd
-        from ..model import _writes_checkpoints, checkpoint_journal, params_dict
+        from ..model import skips_checkpoint, write_checkpoint_group
         from ..ndarray.serialization import to_bytes
-        from ..util import atomic_write_group, recover_group
-        if not _writes_checkpoints():
-            logging.info("Not saving checkpoint %s-%04d on a distributed rank other than 0", prefix, epoch)
+        if skips_checkpoint(prefix, epoch):
             return
         if not self._buckets:
             raise MXNetError("save_checkpoint: an empty BucketingModule cannot be saved")
         keys = list(self._buckets)
         if not all(isinstance(key, int) for key in keys):
             raise MXNetError(f"save_checkpoint: bucket keys must be integers to be saved, got {keys}")
-        items = [(f"{prefix}-{key}-symbol.json", module.symbol.tojson(remove_amp_cast).encode("utf-8"))
-                 for key, module in self._buckets.items()]
-        items.append(("%s-%04d.params" % (prefix, epoch), to_bytes(params_dict(*self.get_params()))))
-        items.append((f"{prefix}.buckets", to_bytes([nd.array(keys, dtype="int32")])))
+        symbols = [(f"{prefix}-{key}-symbol.json", module.symbol) for key, module in self._buckets.items()]
+        buckets = (f"{prefix}.buckets", to_bytes([nd.array(keys, dtype="int32")]))
         # the same journaled group write as model.save_checkpoint: a killed save is completed
         # by the next save or load of the prefix, never left as a mix of two saves
-        recover_group(checkpoint_journal(prefix), [fname for fname, _ in items])
-        atomic_write_group(items, journal=checkpoint_journal(prefix))
-        logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
+        write_checkpoint_group(prefix, epoch, symbols, *self.get_params(), extra=[buckets],
+                               remove_amp_cast=remove_amp_cast)
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from .. import model as _model
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import Context, cpu
 
@@ -221,7 +222,6 @@ class FeedForward:
         """The value (float) of ``eval_metric`` (name or EvalMetric) over ``X`` (a DataIter with
         labels), at most ``num_batch`` batches; ``batch_end_callback`` gets a BatchEndParam."""
         from .. import metric as metric_module
-        from ..model import BatchEndParam, _multiple_callbacks
         if not isinstance(eval_metric, metric_module.EvalMetric):
             eval_metric = metric_module.create(eval_metric)
         data_iter = self._init_iter(X, None, is_train=False)
@@ -238,8 +238,8 @@ class FeedForward:
             eval_metric.update([label[:real] for label in batch.label],
                                [out[:real] for out in module.get_outputs()])
             if batch_end_callback is not None:
-                _multiple_callbacks(batch_end_callback,
-                                    BatchEndParam(epoch=0, nbatch=index, eval_metric=eval_metric, locals=locals()))
+                param = _model.BatchEndParam(epoch=0, nbatch=index, eval_metric=eval_metric, locals=locals())
+                _model._multiple_callbacks(batch_end_callback, param)
         return eval_metric.get()[1]
 
     def fit(self, X, y=None, eval_data=None, eval_metric="acc", epoch_end_callback=None, batch_end_callback=None,
@@ -267,21 +267,19 @@ class FeedForward:
     def save(self, prefix, epoch=None, remove_amp_cast=True):
         """Write ``prefix-symbol.json`` and ``prefix-%04d.params`` (``epoch`` defaults to
         ``num_epoch``), MXNet's checkpoint files."""
-        from ..model import save_checkpoint
         self._check_params()
         if epoch is None:
             epoch = self.num_epoch
         if epoch is None:
             raise MXNetValueError("FeedForward.save: give epoch (num_epoch is not set)")
-        save_checkpoint(prefix, epoch, self.symbol, self.arg_params, self.aux_params or {},
+        _model.save_checkpoint(prefix, epoch, self.symbol, self.arg_params, self.aux_params or {},
                         remove_amp_cast=remove_amp_cast)
 
     @staticmethod
     def load(prefix, epoch, ctx=None, **kwargs):
         """A FeedForward from the checkpoint ``prefix`` / ``epoch`` (``begin_epoch = epoch``);
         other keyword arguments as in the constructor."""
-        from ..model import load_checkpoint
-        symbol, arg_params, aux_params = load_checkpoint(prefix, epoch)
+        symbol, arg_params, aux_params = _model.load_checkpoint(prefix, epoch)
         return FeedForward(symbol, ctx=ctx, arg_params=arg_params, aux_params=aux_params, begin_epoch=epoch,
                            **kwargs)
 
@@ -304,3 +302,7 @@ class FeedForward:
         state["_pred_module"] = None
         state["_pred_key"] = None
         return state
+
+
+# ``mx.model.FeedForward``: registered into the model layer, which is below this module
+_model.provide_name("FeedForward", FeedForward)

@@ -16,8 +16,8 @@ from ..context import Context, cpu
 
 from ..ndarray.ndarray import NDArray
 from ..util import atomic_write
-from .base_module import (BaseModule, ModuleStateError, MXNetValueError, _check_input_names, _parse_data_desc,
-                          _as_list)
+from .base_module import (BaseModule, ModuleStateError, MXNetValueError, _attribute_property, _bound_property,
+                          _check_input_names, _name_lists, _parse_data_desc, _as_list)  # noqa: F401
 from .batch import batch_size_of, read_batch
 from .executor_group import DataParallelExecutorGroup, is_per_device_shapes
 # names MXNet 1.9.1's mxnet.module.module had in its namespace (imported there, not defined)
@@ -64,14 +64,8 @@ class Module(BaseModule):
         self._work_load_list = list(work_load_list)
         self._group2ctxs = group2ctxs
         self._symbol = symbol
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        data_names, label_names, state_names, fixed_param_names = _name_lists(symbol, data_names, label_names,
+                                                                              state_names, fixed_param_names)
         arg_names = symbol.list_arguments()
         input_names = data_names + label_names + state_names
         self._param_names = [x for x in arg_names if x not in input_names]
@@ -132,27 +126,11 @@ class Module(BaseModule):
         self._label_shapes = None
 
     # -- properties ---------------------------------------------------------------------------------
-    @property
-    def data_names(self):
-        return self._data_names
-
-    @property
-    def label_names(self):
-        return self._label_names
-
-    @property
-    def output_names(self):
-        return self._output_names
-
-    @property
-    def data_shapes(self):
-        self._require("data_shapes")
-        return self._data_shapes
-
-    @property
-    def label_shapes(self):
-        self._require("label_shapes")
-        return self._label_shapes
+    data_names = _attribute_property("_data_names")
+    label_names = _attribute_property("_label_names")
+    output_names = _attribute_property("_output_names")
+    data_shapes = _bound_property("_data_shapes")
+    label_shapes = _bound_property("_label_shapes")
 
     @property
     def output_shapes(self):
@@ -213,13 +191,7 @@ class Module(BaseModule):
         """Assign parameter values (through ``init_params`` unless ``allow_missing``).
         Takes effect on every context and on the kvstore's copy (mxtorch; MXNet's kvstore
         kept a stale copy after init_optimizer on several contexts)."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
-                          stacklevel=2)
+        if self._set_params_done_early(arg_params, aux_params, allow_missing, force_init, allow_extra):
             return
         self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
         self._params_dirty = True
@@ -244,10 +216,7 @@ class Module(BaseModule):
         """Allocate executors for ``data_shapes`` (``[(name, shape)]`` / DataDesc, or one such
         list per context) and ``label_shapes``.  A second bind is ignored with a warning
         unless ``force_rebind``."""
-        if force_rebind:
-            self._reset_bind()
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
+        if self._keeps_binding(force_rebind):
             return
         if not for_training and inputs_need_grad:
             raise MXNetValueError("bind: inputs_need_grad=True requires for_training=True")
@@ -314,9 +283,7 @@ class Module(BaseModule):
         and the kvstore; ``rescale_grad`` defaults to ``1 / batch_size``."""
         from .. import optimizer as opt
         from ..model import _create_kvstore, _initialize_kvstore
-        self._require("init_optimizer", params=True)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring...")
+        if self._keeps_optimizer(force_init, warning="optimizer already initialized, ignoring..."):
             return
         if self._params_dirty:
             self._sync_params_from_devices()

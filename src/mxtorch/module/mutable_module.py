@@ -15,7 +15,7 @@ import logging
 
 from ..base import MXNetError
 from ..context import cpu
-from .base_module import CurrentModuleDelegate
+from .base_module import CurrentModuleDelegate, _attribute_property
 from .executor_group import is_per_device_shapes
 from .module import Module
 
@@ -59,13 +59,8 @@ class MutableModule(CurrentModuleDelegate):
         self._curr_module = None
         self._max_module = None
 
-    @property
-    def data_names(self):
-        return self._data_names
-
-    @property
-    def label_names(self):
-        return self._label_names
+    data_names = _attribute_property("_data_names")
+    label_names = _attribute_property("_label_names")
 
     @property
     def output_names(self):
@@ -105,10 +100,7 @@ class MutableModule(CurrentModuleDelegate):
         ``max_data_shapes`` / ``max_label_shapes`` entry where one is given)."""
         if self.params_initialized:
             arg_params, aux_params = self.get_params()
-        if force_rebind:
-            self._reset_bind()
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
+        if self._keeps_binding(force_rebind):
             return
         if shared_module is not None:
             raise MXNetError("MutableModule.bind: shared_module is not supported")
@@ -131,9 +123,7 @@ class MutableModule(CurrentModuleDelegate):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
-        self._require("init_optimizer", params=True)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._keeps_optimizer(force_init):
             return
         self._max_module.init_optimizer(kvstore, optimizer, optimizer_params, force_init=force_init)
         if self._curr_module is not self._max_module:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, array
-from .base_module import BaseModule
+from .base_module import BaseModule, _attribute_property
 # names MXNet 1.9.1's mxnet.module.python_module had in its namespace (imported there, not defined)
 from ..initializer import Uniform  # noqa: E402,F401
 
@@ -30,25 +30,11 @@ class PythonModule(BaseModule):
         self._label_shapes = None
         self._output_shapes = None
 
-    @property
-    def data_names(self):
-        return self._data_names
-
-    @property
-    def output_names(self):
-        return self._output_names
-
-    @property
-    def data_shapes(self):
-        return self._data_shapes
-
-    @property
-    def label_shapes(self):
-        return self._label_shapes
-
-    @property
-    def output_shapes(self):
-        return self._output_shapes
+    data_names = _attribute_property("_data_names")
+    output_names = _attribute_property("_output_names")
+    data_shapes = _attribute_property("_data_shapes")
+    label_shapes = _attribute_property("_label_shapes")
+    output_shapes = _attribute_property("_output_shapes")
 
     def get_params(self):
         return {}, {}

@@ -5,7 +5,7 @@ import copy
 import logging
 
 from ..base import MXNetError
-from .base_module import BaseModule
+from .base_module import BaseModule, _bound_property
 # names MXNet 1.9.1's mxnet.module.sequential_module had in its namespace (imported there, not defined)
 from ..initializer import Uniform  # noqa: E402,F401
 
@@ -58,10 +58,7 @@ class SequentialModule(BaseModule):
         self._require("data_shapes")
         return self._modules[0].data_shapes
 
-    @property
-    def label_shapes(self):
-        self._require("label_shapes")
-        return self._label_shapes
+    label_shapes = _bound_property("_label_shapes")
 
     @property
     def output_shapes(self):
@@ -137,9 +134,7 @@ class SequentialModule(BaseModule):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd", optimizer_params=(("learning_rate", 0.01),),
                        force_init=False):
-        self._require("init_optimizer", params=True)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if self._keeps_optimizer(force_init):
             return
         for module in self._modules:
             module.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params,

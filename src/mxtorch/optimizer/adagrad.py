@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _python_clip
+from .optimizer import Optimizer, register, _python_clip
 
 __all__ = ["AdaGrad", "adagrad_step"]
 
@@ -46,10 +46,7 @@ class AdaGrad(Optimizer):
         return zeros(weight.shape, weight.context)
 
     def update(self, index, weight, grad, state):
-        _check_arrays("AdaGrad", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("AdaGrad", index, weight, grad)
         with torch.no_grad():
             adagrad_step(weight._tensor, grad._tensor, state._tensor, lr=lr, wd=wd,
                          eps=self.float_stable_eps, rescale_grad=self.rescale_grad,

@@ -17,8 +17,7 @@ import math
 
 import torch
 
-from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus, _lazy_rows, _step_rows
+from .optimizer import Optimizer, register, _kernel_clip, _one_minus, _lazy_rows, _step_rows, _zero_states
 
 __all__ = ["Adam", "adam_step"]
 
@@ -60,14 +59,10 @@ class Adam(Optimizer):
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype))
+        return _zero_states(weight, 2)
 
     def update(self, index, weight, grad, state):
-        _check_arrays("Adam", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("Adam", index, weight, grad)
         t = self._index_update_count[index]
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
         mean, var = state

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _python_clip
+from .optimizer import Optimizer, register, _python_clip, _zero_states
 
 __all__ = ["Adamax", "adamax_step"]
 
@@ -46,14 +45,10 @@ class Adamax(Optimizer):
         self.beta2 = beta2
 
     def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype))
+        return _zero_states(weight, 2)
 
     def update(self, index, weight, grad, state):
-        _check_arrays("Adamax", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("Adamax", index, weight, grad)
         t = self._index_update_count[index]
         lr /= (1.0 - self.beta1 ** t)
         mean, u = state

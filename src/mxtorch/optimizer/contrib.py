@@ -15,7 +15,7 @@ import torch
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, zeros  # noqa: F401
 from ..ndarray import clip, mean, sqrt, square  # noqa: F401  (MXNet's module imported them)
-from .optimizer import Optimizer, register, _check_arrays, _python_clip
+from .optimizer import Optimizer, register, _python_clip
 # names MXNet 1.9.1's mxnet.optimizer.contrib had in its namespace (imported there, not defined)
 from ..ndarray import NDArray, clip, mean, sqrt, square  # noqa: E402,F401
 
@@ -44,10 +44,7 @@ class GroupAdaGrad(Optimizer):
         return zeros((weight.shape[0], 1), weight.context)
 
     def update(self, index, weight, grad, state):
-        _check_arrays("GroupAdaGrad", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("GroupAdaGrad", index, weight, grad)
         if wd != 0:
             raise MXNetError(f"GroupAdaGrad: weight decay is not supported, got wd={wd} for parameter {index}")
         with torch.no_grad():

@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _python_clip, _check_number
+from .optimizer import Optimizer, register, _python_clip, _check_number
 
 __all__ = ["DCASGD", "dcasgd_step"]
 
@@ -59,10 +59,7 @@ class DCASGD(Optimizer):
         return (zeros(weight.shape, weight.context, dtype=weight.dtype), weight.copy())
 
     def update(self, index, weight, grad, state):
-        _check_arrays("DCASGD", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("DCASGD", index, weight, grad)
         buffer, previous = state
         with torch.no_grad():
             dcasgd_step(weight._tensor, grad._tensor, None if buffer is None else buffer._tensor,

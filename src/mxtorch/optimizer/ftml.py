@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus, _power
+from .optimizer import Optimizer, register, _kernel_clip, _one_minus, _power, _zero_states
 
 __all__ = ["FTML", "ftml_step"]
 
@@ -51,15 +50,10 @@ class FTML(Optimizer):
         self.epsilon = epsilon
 
     def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype))
+        return _zero_states(weight, 3)
 
     def update(self, index, weight, grad, state):
-        _check_arrays("FTML", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("FTML", index, weight, grad)
         t = self._index_update_count[index]
         d, v, z = state
         with torch.no_grad():

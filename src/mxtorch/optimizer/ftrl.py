@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _lazy_rows, _step_rows
+from .optimizer import Optimizer, register, _kernel_clip, _lazy_rows, _step_rows
 
 __all__ = ["Ftrl", "ftrl_step"]
 
@@ -54,10 +54,7 @@ class Ftrl(Optimizer):
         return (zeros(weight.shape, weight.context), zeros(weight.shape, weight.context))
 
     def update(self, index, weight, grad, state):
-        _check_arrays("Ftrl", weight, grad)
-        self._update_count(index)
-        wd = self._get_wd(index)
-        lr = self._get_lr(index)
+        lr, wd = self._begin_step("Ftrl", index, weight, grad)
         z, n = state
         with torch.no_grad():
             rows = _lazy_rows(grad, weight.stype == "row_sparse")

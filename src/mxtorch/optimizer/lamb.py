@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ndarray.ndarray import zeros
-from .optimizer import register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list, _one_minus, _power
+from .optimizer import register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list, _one_minus, _power, _zero_states
 
 __all__ = ["LAMB", "lamb_step"]
 
@@ -76,8 +75,7 @@ class LAMB(_FusedUpdateOptimizer):
         self.aggregate_num = 45
 
     def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype))
+        return _zero_states(weight, 2)
 
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
         indices, weights, grads, states = _as_list(index, weight, grad, state)

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _python_clip
+from .optimizer import Optimizer, register, _python_clip, _zero_states
 
 __all__ = ["Nadam"]
 
@@ -50,14 +49,10 @@ class Nadam(Optimizer):
         self.m_schedule = 1.0
 
     def create_state(self, index, weight):
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype))
+        return _zero_states(weight, 2)
 
     def update(self, index, weight, grad, state):
-        _check_arrays("Nadam", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("Nadam", index, weight, grad)
         t = self._index_update_count[index]
         momentum_t = self.beta1 * (1.0 - 0.5 * (0.96 ** (t * self.schedule_decay)))
         momentum_next = self.beta1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * self.schedule_decay)))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .optimizer import register, _check_arrays, _kernel_clip, _check_number
+from .optimizer import register, _kernel_clip, _check_number
 from .sgd import sgd_step, _MomentumBufferOptimizer, _step_weight_or_master
 
 __all__ = ["NAG", "nag_step"]
@@ -57,10 +57,7 @@ class NAG(_MomentumBufferOptimizer):
         self.momentum = momentum
 
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
-        _check_arrays("NAG", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("NAG", index, weight, grad)
         momentum = self.momentum if self.momentum > 0 else 0.0
         with torch.no_grad():
             _step_weight_or_master(nag_step, weight, grad, state, multi_precision, lr=lr, wd=wd, momentum=momentum,

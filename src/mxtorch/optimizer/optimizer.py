@@ -20,7 +20,9 @@ import numpy as np
 import torch
 
 from ..base import MXNetError, MXNetUserWarning, MXNetValueError, py_str
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, zeros
+from .. import ndarray as _ndarray
+from .states_format import dumps_states, loads_states
 # names MXNet 1.9.1's mxnet.optimizer.optimizer had in its namespace (imported there, not defined)
 from ..ndarray import abs as NDabs, norm as NDnorm  # noqa: E402,F401
 from ..util import is_np_array  # noqa: E402,F401
@@ -263,6 +265,14 @@ class Optimizer:
                           "convergence; consider multi_precision=True")
         return self.create_state(index, weight)
 
+    def _begin_step(self, name, index, weight, grad):
+        """The start of an ``update`` of one weight: checks ``weight`` and ``grad`` (``name``
+        names the optimizer in messages), counts the update of ``index`` and returns its
+        ``(lr, wd)``."""
+        _check_arrays(name, weight, grad)
+        self._update_count(index)
+        return self._get_lr(index), self._get_wd(index)
+
     def update(self, index, weight, grad, state):
         """Update ``weight`` (NDArray, in place) from ``grad`` (NDArray) and ``state``."""
         raise NotImplementedError(f"{type(self).__name__} must implement update()")
@@ -319,6 +329,12 @@ class _FusedUpdateOptimizer(Optimizer):
 
 
 # -- helpers shared by the update rules ------------------------------------------------------------
+def _zero_states(weight, count):
+    """``count`` arrays of zeros shaped like ``weight``, in its dtype, on its context (the
+    moment estimates of Adam and its relatives)."""
+    return tuple(zeros(weight.shape, weight.context, dtype=weight.dtype) for _ in range(count))
+
+
 def _check_arrays(name, weight, grad):
     if not isinstance(weight, NDArray) or not isinstance(grad, NDArray):
         raise MXNetError(f"{name}.update: weight and grad must be NDArrays, got "
@@ -478,8 +494,7 @@ class Updater:
         replaces ``self.optimizer``.  Only NDArrays, plain containers and optimizer /
         lr-scheduler classes are accepted; anything else raises MXNetError.
         """
-        from .states_format import loads_states
-        loaded = loads_states(states)
+        loaded = loads_states(states, Optimizer.opt_registry)
         if isinstance(loaded, tuple) and len(loaded) == 2 and isinstance(loaded[0], dict) \
                 and isinstance(loaded[1], Optimizer):
             self.states, self.optimizer = loaded
@@ -497,7 +512,6 @@ class Updater:
         NDArrays are written as MXNet writes them, so MXNet 1.9.1 loads the result; with
         ``dump_optimizer=True`` the pickle holds ``(states, optimizer)``.
         """
-        from .states_format import dumps_states
         return dumps_states((self.states, self.optimizer) if dump_optimizer else self.states)
 
 
@@ -509,16 +523,20 @@ def get_updater(optimizer):
 def __getattr__(name):
     """MXNet defined every optimizer in ``mxnet.optimizer.optimizer`` (and imported the update
     operators there from ``mx.nd``); mxtorch keeps one optimizer per file in this package, so the
-    old module path resolves names through the package, then through ``mx.nd`` and
-    ``mx.nd.contrib`` (``multi_lamb_update``)."""
+    old module path resolves names through the optimizer classes of this package that
+    ``register`` recorded (each file registers its classes when the package imports it), then
+    through ``mx.nd`` and ``mx.nd.contrib`` (``multi_lamb_update``)."""
     if name.startswith("__"):
         raise AttributeError(name)
-    from .. import ndarray
-    from .. import optimizer as package
-    for source in (package, ndarray, ndarray.contrib):
+    for klass in Optimizer.opt_registry.values():
+        if klass.__name__ == name and klass.__module__.startswith(_PACKAGE + "."):
+            return klass
+    for source in (_ndarray, _ndarray.contrib):
         try:
             return getattr(source, name)
         except AttributeError:
             continue
     raise AttributeError(f"module 'mxtorch.optimizer.optimizer' has no attribute {name!r}")
 
+
+_PACKAGE = __name__.rpartition(".")[0]

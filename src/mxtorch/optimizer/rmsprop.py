@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus
+from .optimizer import Optimizer, register, _kernel_clip, _one_minus
 
 __all__ = ["RMSProp", "rmsprop_step", "rmsprop_centered_step"]
 
@@ -81,10 +81,7 @@ class RMSProp(Optimizer):
         return (zeros(weight.shape, weight.context),)
 
     def update(self, index, weight, grad, state):
-        _check_arrays("RMSProp", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("RMSProp", index, weight, grad)
         with torch.no_grad():
             if not self.centered:
                 (n,) = state

@@ -14,7 +14,7 @@ import math
 
 import torch
 
-from .optimizer import Optimizer, register, _check_arrays, _python_clip
+from .optimizer import Optimizer, register, _python_clip
 
 __all__ = ["SGLD", "sgld_step"]
 
@@ -34,10 +34,7 @@ class SGLD(Optimizer):
         return None
 
     def update(self, index, weight, grad, state):
-        _check_arrays("SGLD", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("SGLD", index, weight, grad)
         with torch.no_grad():
             sgld_step(weight._tensor, grad._tensor, lr=lr, wd=wd, rescale_grad=self.rescale_grad,
                       clip_gradient=self.clip_gradient)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from ..ndarray.ndarray import zeros
-from .optimizer import Optimizer, register, _check_arrays, _kernel_clip, _one_minus, _check_number
+from .optimizer import Optimizer, register, _kernel_clip, _one_minus, _check_number
 
 __all__ = ["Signum", "signsgd_step", "signum_step"]
 
@@ -58,10 +58,7 @@ class Signum(Optimizer):
         return None
 
     def update(self, index, weight, grad, state):
-        _check_arrays("Signum", weight, grad)
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_step("Signum", index, weight, grad)
         with torch.no_grad():
             if state is not None:
                 signum_step(weight._tensor, grad._tensor, state._tensor, lr=lr, wd=wd,

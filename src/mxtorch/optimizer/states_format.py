@@ -21,6 +21,7 @@ import pickle
 
 import numpy as np
 
+from .. import lr_scheduler
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from ..ndarray.serialization import load_raw_bytes, save_raw_bytes
@@ -52,17 +53,15 @@ class _PickledNDArray:
         self.handle = state["handle"]
 
 
-def _optimizer_class(name):
-    from .optimizer import Optimizer
-    klass = Optimizer.opt_registry.get(name.lower())
+def _optimizer_class(name, optimizer_classes):
+    klass = optimizer_classes.get(name.lower())
     if klass is None:
         raise MXNetError(f"states file: the pickled optimizer class {name!r} has no mxtorch "
-                         f"counterpart; known optimizers are {sorted(Optimizer.opt_registry)}")
+                         f"counterpart; known optimizers are {sorted(optimizer_classes)}")
     return klass
 
 
 def _scheduler_class(name):
-    from .. import lr_scheduler
     klass = getattr(lr_scheduler, name, None)
     if not (isinstance(klass, type) and issubclass(klass, lr_scheduler.LRScheduler)):
         raise MXNetError(f"states file: the pickled learning-rate scheduler class {name!r} has no "
@@ -84,6 +83,10 @@ _SAFE_GLOBALS = {
 
 
 class _StatesUnpickler(pickle.Unpickler):
+    def __init__(self, file, optimizer_classes):
+        super().__init__(file)
+        self.optimizer_classes = optimizer_classes
+
     def find_class(self, module, name):
         if (module, name) in (("mxnet.ndarray.ndarray", "NDArray"), ("mxnet.ndarray", "NDArray")):
             return _PickledNDArray
@@ -94,7 +97,7 @@ class _StatesUnpickler(pickle.Unpickler):
             return _numpy_global(module, name)
         if module in ("mxnet.optimizer.optimizer", "mxnet.optimizer", "mxnet.optimizer.contrib") \
                 or module.startswith("mxtorch.optimizer"):
-            return _optimizer_class(name)
+            return _optimizer_class(name, self.optimizer_classes)
         if module in ("mxnet.lr_scheduler", "mxtorch.lr_scheduler"):
             return _scheduler_class(name)
         raise MXNetError(f"states file: refusing to load the global {module}.{name}; a .states file "
@@ -130,12 +133,15 @@ def _to_ndarrays(value, seen=None):
     return value
 
 
-def loads_states(data):
-    """Unpickle a ``.states`` payload (bytes) into mxtorch objects; MXNetError on bad input."""
+def loads_states(data, optimizer_classes):
+    """Unpickle a ``.states`` payload (bytes) into mxtorch objects; MXNetError on bad input.
+
+    ``optimizer_classes`` maps lower-case optimizer names to the classes a pickled optimizer
+    may be (``Optimizer.opt_registry``, which the caller above this module passes)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise MXNetError(f"set_states: expected the bytes of a .states file, got {type(data).__name__}")
     try:
-        loaded = _StatesUnpickler(io.BytesIO(bytes(data))).load()
+        loaded = _StatesUnpickler(io.BytesIO(bytes(data)), optimizer_classes).load()
     except MXNetError:
         raise
     except Exception as error:  # truncated or corrupt pickles raise many error types
