@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ...base import MXNetError
+from ..base_block import _indent
 from ..block import Block, HybridBlock
 from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 from .activations import Activation
@@ -24,7 +25,6 @@ __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "B
 
 
 def _children_repr(block):
-    from ..block import _indent
     lines = [f"  ({key}): {_indent(repr(child), 2)}" for key, child in block._children.items()
              if isinstance(child, Block)]
     return "{name}(\n{body}\n)".format(name=type(block).__name__, body="\n".join(lines))
