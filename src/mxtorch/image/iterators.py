@@ -11,7 +11,7 @@ from .. import recordio
 from ..base import MXNetError
 from ..io.io import DataBatch, DataDesc, DataIter
 from ..ndarray.ndarray import NDArray, array as _nd_array, zeros as _nd_zeros, empty as _nd_empty
-from .functions import _LOGGER, _InvalidArgumentError, imdecode
+from .functions import _LOGGER, _InvalidArgumentError, _read_bytes, imdecode
 from .augmenters import CreateAugmenter
 
 __all__ = ["ImageIter"]
@@ -308,11 +308,7 @@ class ImageIter(DataIter):
     def read_image(self, fname):
         """The bytes of image file ``fname`` under ``path_root``."""
         path = os.path.join(self.path_root or "", fname)
-        try:
-            with open(path, "rb") as stream:
-                return stream.read()
-        except (OSError, ValueError) as error:     # ValueError: a NUL byte in the name
-            raise MXNetError(f"{type(self).__name__}: cannot read image file {path!r}: {error}") from None
+        return _read_bytes(path, f"{type(self).__name__}: cannot read image file")
 
     def augmentation_transform(self, data):
         """Apply ``auglist`` to one image."""
