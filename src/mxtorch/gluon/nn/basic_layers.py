@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ...base import MXNetError
+from ... import ndarray, symbol
 from ..block import Block, HybridBlock
 from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 from .activations import Activation
@@ -320,7 +321,6 @@ class GroupNorm(HybridBlock):
 
 def _resolve_function(function, kind):
     if isinstance(function, str):
-        from ... import ndarray
         if not hasattr(ndarray, function):
             raise MXNetError(f"{kind}: function name {function} is not found in ndarray.")
         return getattr(ndarray, function), function
@@ -351,7 +351,6 @@ class HybridLambda(HybridBlock):
     def __init__(self, function, prefix=None):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
-            from ... import ndarray, symbol
             if not hasattr(ndarray, function) or not hasattr(symbol, function):
                 raise MXNetError(f"HybridLambda: function name {function} is not found in symbol/ndarray.")
             name = function
@@ -386,7 +385,6 @@ class Concatenate(Sequential):
         self.axis = axis
 
     def forward(self, x):
-        from ... import ndarray
         return ndarray.concat(*[block(x) for block in self._children.values()], dim=self.axis)
 
 

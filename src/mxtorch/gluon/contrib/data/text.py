@@ -24,6 +24,7 @@ import zipfile
 import numpy as np
 
 from ....base import data_dir
+from ....base import MXNetValueError
 from .... import ndarray as nd
 from ...data import dataset
 from ...data.vision.datasets import _REPO, _missing
@@ -71,7 +72,6 @@ class _WikiText(_LanguageModelDataset):
 
     def __init__(self, root, namespace, segment, vocab, seq_len):
         if segment not in self._data_file:
-            from ....base import MXNetValueError
             raise MXNetValueError(f"{type(self).__name__}: segment must be one of {sorted(self._data_file)}, "
                                   f"got {segment!r}")
         self._segment = segment
