@@ -26,6 +26,10 @@ import numpy as np
 from ...base import MXNetError
 from .lists import symbol_bf16, symbol_fp16
 from .loss_scaler import LossScaler
+from ...module.bucketing_module import BucketingModule
+from ...ops.registry import get_operator
+from ...optimizer import Optimizer
+from ...symbol.symbol import Node, Symbol, topological_order
 # names MXNet 1.9.1's mxnet.contrib.amp.amp had in its namespace from its ctypes binding
 from ...base import (SymbolHandle, c_array_buf, c_str_array, check_call, mx_uint)  # noqa: E402,F401
 
@@ -139,9 +143,6 @@ def _rewrite(sym, policy, stored_low=()):
     Variables named in ``stored_low`` already hold the target dtype: they get no cast to it.
     Returns ``(symbol, {variable name: set of dtypes it is cast to})``.
     """
-    from ...ops.registry import get_operator
-    from ...symbol.symbol import Node, Symbol, topological_order
-
     copies = {}
     entry_type = {}
     cast_cache = {}
@@ -264,7 +265,6 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
                              conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
     """A new BucketingModule whose ``sym_gen`` returns converted symbols, with the parameters
     of ``bucketing_mod`` (which must have them initialised) converted by ``convert_model``."""
-    from ...module.bucketing_module import BucketingModule
     if not bucketing_mod.params_initialized:
         raise MXNetError("amp.convert_bucketing_module: the module's parameters are not initialised; call "
                          "bind and init_params (or load) first")
@@ -376,7 +376,6 @@ def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops
 
 
 def _check_trainer(optimizer_or_trainer):
-    from ...optimizer import Optimizer
     if isinstance(optimizer_or_trainer, Optimizer):
         raise TypeError("AMP is currently only compatible with Gluon Trainer")
     if not hasattr(optimizer_or_trainer, "_scale") or not hasattr(optimizer_or_trainer, "_params"):
@@ -428,6 +427,4 @@ def unscale(optimizer_or_trainer):
 from array import array  # noqa: E402,F401
 from ...base import BFLOAT16 as bfloat16  # noqa: E402,F401
 from ...context import gpu  # noqa: E402,F401
-from ...module.bucketing_module import BucketingModule  # noqa: E402,F401
 from ...ndarray.ndarray import NDArray  # noqa: E402,F401
-from ...symbol.symbol import Symbol  # noqa: E402,F401
