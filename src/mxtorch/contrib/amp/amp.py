@@ -23,6 +23,8 @@ import logging
 
 import numpy as np
 
+from ... import ndarray as _nd
+from ... import symbol as _sym
 from ...base import MXNetError
 from .lists import symbol_bf16, symbol_fp16
 from .loss_scaler import LossScaler
@@ -290,15 +292,13 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
 
 # -- init(): wrap the operator functions -------------------------------------------------------
 def _wrap(function, category, target, is_symbol):
-    from ... import ndarray as nd, symbol as sym
-
     def convert_value(value, dtype):
         if is_symbol:
-            if isinstance(value, sym.Symbol):
-                return sym.amp_cast(value, dtype=dtype)
+            if isinstance(value, _sym.Symbol):
+                return _sym.amp_cast(value, dtype=dtype)
             return value
-        if isinstance(value, nd.NDArray) and np.dtype(value.dtype).kind == "f" and np.dtype(value.dtype) != dtype:
-            return nd.amp_cast(value, dtype=dtype)
+        if isinstance(value, _nd.NDArray) and np.dtype(value.dtype).kind == "f" and np.dtype(value.dtype) != dtype:
+            return _nd.amp_cast(value, dtype=dtype)
         return value
 
     @functools.wraps(function)
@@ -310,14 +310,14 @@ def _wrap(function, category, target, is_symbol):
             dtype = "float32"
         elif category == "widest":
             if is_symbol:
-                symbols = [a for a in args if isinstance(a, sym.Symbol)]
+                symbols = [a for a in args if isinstance(a, _sym.Symbol)]
                 if len(symbols) > 1:
-                    cast = sym.amp_multicast(*symbols, num_outputs=len(symbols))
+                    cast = _sym.amp_multicast(*symbols, num_outputs=len(symbols))
                     replaced = iter([cast[i] for i in range(len(symbols))])
-                    args = tuple(next(replaced) if isinstance(a, sym.Symbol) else a for a in args)
+                    args = tuple(next(replaced) if isinstance(a, _sym.Symbol) else a for a in args)
                 return function(*args, **kwargs)
             floats = [np.dtype(a.dtype) for a in list(args) + list(kwargs.values())
-                      if isinstance(a, nd.NDArray) and np.dtype(a.dtype).kind == "f"]
+                      if isinstance(a, _nd.NDArray) and np.dtype(a.dtype).kind == "f"]
             if floats:
                 dtype = max(floats, key=lambda t: t.itemsize).name
         if dtype is not None:
@@ -367,10 +367,9 @@ def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops
     if _amp_initialized:
         return
     policy = _Policy(target_dtype, target_precision_ops, conditional_fp32_ops, fp32_ops)
-    from ... import ndarray as nd, symbol as sym
     logging.info("Using AMP")
-    _wrap_namespace(sym, policy, True)
-    _wrap_namespace(nd, policy, False)
+    _wrap_namespace(_sym, policy, True)
+    _wrap_namespace(_nd, policy, False)
     _loss_scaler = LossScaler()
     _amp_initialized = True
 
