@@ -49,6 +49,7 @@ import time
 import warnings
 
 from .base import MXNetError, parse_bool
+from .util import atomic_write
 # names MXNet 1.9.1's mxnet.profiler had in its namespace from its ctypes binding
 from .base import (KVStoreHandle, ProfileHandle, c_str, c_str_array, check_call, py_str)  # noqa: E402,F401
 
@@ -301,7 +302,6 @@ def dump(finished=True, profile_process="worker"):
     MXNetError when the file cannot be written."""
     if not _check_process(profile_process, "dump"):
         return
-    from .util import atomic_write
     with _PROFILER.lock:
         if _PROFILER.recording:
             _PROFILER.flush(restart=not finished)

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from .base import MXNetError, parse_bool
+from .symbol.symbol import topological_order
 # names MXNet 1.9.1's mxnet.visualization had in its namespace (imported there, not defined)
 from .symbol import Symbol  # noqa: E402,F401
 
@@ -40,34 +41,40 @@ _PARAMETER_SUFFIXES = ("_weight", "_bias", "_beta", "_gamma",
 
 
 def _check_symbol(symbol, function):
-    from .symbol.symbol import Symbol
     if not isinstance(symbol, Symbol):
         raise MXNetError(f"{function}: symbol must be a mx.sym.Symbol, got {type(symbol).__name__}")
 
 
+# kind -> (what a value is, the inference method, the message's plural and its ending, conversion)
+_INFERENCE = {
+    "shape": ("shape tuple", "infer_shape", "shapes", "shape; give the shape of every data input",
+              lambda value: tuple(int(d) for d in value)),
+    "dtype": ("numpy type", "infer_type", "types", "type", np.dtype),
+}
+
+
+def _internal_attrs(symbol, given, function, kind):
+    """``{internal output name: value}`` inferred from the inputs' ``given`` values (a dict of
+    input name -> shape tuple for ``kind='shape'``, -> numpy type for ``kind='dtype'``)."""
+    value_name, method, plural, ending, convert = _INFERENCE[kind]
+    if not isinstance(given, dict):
+        raise MXNetError(f"{function}: {kind} must be a dict of input name -> {value_name}, "
+                         f"got {type(given).__name__}")
+    internals = symbol.get_internals()
+    _, outputs, _ = getattr(internals, method)(**given)
+    if outputs is None or any(value is None for value in outputs):
+        raise MXNetError(f"{function}: the input {plural} {given} do not determine every layer's {ending}")
+    return {name: convert(value) for name, value in zip(internals.list_outputs(), outputs)}
+
+
 def _internal_shapes(symbol, shape, function):
     """``{internal output name: shape tuple}`` from input shapes ``shape`` (a dict)."""
-    if not isinstance(shape, dict):
-        raise MXNetError(f"{function}: shape must be a dict of input name -> shape tuple, "
-                         f"got {type(shape).__name__}")
-    internals = symbol.get_internals()
-    _, out_shapes, _ = internals.infer_shape(**shape)
-    if out_shapes is None or any(s is None for s in out_shapes):
-        raise MXNetError(f"{function}: the input shapes {shape} do not determine every layer's shape; "
-                         f"give the shape of every data input")
-    return {name: tuple(int(d) for d in s) for name, s in zip(internals.list_outputs(), out_shapes)}
+    return _internal_attrs(symbol, shape, function, "shape")
 
 
 def _internal_dtypes(symbol, dtype, function):
     """``{internal output name: numpy dtype}`` from input dtypes ``dtype`` (a dict)."""
-    if not isinstance(dtype, dict):
-        raise MXNetError(f"{function}: dtype must be a dict of input name -> numpy type, "
-                         f"got {type(dtype).__name__}")
-    internals = symbol.get_internals()
-    _, out_types, _ = internals.infer_type(**dtype)
-    if out_types is None or any(t is None for t in out_types):
-        raise MXNetError(f"{function}: the input types {dtype} do not determine every layer's type")
-    return {name: np.dtype(t) for name, t in zip(internals.list_outputs(), out_types)}
+    return _internal_attrs(symbol, dtype, function, "dtype")
 
 
 def _digits(text):
@@ -92,7 +99,6 @@ def _format_row(fields, stops):
 def _operators_by_name(symbol):
     """``{node name: Operator}`` of the symbol's operator nodes: the declarations that say how
     each is drawn and counted (``Operator.plot_label`` / ``summary_parameters``)."""
-    from .symbol.symbol import topological_order
     return {node.name: node.op for node in topological_order(symbol._outputs) if node.op is not None}
 
 

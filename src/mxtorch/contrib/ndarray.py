@@ -1,6 +1,6 @@
 """``mx.contrib.nd``: imperative ``_contrib_*`` operators by their short names."""
+from .. import ndarray as _ndarray
 
 
 def __getattr__(name):
-    from .. import ndarray
-    return getattr(ndarray.contrib, name)
+    return getattr(_ndarray.contrib, name)

@@ -33,7 +33,11 @@ from ..io import DataBatch, DataDesc, DataIter  # noqa: F401
 from ..module import Module
 from ..ndarray import NDArray  # noqa: F401
 from ..ndarray import load as nd_load, save as nd_save  # noqa: F401
+from .. import ndarray as nd
+from .. import symbol
+from ..gluon import SymbolBlock
 from ..ops import registry
+from ..symbol import Group
 from ..symbol import Symbol, load as sym_load, load_json  # noqa: F401
 
 __all__ = ["quantize_graph", "calib_graph", "quantize_model", "quantize_model_mkldnn", "quantize_net",
@@ -138,7 +142,6 @@ class _GraphRewriter:
 def _quantize_params(qsym, params):
     """The parameters of ``qsym``: ``<p>_quantize`` (int8), ``_min`` / ``_max`` of each quantized
     parameter ``p`` (over its own largest magnitude), the others as they were."""
-    from .. import ndarray as nd
     result = {}
     for name in qsym.list_arguments():
         if name.endswith("_quantize") and name[:-len("_quantize")] in params:
@@ -232,7 +235,6 @@ def _collect_ranges(sym, arg_params, aux_params, collector, data_names, calib_da
     ranges = {}
     module = None
     if outputs:
-        from ..symbol import Group
         module = Module(Group(outputs), data_names=data_names, label_names=[], context=ctx)
         module.bind(data_shapes=calib_data.provide_data, for_training=False)
         module.set_params(arg_params, aux_params, allow_missing=False, allow_extra=True)
@@ -260,7 +262,6 @@ def _collect_ranges(sym, arg_params, aux_params, collector, data_names, calib_da
         if num_calib_examples is not None and seen >= num_calib_examples:
             break
     if calib_mode == "entropy":
-        from .. import ndarray as nd
         for name, (counts, edges, low, high, _) in list(ranges.items()):
             threshold = float(nd.contrib.calibrate_entropy(nd.array(counts.astype(np.float32)),
                                                            nd.array(edges.astype(np.float32)),
@@ -319,8 +320,6 @@ def quantize_net_v2(network, quantized_dtype="auto", quantize_mode="full", quant
     """A Gluon HybridBlock as an int8 ``SymbolBlock`` (MXNet's Gluon quantization): the block is
     traced on ``data_shapes`` (a list of DataDesc or shapes), quantized as ``quantize_model``
     does and returned with its int8 parameters."""
-    from ..gluon import SymbolBlock
-    from .. import symbol
     if not data_shapes:
         raise MXNetError("quantize_net: data_shapes is required (the shapes of the network's inputs)")
     descs = [d if isinstance(d, DataDesc) else DataDesc(f"data{i}" if len(data_shapes) > 1 else "data", tuple(d))

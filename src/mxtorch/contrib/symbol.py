@@ -1,6 +1,6 @@
 """``mx.contrib.sym``: symbolic ``_contrib_*`` operators by their short names."""
+from .. import symbol as _symbol
 
 
 def __getattr__(name):
-    from .. import symbol
-    return getattr(symbol.contrib, name)
+    return getattr(_symbol.contrib, name)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from .. import optimizer as opt
 from ..base import MXNetError, MXNetValueError
 from ..kvstore import KVStore
+from .. import kvstore as kvs
+from ..util import atomic_write
 from ..model import _create_kvstore
 from .parameter import Parameter, ParameterDict
 
@@ -136,7 +138,6 @@ class Trainer:
         if self._contains_sparse_weight:
             kvstore = config["kvstore"]
             if isinstance(kvstore, str):
-                from .. import kvstore as kvs
                 kvstore = kvs.create(kvstore)
             elif kvstore is not None and not isinstance(kvstore, KVStore):
                 raise ValueError(f"Cannot use {type(kvstore).__name__} for training with sparse parameters")
@@ -321,7 +322,6 @@ class Trainer:
                                  "kvstore.")
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        from ..util import atomic_write
         atomic_write(fname, self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname):

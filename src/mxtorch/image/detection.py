@@ -123,6 +123,19 @@ def _box_areas(boxes):
     return np.maximum(0, boxes[:, 3] - boxes[:, 1]) * np.maximum(0, boxes[:, 2] - boxes[:, 0])
 
 
+def _ranges_valid(augmenter, area_range, area_floor, area_label, aspect_ratio_range):
+    """Whether a random crop / pad can run: ``area_range`` ordered with its upper end above
+    ``area_floor``, ``aspect_ratio_range`` positive and ordered.  Otherwise warns as MXNet did
+    (``Skip <augmenter> due to invalid <area_label>: ...``) and returns False."""
+    if area_range[1] <= area_floor or area_range[0] > area_range[1]:
+        warnings.warn(f"Skip {augmenter} due to invalid {area_label}: {area_range}")
+        return False
+    if aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
+        warnings.warn(f"Skip {augmenter} due to invalid aspect_ratio_range: {aspect_ratio_range}")
+        return False
+    return True
+
+
 class DetRandomCropAug(DetAugmenter):
     """A random crop that keeps objects covered (SSD-style sampling).
 
@@ -145,13 +158,7 @@ class DetRandomCropAug(DetAugmenter):
         self.max_attempts = max_attempts
         self.aspect_ratio_range = aspect_ratio_range
         self.area_range = area_range
-        self.enabled = False
-        if area_range[1] <= 0 or area_range[0] > area_range[1]:
-            warnings.warn(f"Skip DetRandomCropAug due to invalid area_range: {area_range}")
-        elif aspect_ratio_range[0] > aspect_ratio_range[1] or aspect_ratio_range[0] <= 0:
-            warnings.warn(f"Skip DetRandomCropAug due to invalid aspect_ratio_range: {aspect_ratio_range}")
-        else:
-            self.enabled = True
+        self.enabled = _ranges_valid("DetRandomCropAug", area_range, 0, "area_range", aspect_ratio_range)
 
     def __call__(self, src, label):
         crop = self._random_crop_proposal(label, src.shape[0], src.shape[1])
@@ -273,13 +280,7 @@ class DetRandomPadAug(DetAugmenter):
         self.aspect_ratio_range = aspect_ratio_range
         self.area_range = area_range
         self.max_attempts = max_attempts
-        self.enabled = False
-        if area_range[1] <= 1.0 or area_range[0] > area_range[1]:
-            warnings.warn(f"Skip DetRandomPadAug due to invalid parameters: {area_range}")
-        elif aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
-            warnings.warn(f"Skip DetRandomPadAug due to invalid aspect_ratio_range: {aspect_ratio_range}")
-        else:
-            self.enabled = True
+        self.enabled = _ranges_valid("DetRandomPadAug", area_range, 1.0, "parameters", aspect_ratio_range)
 
     def __call__(self, src, label):
         height, width = src.shape[0], src.shape[1]
@@ -465,34 +466,31 @@ class ImageDetIter(ImageIter):
     def _prepare_label(self, batch_label):
         batch_label[:] = -1
 
-    def _batchify(self, batch_data, batch_label, start=0):
-        position = start
+    def _prepare_sample(self, label, encoded):
+        """``(augmented image, object rows)`` of one record, or None when the image or its label
+        is invalid (before or after augmentation; logged at debug level and skipped)."""
+        data = self.imdecode(encoded)
         try:
-            while position < self.batch_size:
-                label, encoded = self.next_sample()
-                data = self.imdecode(encoded)
-                try:
-                    self.check_valid_image([data])
-                    label = self._parse_label(label)
-                    data, label = self.augmentation_transform(data, label)
-                    self._check_valid_label(label)
-                except RuntimeError as error:
-                    _LOGGER.debug("Invalid image, skipping: %s", error)
-                    continue
-                batch_data[position] = self.postprocess_data(data)
-                count = label.shape[0]
-                if count > batch_label.shape[1] or label.shape[1] != batch_label.shape[2]:
-                    raise MXNetError(f"{type(self).__name__}: an image has {count} objects of width "
-                                     f"{label.shape[1]} but the label batch holds {batch_label.shape[1]} "
-                                     f"objects of width {batch_label.shape[2]}; reshape(label_shape=...)")
-                rows = np.full(batch_label.shape[1:], -1, dtype=np.float32)
-                rows[:count] = label
-                batch_label[position] = rows
-                position += 1
-        except StopIteration:
-            if not position:
-                raise
-        return position
+            self.check_valid_image([data])
+            label = self._parse_label(label)
+            data, label = self.augmentation_transform(data, label)
+            self._check_valid_label(label)
+        except RuntimeError as error:
+            _LOGGER.debug("Invalid image, skipping: %s", error)
+            return None
+        return data, label
+
+    def _store_label(self, batch_label, position, label):
+        """Write one image's object rows into row ``position`` of the label batch, padded with
+        -1; MXNetError when they do not fit the batch's label shape."""
+        count = label.shape[0]
+        if count > batch_label.shape[1] or label.shape[1] != batch_label.shape[2]:
+            raise MXNetError(f"{type(self).__name__}: an image has {count} objects of width "
+                             f"{label.shape[1]} but the label batch holds {batch_label.shape[1]} "
+                             f"objects of width {batch_label.shape[2]}; reshape(label_shape=...)")
+        rows = np.full(batch_label.shape[1:], -1, dtype=np.float32)
+        rows[:count] = label
+        batch_label[position] = rows
 
     def check_valid_image(self, data):
         if len(data[0].shape) == 0 or 0 in data[0].shape:

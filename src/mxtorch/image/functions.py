@@ -114,16 +114,22 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
     return _to_ndarray(image, out=out)
 
 
+def _read_bytes(path, failure):
+    """The bytes of the file ``path``; MXNetError ``<failure> '<path>': <reason>`` when it cannot
+    be read (an OSError, or a ValueError for a name with a NUL byte)."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except (OSError, ValueError) as error:
+        raise MXNetError(f"{failure} {path!r}: {error}") from None
+
+
 def imread(filename, flag=1, to_rgb=1, out=None):
     """Read and decode an image file (MXNet's ``mx.image.imread``); arguments and result as :func:`imdecode`.
 
     Raises MXNetError when the file cannot be read or decoded.
     """
-    try:
-        with open(filename, "rb") as stream:
-            content = stream.read()
-    except OSError as error:
-        raise MXNetError(f"image.imread: cannot read image file {filename!r}: {error}") from None
+    content = _read_bytes(filename, "image.imread: cannot read image file")
     try:
         return imdecode(content, flag=flag, to_rgb=to_rgb, out=out)
     except MXNetError as error:

@@ -11,7 +11,7 @@ from .. import recordio
 from ..base import MXNetError
 from ..io.io import DataBatch, DataDesc, DataIter
 from ..ndarray.ndarray import NDArray, array as _nd_array, zeros as _nd_zeros, empty as _nd_empty
-from .functions import _LOGGER, _InvalidArgumentError, imdecode
+from .functions import _LOGGER, _InvalidArgumentError, _read_bytes, imdecode
 from .augmenters import CreateAugmenter
 
 __all__ = ["ImageIter"]
@@ -215,25 +215,38 @@ class ImageIter(DataIter):
         return header.label, image
 
     def _batchify(self, batch_data, batch_label, start=0):
-        """Fill ``batch_data`` / ``batch_label`` from position ``start``; returns the number of rows filled."""
+        """Fill ``batch_data`` / ``batch_label`` from position ``start``; returns the number of rows
+        filled.  Each record goes through :meth:`_prepare_sample` (None: skipped) and
+        :meth:`_store_label`, which ImageDetIter overrides for its object labels."""
         position = start
         try:
             while position < self.batch_size:
-                label, encoded = self.next_sample()
-                data = self.imdecode(encoded)
-                try:
-                    self.check_valid_image(data)
-                except RuntimeError as error:
-                    _LOGGER.debug("Invalid image, skipping: %s", error)
+                sample = self._prepare_sample(*self.next_sample())
+                if sample is None:
                     continue
-                data = self.augmentation_transform(data)
+                data, label = sample
                 batch_data[position] = self.postprocess_data(data)
-                batch_label[position] = label
+                self._store_label(batch_label, position, label)
                 position += 1
         except StopIteration:
             if not position:
                 raise
         return position
+
+    def _prepare_sample(self, label, encoded):
+        """``(augmented image, label)`` of one record, or None when the image is invalid (logged
+        at debug level and skipped)."""
+        data = self.imdecode(encoded)
+        try:
+            self.check_valid_image(data)
+        except RuntimeError as error:
+            _LOGGER.debug("Invalid image, skipping: %s", error)
+            return None
+        return self.augmentation_transform(data), label
+
+    def _store_label(self, batch_label, position, label):
+        """Write one sample's label into row ``position`` of the label batch."""
+        batch_label[position] = label
 
     def next(self):
         """The next DataBatch; StopIteration at the end of the epoch."""
@@ -295,11 +308,7 @@ class ImageIter(DataIter):
     def read_image(self, fname):
         """The bytes of image file ``fname`` under ``path_root``."""
         path = os.path.join(self.path_root or "", fname)
-        try:
-            with open(path, "rb") as stream:
-                return stream.read()
-        except (OSError, ValueError) as error:     # ValueError: a NUL byte in the name
-            raise MXNetError(f"{type(self).__name__}: cannot read image file {path!r}: {error}") from None
+        return _read_bytes(path, f"{type(self).__name__}: cannot read image file")
 
     def augmentation_transform(self, data):
         """Apply ``auglist`` to one image."""

@@ -23,9 +23,15 @@ import logging
 
 import numpy as np
 
+from ... import ndarray as _nd
+from ... import symbol as _sym
 from ...base import MXNetError
 from .lists import symbol_bf16, symbol_fp16
 from .loss_scaler import LossScaler
+from ...module.bucketing_module import BucketingModule
+from ...ops.registry import get_operator
+from ...optimizer import Optimizer
+from ...symbol.symbol import Node, Symbol, topological_order
 # names MXNet 1.9.1's mxnet.contrib.amp.amp had in its namespace from its ctypes binding
 from ...base import (SymbolHandle, c_array_buf, c_str_array, check_call, mx_uint)  # noqa: E402,F401
 
@@ -139,9 +145,6 @@ def _rewrite(sym, policy, stored_low=()):
     Variables named in ``stored_low`` already hold the target dtype: they get no cast to it.
     Returns ``(symbol, {variable name: set of dtypes it is cast to})``.
     """
-    from ...ops.registry import get_operator
-    from ...symbol.symbol import Node, Symbol, topological_order
-
     copies = {}
     entry_type = {}
     cast_cache = {}
@@ -264,7 +267,6 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
                              conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
     """A new BucketingModule whose ``sym_gen`` returns converted symbols, with the parameters
     of ``bucketing_mod`` (which must have them initialised) converted by ``convert_model``."""
-    from ...module.bucketing_module import BucketingModule
     if not bucketing_mod.params_initialized:
         raise MXNetError("amp.convert_bucketing_module: the module's parameters are not initialised; call "
                          "bind and init_params (or load) first")
@@ -290,15 +292,13 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
 
 # -- init(): wrap the operator functions -------------------------------------------------------
 def _wrap(function, category, target, is_symbol):
-    from ... import ndarray as nd, symbol as sym
-
     def convert_value(value, dtype):
         if is_symbol:
-            if isinstance(value, sym.Symbol):
-                return sym.amp_cast(value, dtype=dtype)
+            if isinstance(value, _sym.Symbol):
+                return _sym.amp_cast(value, dtype=dtype)
             return value
-        if isinstance(value, nd.NDArray) and np.dtype(value.dtype).kind == "f" and np.dtype(value.dtype) != dtype:
-            return nd.amp_cast(value, dtype=dtype)
+        if isinstance(value, _nd.NDArray) and np.dtype(value.dtype).kind == "f" and np.dtype(value.dtype) != dtype:
+            return _nd.amp_cast(value, dtype=dtype)
         return value
 
     @functools.wraps(function)
@@ -310,14 +310,14 @@ def _wrap(function, category, target, is_symbol):
             dtype = "float32"
         elif category == "widest":
             if is_symbol:
-                symbols = [a for a in args if isinstance(a, sym.Symbol)]
+                symbols = [a for a in args if isinstance(a, _sym.Symbol)]
                 if len(symbols) > 1:
-                    cast = sym.amp_multicast(*symbols, num_outputs=len(symbols))
+                    cast = _sym.amp_multicast(*symbols, num_outputs=len(symbols))
                     replaced = iter([cast[i] for i in range(len(symbols))])
-                    args = tuple(next(replaced) if isinstance(a, sym.Symbol) else a for a in args)
+                    args = tuple(next(replaced) if isinstance(a, _sym.Symbol) else a for a in args)
                 return function(*args, **kwargs)
             floats = [np.dtype(a.dtype) for a in list(args) + list(kwargs.values())
-                      if isinstance(a, nd.NDArray) and np.dtype(a.dtype).kind == "f"]
+                      if isinstance(a, _nd.NDArray) and np.dtype(a.dtype).kind == "f"]
             if floats:
                 dtype = max(floats, key=lambda t: t.itemsize).name
         if dtype is not None:
@@ -367,16 +367,14 @@ def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops
     if _amp_initialized:
         return
     policy = _Policy(target_dtype, target_precision_ops, conditional_fp32_ops, fp32_ops)
-    from ... import ndarray as nd, symbol as sym
     logging.info("Using AMP")
-    _wrap_namespace(sym, policy, True)
-    _wrap_namespace(nd, policy, False)
+    _wrap_namespace(_sym, policy, True)
+    _wrap_namespace(_nd, policy, False)
     _loss_scaler = LossScaler()
     _amp_initialized = True
 
 
 def _check_trainer(optimizer_or_trainer):
-    from ...optimizer import Optimizer
     if isinstance(optimizer_or_trainer, Optimizer):
         raise TypeError("AMP is currently only compatible with Gluon Trainer")
     if not hasattr(optimizer_or_trainer, "_scale") or not hasattr(optimizer_or_trainer, "_params"):
@@ -428,6 +426,4 @@ def unscale(optimizer_or_trainer):
 from array import array  # noqa: E402,F401
 from ...base import BFLOAT16 as bfloat16  # noqa: E402,F401
 from ...context import gpu  # noqa: E402,F401
-from ...module.bucketing_module import BucketingModule  # noqa: E402,F401
 from ...ndarray.ndarray import NDArray  # noqa: E402,F401
-from ...symbol.symbol import Symbol  # noqa: E402,F401

@@ -17,6 +17,7 @@ import logging
 
 from ...base import MXNetError
 from ...context import cpu
+from ...model import _create_kvstore
 from ...module.module import Module
 from ... import ndarray as nd
 from .svrg_optimizer import _SVRGOptimizer
@@ -74,7 +75,6 @@ class SVRGModule(Module):
         """Install an ``_SVRGOptimizer`` wrapping ``optimizer`` (name or Optimizer), with
         ``rescale_grad = 1 / batch_size`` unless given, and zeroed full gradients; with a
         KVStore the ``<param>_full`` keys are initialised too."""
-        from ...model import _create_kvstore
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring...")
             return

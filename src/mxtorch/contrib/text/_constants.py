@@ -4,8 +4,7 @@ downloaded embeddings from, and the SHA-1 digests of the known GloVe / fastText 
 import json
 import os
 
-UNKNOWN_IDX = 0
-"""Index of the unknown token in every vocabulary and embedding."""
+from ...gluon.contrib.data.vocab import UNKNOWN_IDX  # noqa: F401  (the index of the unknown token)
 
 APACHE_REPO_URL = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
 """Where MXNet fetched pre-trained embeddings (``$MXNET_GLUON_REPO`` overrides it)."""

@@ -254,6 +254,16 @@ def get_pretrained_file_names(embedding_name=None):
 _DEFAULT_ROOT = os.path.join(data_dir(), "embeddings")
 
 
+def _pretrained_init(default_file):
+    """The ``__init__`` of a pre-trained embedding (GloVe, FastText): MXNet's signature, with
+    ``pretrained_file_name`` defaulting to ``default_file``; loads the vectors offline."""
+    def __init__(self, pretrained_file_name=default_file, embedding_root=_DEFAULT_ROOT,
+                 init_unknown_vec=nd.zeros, vocabulary=None, **kwargs):
+        _TokenEmbedding.__init__(self, **kwargs)
+        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
+    return __init__
+
+
 @register
 class GloVe(_TokenEmbedding):
     """The GloVe word vectors (Pennington, Socher and Manning, 2014) of ``pretrained_file_name``
@@ -267,10 +277,7 @@ class GloVe(_TokenEmbedding):
         archives = {archive.split(".")[1]: archive for archive in cls.pretrained_archive_name_sha1}
         return archives[pretrained_file_name.split(".")[1]]
 
-    def __init__(self, pretrained_file_name="glove.840B.300d.txt", embedding_root=_DEFAULT_ROOT,
-                 init_unknown_vec=nd.zeros, vocabulary=None, **kwargs):
-        super().__init__(**kwargs)
-        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
+    __init__ = _pretrained_init("glove.840B.300d.txt")
 
 
 @register
@@ -285,10 +292,7 @@ class FastText(_TokenEmbedding):
     def _get_download_file_name(cls, pretrained_file_name):
         return ".".join(pretrained_file_name.split(".")[:-1]) + ".zip"
 
-    def __init__(self, pretrained_file_name="wiki.simple.vec", embedding_root=_DEFAULT_ROOT,
-                 init_unknown_vec=nd.zeros, vocabulary=None, **kwargs):
-        super().__init__(**kwargs)
-        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
+    __init__ = _pretrained_init("wiki.simple.vec")
 
 
 class CustomEmbedding(_TokenEmbedding):

@@ -85,27 +85,25 @@ class ConnectionWrapper:
         return getattr(self._conn, name)
 
 
-class Queue(multiprocessing.queues.Queue):
+class _WrappedPipeMixin:
+    """Creates the queue in the default multiprocessing context and wraps its pipe ends in
+    :class:`ConnectionWrapper` (shared by :class:`Queue` and :class:`SimpleQueue`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, ctx=multiprocessing.get_context(), **kwargs)
+        self._reader = ConnectionWrapper(self._reader)
+        self._writer = ConnectionWrapper(self._writer)
+        self._send = self._writer.send
+        self._recv = self._reader.recv
+
+
+class Queue(_WrappedPipeMixin, multiprocessing.queues.Queue):
     """A multiprocessing Queue in the default context whose pipe ends are wrapped in
     :class:`ConnectionWrapper`."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, ctx=multiprocessing.get_context(), **kwargs)
-        self._reader = ConnectionWrapper(self._reader)
-        self._writer = ConnectionWrapper(self._writer)
-        self._send = self._writer.send
-        self._recv = self._reader.recv
 
-
-class SimpleQueue(multiprocessing.queues.SimpleQueue):
+class SimpleQueue(_WrappedPipeMixin, multiprocessing.queues.SimpleQueue):
     """A multiprocessing SimpleQueue whose pipe ends are wrapped in :class:`ConnectionWrapper`."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, ctx=multiprocessing.get_context(), **kwargs)
-        self._reader = ConnectionWrapper(self._reader)
-        self._writer = ConnectionWrapper(self._writer)
-        self._send = self._writer.send
-        self._recv = self._reader.recv
 
 
 # -- batchify ----------------------------------------------------------------------------------

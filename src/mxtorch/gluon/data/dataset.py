@@ -12,6 +12,7 @@ import numpy as np
 from ...base import MXNetError, MXNetValueError
 from ... import ndarray as nd
 from ... import recordio
+from .sampler import FilterSampler, Sampler, SequentialSampler
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
@@ -28,7 +29,6 @@ class Dataset:
     def filter(self, fn):
         """A dataset of the samples for which ``fn(sample)`` is true (evaluated now, over
         every sample, as MXNet does)."""
-        from .sampler import FilterSampler
         return self.sample(FilterSampler(fn, self))
 
     def shard(self, num_shards, index):
@@ -42,19 +42,16 @@ class Dataset:
         base, extra = divmod(length, num_shards)
         start = index * base + min(index, extra)
         stop = start + base + (1 if index < extra else 0)
-        from .sampler import SequentialSampler
         return self.sample(SequentialSampler(stop - start, start))
 
     def take(self, count):
         """The first ``count`` samples (all of them when ``count`` is None or larger)."""
         if count is None or count >= len(self):
             count = len(self)
-        from .sampler import SequentialSampler
         return self.sample(SequentialSampler(count))
 
     def sample(self, sampler):
         """The samples at the indices ``sampler`` yields, in its order."""
-        from .sampler import Sampler
         if not isinstance(sampler, Sampler):
             raise MXNetValueError(f"Dataset.sample: expected a Sampler, got {type(sampler).__name__}")
         return _SampledDataset(self, sampler)

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ...base import MXNetError
+from ... import ndarray, symbol
 from ..block import Block, HybridBlock
 from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 from .activations import Activation
@@ -23,21 +24,13 @@ __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "B
            "Identity", "Concatenate", "HybridConcatenate"]
 
 
-def _children_repr(block):
-    from ..block import _indent
-    lines = [f"  ({key}): {_indent(repr(child), 2)}" for key, child in block._children.items()
-             if isinstance(child, Block)]
-    return "{name}(\n{body}\n)".format(name=type(block).__name__, body="\n".join(lines))
-
-
 class _SequentialMixin:
+    """What Sequential and HybridSequential share: adding, indexing and running the children."""
+
     def add(self, *blocks):
         """Append ``blocks`` in order."""
         for block in blocks:
             self.register_child(block)
-
-    def __repr__(self):
-        return _children_repr(self)
 
     def __getitem__(self, key):
         layers = list(self._children.values())[key]
@@ -51,11 +44,10 @@ class _SequentialMixin:
     def __len__(self):
         return len(self._children)
 
-
-class Sequential(_SequentialMixin, Block):
-    """Runs its children one after the other (``net.add(a, b)``; ``net[i]``, ``len(net)``)."""
-
-    def forward(self, x, *args):
+    def _run_children(self, x, args):
+        """Call the children in order: a child returning a tuple or list passes its first item
+        as the next child's input and the rest as its extra arguments (MXNet's rule); the
+        result is the last output, re-joined into a tuple when extra items remain."""
         for block in self._children.values():
             x = block(x, *args)
             args = []
@@ -65,6 +57,13 @@ class Sequential(_SequentialMixin, Block):
         if args:
             x = tuple([x] + list(args))
         return x
+
+
+class Sequential(_SequentialMixin, Block):
+    """Runs its children one after the other (``net.add(a, b)``; ``net[i]``, ``len(net)``)."""
+
+    def forward(self, x, *args):
+        return self._run_children(x, args)
 
     def hybridize(self, active=True, **kwargs):
         if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
@@ -77,15 +76,7 @@ class HybridSequential(_SequentialMixin, HybridBlock):
     """A Sequential of HybridBlocks that can itself be hybridized."""
 
     def hybrid_forward(self, F, x, *args):
-        for block in self._children.values():
-            x = block(x, *args)
-            args = []
-            if isinstance(x, (tuple, list)):
-                args = x[1:]
-                x = x[0]
-        if args:
-            x = tuple([x] + list(args))
-        return x
+        return self._run_children(x, args)
 
 
 class Dense(HybridBlock):
@@ -330,7 +321,6 @@ class GroupNorm(HybridBlock):
 
 def _resolve_function(function, kind):
     if isinstance(function, str):
-        from ... import ndarray
         if not hasattr(ndarray, function):
             raise MXNetError(f"{kind}: function name {function} is not found in ndarray.")
         return getattr(ndarray, function), function
@@ -361,7 +351,6 @@ class HybridLambda(HybridBlock):
     def __init__(self, function, prefix=None):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
-            from ... import ndarray, symbol
             if not hasattr(ndarray, function) or not hasattr(symbol, function):
                 raise MXNetError(f"HybridLambda: function name {function} is not found in symbol/ndarray.")
             name = function
@@ -396,7 +385,6 @@ class Concatenate(Sequential):
         self.axis = axis
 
     def forward(self, x):
-        from ... import ndarray
         return ndarray.concat(*[block(x) for block in self._children.values()], dim=self.axis)
 
 

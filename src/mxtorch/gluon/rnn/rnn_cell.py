@@ -18,7 +18,8 @@ import numpy as np
 
 from ... import ndarray, symbol
 from ...base import MXNetError
-from ..block import Block, HybridBlock, _indent
+from ..base_block import _indent
+from ..block import Block, HybridBlock
 from ..nn import LeakyReLU
 from ..parameter import tensor_types
 

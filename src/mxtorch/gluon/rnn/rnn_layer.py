@@ -22,6 +22,7 @@ from ...base import MXNetError
 from ..block import HybridBlock
 from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 from ..parameter import tensor_types
+from . import rnn_cell
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
@@ -110,7 +111,6 @@ class _RNNLayer(HybridBlock):
         """The same network as a HybridSequentialRNNCell of cells sharing this layer's
         Parameters (layer by layer; BidirectionalCell when bidirectional; DropoutCell between
         layers)."""
-        from . import rnn_cell
         if self._projection_size:
             raise MXNetError("_unfuse does not support projection layer yet!")
         if self._lstm_state_clip_min is not None or self._lstm_state_clip_max is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numbers
 
 from ....base import numeric_types  # noqa: F401  (MXNet's module exposes it)
+from ....base import MXNetValueError
 from ...block import HybridBlock
 from ...nn import Activation
 
@@ -30,7 +31,6 @@ class _DeformableBase(HybridBlock):
                  offset_weight_initializer, offset_bias_initializer, offset_use_bias, offset_groups, prefix, params):
         super().__init__(prefix=prefix, params=params)
         if layout != "NCHW":
-            from ....base import MXNetValueError
             raise MXNetValueError(f"{self.layer}: only layout 'NCHW' is supported, got {layout!r}")
         with self.name_scope():
             self._channels = channels

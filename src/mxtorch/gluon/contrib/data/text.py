@@ -24,12 +24,13 @@ import zipfile
 import numpy as np
 
 from ....base import data_dir
-from ....contrib import text
+from ....base import MXNetValueError
 from .... import ndarray as nd
 from ...data import dataset
 from ...data.vision.datasets import _REPO, _missing
 from ...utils import check_sha1, download  # noqa: F401  (MXNet's module exposes them)
 from . import _constants as C
+from .vocab import Vocabulary, count_tokens_from_str
 
 __all__ = ["WikiText2", "WikiText103"]
 
@@ -58,9 +59,9 @@ class _LanguageModelDataset(dataset.Dataset):
 
     def _build_vocab(self, content):
         if not self._counter:
-            self._counter = text.utils.count_tokens_from_str(content)
+            self._counter = count_tokens_from_str(content)
         if not self._vocab:
-            self._vocab = text.vocab.Vocabulary(counter=self.frequencies, reserved_tokens=[C.EOS_TOKEN])
+            self._vocab = Vocabulary(counter=self.frequencies, reserved_tokens=[C.EOS_TOKEN])
 
 
 class _WikiText(_LanguageModelDataset):
@@ -71,7 +72,6 @@ class _WikiText(_LanguageModelDataset):
 
     def __init__(self, root, namespace, segment, vocab, seq_len):
         if segment not in self._data_file:
-            from ....base import MXNetValueError
             raise MXNetValueError(f"{type(self).__name__}: segment must be one of {sorted(self._data_file)}, "
                                   f"got {segment!r}")
         self._segment = segment

@@ -41,31 +41,44 @@ def _check_event_handlers(handlers):
 
 
 class TrainBegin(EventHandler):
+    """The interface of handlers called once when ``Estimator.fit`` starts."""
+
     def train_begin(self, estimator, *args, **kwargs):
         pass
 
 
 class TrainEnd(EventHandler):
+    """The interface of handlers called once when ``Estimator.fit`` finishes."""
+
     def train_end(self, estimator, *args, **kwargs):
         pass
 
 
 class EpochBegin(EventHandler):
+    """The interface of handlers called before each epoch."""
+
     def epoch_begin(self, estimator, *args, **kwargs):
         pass
 
 
 class EpochEnd(EventHandler):
+    """The interface of handlers called after each epoch; a True result stops training."""
+
     def epoch_end(self, estimator, *args, **kwargs):
         return False
 
 
 class BatchBegin(EventHandler):
+    """The interface of handlers called before each batch."""
+
     def batch_begin(self, estimator, *args, **kwargs):
         pass
 
 
 class BatchEnd(EventHandler):
+    """The interface of handlers called after each batch (with ``batch``, ``pred``, ``label``,
+    ``loss`` keywords); a True result from any of them ends the epoch's batch loop."""
+
     def batch_end(self, estimator, *args, **kwargs):
         return False
 

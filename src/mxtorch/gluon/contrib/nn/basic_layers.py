@@ -7,6 +7,7 @@ contrib names (and automatic prefixes ``concurrent0_`` / ``hybridconcurrent0_``)
 from __future__ import annotations
 
 from ...block import Block, HybridBlock  # noqa: F401
+from ....base import MXNetValueError
 from ...nn import (Sequential, HybridSequential, Concatenate, HybridConcatenate, BatchNorm,  # noqa: F401
                    Embedding, SyncBatchNorm)
 from ...nn import Identity as _Identity
@@ -44,7 +45,6 @@ class _PixelShuffle(HybridBlock):
             factor = (factor,) * self.dims
         factor = tuple(int(f) for f in factor)
         if len(factor) != self.dims:
-            from ....base import MXNetValueError
             raise MXNetValueError(f"{type(self).__name__}: factor must be an int or {self.dims} ints, got {factor}")
         self._factors = factor
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, LSTMCell, ModifierCell,  # noqa: F401
                              SequentialRNNCell)
 from ...parameter import tensor_types  # noqa: F401  (MXNet's module exposes it)
+from .... import ndarray
+from ....base import MXNetError, MXNetValueError
 
 __all__ = ["LSTMPCell", "VariationalDropoutCell", "dynamic_unroll"]
 
@@ -76,7 +78,6 @@ class VariationalDropoutCell(ModifierCell):
         for name, rate in (("drop_inputs", drop_inputs), ("drop_states", drop_states),
                            ("drop_outputs", drop_outputs)):
             if not 0 <= rate < 1:
-                from ....base import MXNetValueError
                 raise MXNetValueError(f"VariationalDropoutCell: {name} must be in [0, 1), got {rate}")
         super().__init__(base_cell)
         self.drop_inputs = drop_inputs
@@ -122,8 +123,6 @@ def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, lay
     MXNet built this on ``F.contrib.foreach`` so that a symbol of unknown length could be
     unrolled; mxtorch unrolls NDArray sequences step by step (the length is the time axis) and
     raises MXNetError for a Symbol."""
-    from .... import ndarray
-    from ....base import MXNetError
     if not isinstance(inputs, ndarray.NDArray):
         raise MXNetError("dynamic_unroll: mxtorch unrolls NDArray sequences only (no contrib.foreach over "
                          "Symbols); use cell.unroll(length, ...) for a Symbol")

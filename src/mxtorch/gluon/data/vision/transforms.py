@@ -271,30 +271,25 @@ class RandomLighting(HybridBlock):
         return F.image.random_lighting(x, self._alpha)
 
 
-class RandomApply(Sequential):
+class _RandomApplyMixin:
+    """What RandomApply and HybridRandomApply share: ``transforms`` applied with probability
+    ``p``, decided in Python on each call."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, x, *args):
+        if self.p < random.random():
+            return x if not args else (x,) + args
+        return self.transforms(x, *args)
+
+
+class RandomApply(_RandomApplyMixin, Sequential):
     """Apply ``transforms`` (a Block) with probability ``p``, else return the input."""
 
-    def __init__(self, transforms, p=0.5):
-        super().__init__()
-        self.transforms = transforms
-        self.p = p
 
-    def forward(self, x, *args):
-        if self.p < random.random():
-            return x if not args else (x,) + args
-        return self.transforms(x, *args)
-
-
-class HybridRandomApply(HybridSequential):
+class HybridRandomApply(_RandomApplyMixin, HybridSequential):
     """RandomApply for a HybridBlock: ``F.contrib.cond`` is not used; the choice is made in
     Python on each call, so it is not recorded in an exported graph."""
-
-    def __init__(self, transforms, p=0.5):
-        super().__init__()
-        self.transforms = transforms
-        self.p = p
-
-    def forward(self, x, *args):
-        if self.p < random.random():
-            return x if not args else (x,) + args
-        return self.transforms(x, *args)

@@ -14,6 +14,7 @@ from ....context import cpu
 from ....util import is_np_array  # noqa: F401  (MXNet's module exposes it)
 from ...block import HybridBlock
 from ... import nn
+from ..model_store import get_model_file
 
 __all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1", "BottleneckV2",
            "resnet18_v1", "resnet34_v1", "resnet50_v1", "resnet101_v1", "resnet152_v1",
@@ -200,7 +201,6 @@ def load_pretrained(net, name, pretrained, ctx, root):
     """Load ``name``'s pre-trained parameters into ``net`` when ``pretrained`` (from
     ``root/<name>-<hash>.params``; DownloadError naming that path when absent)."""
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file(name, root=root), ctx=ctx)
     return net
 
