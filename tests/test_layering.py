@@ -38,7 +38,8 @@ LAYERS = [
     ("module", "module executor_manager"),
     ("gluon", "gluon"),
     ("rest of the API", """rnn contrib visualization export notebook torch numpy datasets test_utils
-                           test_checks test_inputs test_data install"""),
+                           test_environment test_compare test_inputs test_checks test_statistics test_data
+                           install"""),
     ("package", ""),      # mxtorch/__init__.py: gathers every layer below
     ("tools", "cli cli_run cli_networks plot_log launcher __main__"),   # the mxtorch command
 ]

@@ -36,6 +36,7 @@ from . import kvstore as kv
 from . import model
 from . import module
 from . import module as mod
+from . import executor_manager  # noqa: F401  (registers mx.model.DataParallelExecutorManager)
 from . import monitor
 from . import monitor as mon
 from . import test_utils

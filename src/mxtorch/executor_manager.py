@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from . import model as _model
 from .base import MXNetError, MXNetValueError
 from .module.executor_group import DataParallelExecutorGroup as _ModuleExecutorGroup
 from .module.executor_group import _split_input_slice
@@ -209,3 +210,6 @@ class DataParallelExecutorManager:
 
     def update_metric(self, metric, labels, pre_sliced=False):
         self.curr_execgrp.update_metric(metric, labels, pre_sliced)
+
+
+_model.provide_name("DataParallelExecutorManager", DataParallelExecutorManager)   # mxnet.model had it

@@ -28,10 +28,11 @@ BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", 
 
 
 # Names MXNet 1.9.1's mxnet.model had that belong to layers above this one: the callback
-# ``LogValidationMetricsCallback`` (mxtorch.callback) and the pre-Module API ``FeedForward``
-# (mxtorch.module.feedforward, a layer over Module).  Those modules register them here with
-# ``provide_name`` when they are imported (``import mxtorch`` imports both).
-_UPPER_LAYER_NAMES = ("LogValidationMetricsCallback", "FeedForward")
+# ``LogValidationMetricsCallback`` (mxtorch.callback), the pre-Module API ``FeedForward``
+# (mxtorch.module.feedforward, a layer over Module) and ``DataParallelExecutorManager``
+# (mxtorch.executor_manager, on Module's executor group).  Those modules register them here with
+# ``provide_name`` when they are imported (``import mxtorch`` imports all three).
+_UPPER_LAYER_NAMES = ("LogValidationMetricsCallback", "FeedForward", "DataParallelExecutorManager")
 
 
 def provide_name(name, value):
@@ -330,7 +331,6 @@ def load_checkpoint(prefix, epoch):
 
 # names MXNet 1.9.1's mxnet.model had in its namespace (imported there, not defined)
 from .context import Context  # noqa: E402,F401
-from .executor_manager import DataParallelExecutorManager  # noqa: E402,F401
 from .initializer import Uniform  # noqa: E402,F401
 from .io import DataDesc  # noqa: E402,F401
 from .optimizer import get_updater  # noqa: E402,F401

@@ -30,10 +30,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .optimizer_kernels import (_kernel_clip, _one_minus, _power, adagrad_step, adam_step, ftml_step, ftrl_step,
+                                nag_step, rmsprop_centered_step, rmsprop_step, sgd_step, signsgd_step, signum_step)
 from .registry import Attr, Operator, register, Int, Float, Bool, FloatTuple, merge_shape
 
-# The step functions live in mxtorch.optimizer, which imports the NDArray front end, which imports
-# this registry: they are imported inside the functions that use them, on first call.
 
 __all__ = []
 
@@ -133,8 +133,6 @@ class _MultiPrecisionOperator(_UpdateOperator):
 
 def _sgd(weight, grad, momentum_buffer, op, nesterov=False, momentum=0.0):
     """Run ``sgd_step`` (or ``nag_step`` when ``nesterov``) with ``op``'s attributes."""
-    from ..optimizer.sgd import sgd_step
-    from ..optimizer.nag import nag_step
     step = nag_step if nesterov else sgd_step
     grad, clip_gradient = _gradient_and_bound(grad, op.clip_gradient)
     step(weight, grad, momentum_buffer, lr=op.lr, wd=op.wd, momentum=momentum,
@@ -254,7 +252,6 @@ class AdamUpdate(_UpdateOperator):
     lazy_update = Attr(Bool, default=True)
 
     def update(self, weight, grad, mean, var):
-        from ..optimizer.adam import adam_step
         grad, wd, clip = _clipped_with_decay(self, grad, self.wd)
         adam_step(weight, grad, mean, var, lr=self.lr, wd=wd, beta1=self.beta1, beta2=self.beta2,
                   epsilon=self.epsilon, rescale_grad=self.rescale_grad, clip_gradient=clip)
@@ -275,7 +272,6 @@ class RMSPropUpdate(_UpdateOperator):
     clip_weights = Attr(Float, default=-1.0)
 
     def update(self, weight, grad, n):
-        from ..optimizer.rmsprop import rmsprop_step
         grad, wd, clip = _clipped_with_decay(self, grad, self.wd)
         rmsprop_step(weight, grad, n, lr=self.lr, wd=wd, gamma1=self.gamma1, epsilon=self.epsilon,
                      rescale_grad=self.rescale_grad, clip_gradient=clip, clip_weights=-1.0)
@@ -304,7 +300,6 @@ class RMSPropAlexUpdate(_UpdateOperator):
     clip_weights = Attr(Float, default=-1.0)
 
     def update(self, weight, grad, n, mean_grad, delta):
-        from ..optimizer.rmsprop import rmsprop_centered_step
         grad, wd, clip = _clipped_with_decay(self, grad, self.wd)
         rmsprop_centered_step(weight, grad, n, mean_grad, delta, lr=self.lr, wd=wd, gamma1=self.gamma1,
                               gamma2=self.gamma2, epsilon=self.epsilon, rescale_grad=self.rescale_grad,
@@ -323,7 +318,6 @@ class SignSGDUpdate(_UpdateOperator):
     clip_gradient = Attr(Float, default=-1.0)
 
     def update(self, weight, grad):
-        from ..optimizer.signum import signsgd_step
         grad, clip = _gradient_and_bound(grad, self.clip_gradient)
         signsgd_step(weight, grad, lr=self.lr, wd=self.wd, rescale_grad=self.rescale_grad, clip_gradient=clip)
 
@@ -342,7 +336,6 @@ class SignumUpdate(_UpdateOperator):
     wd_lh = Attr(Float, default=0.0)
 
     def update(self, weight, grad, mom):
-        from ..optimizer.signum import signum_step
         grad, clip = _gradient_and_bound(grad, self.clip_gradient)
         signum_step(weight, grad, mom, lr=self.lr, wd=self.wd, momentum=self.momentum, wd_lh=self.wd_lh,
                     rescale_grad=self.rescale_grad, clip_gradient=clip)
@@ -364,7 +357,6 @@ class FTMLUpdate(_UpdateOperator):
     clip_grad = Attr(Float, default=-1.0)
 
     def update(self, weight, grad, d, v, z):
-        from ..optimizer.ftml import ftml_step
         grad, wd, clip = _clipped_with_decay(self, grad, self.wd)
         ftml_step(weight, grad, d, v, z, lr=self.lr, wd=wd, t=self.t, beta1=self.beta1, beta2=self.beta2,
                   epsilon=self.epsilon, rescale_grad=self.rescale_grad, clip_gradient=clip)
@@ -387,7 +379,6 @@ class FtrlUpdate(_UpdateOperator):
     clip_gradient = Attr(Float, default=-1.0)
 
     def update(self, weight, grad, z, n):
-        from ..optimizer.ftrl import ftrl_step
         grad, clip = _gradient_and_bound(grad, self.clip_gradient)
         ftrl_step(weight, grad, z, n, lr=self.lr, wd=self.wd, lamda1=self.lamda1, beta=self.beta,
                   rescale_grad=self.rescale_grad, clip_gradient=clip)
@@ -422,7 +413,6 @@ class SparseAdaGradUpdate(_UpdateOperator):
         return super().forward(is_train, inputs, aux)
 
     def update(self, weight, grad, history):
-        from ..optimizer.adagrad import adagrad_step
         grad, clip = _gradient_and_bound(grad, self.clip_gradient)
         # adagrad_step clips whenever a bound is given (the optimizer class's convention)
         adagrad_step(weight, grad, history, lr=self.lr, wd=0.0, eps=self.epsilon,
@@ -448,7 +438,6 @@ class LAMBUpdatePhase1(_UpdateOperator):
     clip_gradient = Attr(Float, default=-1.0)
 
     def forward(self, is_train, inputs, aux):
-        from ..optimizer.optimizer import _kernel_clip, _one_minus, _power
         weight, grad, mean, var = inputs
         with torch.no_grad():
             grad, clip = _gradient_and_bound(grad.detach().to(weight.dtype), self.clip_gradient)
@@ -607,7 +596,6 @@ class _MultiSGDOperator(Operator):
         return types_in, types_out, []
 
     def forward(self, is_train, inputs, aux):
-        from ..optimizer.sgd import sgd_step
         size = len(self._group_names())
         momentum = getattr(self, "momentum", 0.0)
         uses_momentum = "mom" in self.group_states

@@ -17,19 +17,11 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import adadelta_step  # noqa: F401
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _check_arrays, _python_clip
 
 __all__ = ["AdaDelta", "adadelta_step"]
-
-
-def adadelta_step(weight, grad, acc_g, acc_delta, *, wd, rho, epsilon, rescale_grad, clip_gradient):
-    """One AdaDelta step on torch tensors, in place on ``weight`` and both accumulators."""
-    g = _python_clip(grad * rescale_grad, clip_gradient)
-    acc_g.mul_(rho).add_((1.0 - rho) * g * g)
-    delta = (acc_delta + epsilon).sqrt() / (acc_g + epsilon).sqrt() * g
-    acc_delta.mul_(rho).add_((1.0 - rho) * delta * delta)
-    weight.sub_(delta + wd * weight)
 
 
 @register

@@ -12,18 +12,11 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import adagrad_step  # noqa: F401
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _python_clip
 
 __all__ = ["AdaGrad", "adagrad_step"]
-
-
-def adagrad_step(weight, grad, history, *, lr, wd, eps, rescale_grad, clip_gradient):
-    """One AdaGrad step on torch tensors, in place on ``weight`` and ``history``."""
-    g = _python_clip(grad * rescale_grad, clip_gradient)
-    history.add_(g * g)
-    div = g / (history + eps).sqrt()
-    weight.add_((div + weight * wd) * -lr)
 
 
 @register

@@ -17,17 +17,10 @@ import math
 
 import torch
 
+from ..ops.optimizer_kernels import adam_step  # noqa: F401
 from .optimizer import Optimizer, register, _kernel_clip, _one_minus, _lazy_rows, _step_rows, _zero_states
 
 __all__ = ["Adam", "adam_step"]
-
-
-def adam_step(weight, grad, mean, var, *, lr, wd, beta1, beta2, epsilon, rescale_grad, clip_gradient):
-    """One Adam step on torch tensors with the bias correction already folded into ``lr``."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad + wd * weight, clip_gradient)
-    mean.mul_(beta1).add_(_one_minus(beta1, weight) * g)
-    var.mul_(beta2).add_(_one_minus(beta2, weight) * g * g)
-    weight.sub_(lr * mean / (var.sqrt() + epsilon))
 
 
 @register

@@ -13,17 +13,10 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import adamax_step  # noqa: F401
 from .optimizer import Optimizer, register, _python_clip, _zero_states
 
 __all__ = ["Adamax", "adamax_step"]
-
-
-def adamax_step(weight, grad, mean, u, *, lr, wd, beta1, beta2, rescale_grad, clip_gradient):
-    """One AdaMax step on torch tensors with the bias correction folded into ``lr``."""
-    g = _python_clip(grad * rescale_grad + wd * weight, clip_gradient)
-    mean.mul_(beta1).add_((1.0 - beta1) * g)
-    torch.maximum(beta2 * u, g.abs(), out=u)
-    weight.sub_(lr * mean / u)
 
 
 @register

@@ -15,22 +15,11 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import dcasgd_step  # noqa: F401
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _python_clip, _check_number
 
 __all__ = ["DCASGD", "dcasgd_step"]
-
-
-def dcasgd_step(weight, grad, momentum_buffer, previous_weight, *, lr, wd, momentum, lamda,
-                rescale_grad, clip_gradient):
-    """One DCASGD step on torch tensors, in place on ``weight``, the buffer and ``previous_weight``."""
-    g = _python_clip(grad * rescale_grad, clip_gradient)
-    step = -lr * (g + wd * weight + lamda * g * g * (weight - previous_weight))
-    if momentum_buffer is not None:
-        momentum_buffer.mul_(momentum).add_(step)
-        step = momentum_buffer
-    previous_weight.copy_(weight)
-    weight.add_(step)
 
 
 @register

@@ -14,20 +14,10 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import ftml_step  # noqa: F401
 from .optimizer import Optimizer, register, _kernel_clip, _one_minus, _power, _zero_states
 
 __all__ = ["FTML", "ftml_step"]
-
-
-def ftml_step(weight, grad, d, v, z, *, lr, wd, t, beta1, beta2, epsilon, rescale_grad, clip_gradient):
-    """One FTML step on torch tensors, in place on ``weight`` and ``d``, ``v``, ``z``."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad + wd * weight, clip_gradient)
-    v.mul_(beta2).add_(_one_minus(beta2, weight) * g * g)
-    d_t = _one_minus(_power(beta1, t, weight), weight) / lr \
-        * ((v / _one_minus(_power(beta2, t, weight), weight)).sqrt() + epsilon)
-    z.mul_(beta1).add_(_one_minus(beta1, weight) * g - (d_t - beta1 * d) * weight)
-    d.copy_(d_t)
-    weight.copy_(-z / d_t)
 
 
 @register

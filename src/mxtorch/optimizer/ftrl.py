@@ -14,19 +14,11 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import ftrl_step  # noqa: F401
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _kernel_clip, _lazy_rows, _step_rows
 
 __all__ = ["Ftrl", "ftrl_step"]
-
-
-def ftrl_step(weight, grad, z, n, *, lr, wd, lamda1, beta, rescale_grad, clip_gradient):
-    """One FTRL step on torch tensors, in place on ``weight``, ``z`` and ``n``."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
-    z.add_(g - ((n + g * g).sqrt() - n.sqrt()) * weight / lr)
-    n.add_(g * g)
-    value = (torch.sign(z) * lamda1 - z) / ((beta + n.sqrt()) / lr + wd)
-    weight.copy_(value * (z.abs() > lamda1).to(weight.dtype))
 
 
 @register

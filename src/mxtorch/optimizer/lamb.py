@@ -17,31 +17,10 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import lamb_step  # noqa: F401
 from .optimizer import register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list, _one_minus, _power, _zero_states
 
 __all__ = ["LAMB", "lamb_step"]
-
-
-def lamb_step(weight, grad, mean, var, *, lr, wd, t, beta1, beta2, epsilon, bias_correction,
-              lower_bound, upper_bound, rescale_grad, clip_gradient):
-    """One LAMB step on torch tensors, in place on ``weight``, ``mean`` and ``var``."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
-    mean.mul_(beta1).add_(_one_minus(beta1, weight) * g)
-    var.mul_(beta2).add_(_one_minus(beta2, weight) * g * g)
-    if bias_correction:
-        mean_hat = mean / _one_minus(_power(beta1, t, weight), weight)
-        var_hat = var / _one_minus(_power(beta2, t, weight), weight)
-        update = mean_hat / (var_hat.sqrt() + epsilon) + wd * weight
-    else:
-        update = mean / (var.sqrt() + epsilon) + wd * weight
-    r1 = torch.linalg.vector_norm(weight.float())
-    r2 = torch.linalg.vector_norm(update.float())
-    if lower_bound:
-        r1 = torch.clamp(r1, min=lower_bound)
-    if upper_bound:
-        r1 = torch.clamp(r1, max=upper_bound)
-    ratio = torch.where((r1 > 0) & (r2 > 0), r1 / r2, torch.ones_like(r1))
-    weight.sub_((lr * ratio).to(weight.dtype) * update)
 
 
 @register

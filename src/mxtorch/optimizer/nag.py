@@ -18,23 +18,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..ops.optimizer_kernels import nag_step  # noqa: F401
 from .optimizer import register, _kernel_clip, _check_number
 from .sgd import sgd_step, _MomentumBufferOptimizer, _step_weight_or_master
 
 __all__ = ["NAG", "nag_step"]
-
-
-def nag_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, clip_gradient):
-    """One NAG step on torch tensors, in place; ``momentum_buffer`` None means plain SGD."""
-    if momentum_buffer is None:
-        sgd_step(weight, grad, None, lr=lr, wd=wd, momentum=0.0, rescale_grad=rescale_grad,
-                 clip_gradient=clip_gradient)
-        return
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
-    momentum_buffer.mul_(momentum)
-    step = lr * (g + wd * weight)
-    weight.add_(momentum * (momentum_buffer - step) - step)
-    momentum_buffer.sub_(lr * (g + wd * weight))
 
 
 @register

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 import torch
 
+from ..ops.optimizer_kernels import _kernel_clip, _python_clip, _one_minus, _power  # noqa: F401
 from ..base import MXNetError, MXNetUserWarning, MXNetValueError, py_str
 from ..ndarray.ndarray import NDArray, zeros
 from .. import ndarray as _ndarray
@@ -341,38 +342,6 @@ def _check_arrays(name, weight, grad):
                          f"{type(weight).__name__} and {type(grad).__name__}")
     if weight.shape != grad.shape:
         raise MXNetError(f"{name}.update: weight shape {weight.shape} and grad shape {grad.shape} differ")
-
-
-def _kernel_clip(tensor, clip_gradient):
-    """Clip as MXNet's fused update operators do: only for a set, non-negative bound.
-
-    The optimizers pass ``clip_gradient`` to the operator only when it is truthy, and the
-    operator clips only when it is >= 0; so 0 and negative bounds mean "no clipping".
-    """
-    if clip_gradient and clip_gradient >= 0:
-        return tensor.clamp(-clip_gradient, clip_gradient)
-    return tensor
-
-
-def _python_clip(tensor, clip_gradient):
-    """Clip as MXNet's Python-level update rules do: whenever the bound is not None."""
-    if clip_gradient is not None:
-        return tensor.clamp(-clip_gradient, clip_gradient)
-    return tensor
-
-
-def _one_minus(value, tensor):
-    """``1 - value`` computed in the tensor's precision (float32 unless float64), as MXNet's fused
-    kernels do after casting their float parameters to the weight's type; in float32,
-    ``1 - 0.999`` is 0.00099998713, not 0.001."""
-    scalar_type = np.float64 if tensor.dtype == torch.float64 else np.float32
-    return float(scalar_type(1) - scalar_type(value))
-
-
-def _power(base, exponent, tensor):
-    """``base ** exponent`` in the tensor's precision (float32 unless float64), as MXNet's kernels."""
-    scalar_type = np.float64 if tensor.dtype == torch.float64 else np.float32
-    return float(scalar_type(base) ** scalar_type(exponent))
 
 
 def _lazy_rows(grad, lazy_update=True):

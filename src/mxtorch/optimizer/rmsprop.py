@@ -17,31 +17,11 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import rmsprop_step, rmsprop_centered_step  # noqa: F401
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _kernel_clip, _one_minus
 
 __all__ = ["RMSProp", "rmsprop_step", "rmsprop_centered_step"]
-
-
-def rmsprop_step(weight, grad, n, *, lr, wd, gamma1, epsilon, rescale_grad, clip_gradient, clip_weights):
-    """One plain RMSProp step on torch tensors, in place on ``weight`` and ``n``."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad + wd * weight, clip_gradient)
-    n.mul_(gamma1).add_(_one_minus(gamma1, weight) * g * g)
-    weight.sub_(lr * g / (n + epsilon).sqrt())
-    if clip_weights and clip_weights >= 0:
-        weight.clamp_(-clip_weights, clip_weights)
-
-
-def rmsprop_centered_step(weight, grad, n, mean_g, delta, *, lr, wd, gamma1, gamma2, epsilon,
-                          rescale_grad, clip_gradient, clip_weights):
-    """One centered RMSProp step on torch tensors, in place on ``weight`` and the three states."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad + wd * weight, clip_gradient)
-    n.mul_(gamma1).add_(_one_minus(gamma1, weight) * g * g)
-    mean_g.mul_(gamma1).add_(_one_minus(gamma1, weight) * g)
-    delta.mul_(gamma2).sub_(lr * g / (n - mean_g * mean_g + epsilon).sqrt())
-    weight.add_(delta)
-    if clip_weights and clip_weights >= 0:
-        weight.clamp_(-clip_weights, clip_weights)
 
 
 @register

@@ -16,53 +16,12 @@ import warnings
 import numpy as np
 import torch
 
+from ..ops.optimizer_kernels import sgd_step, sgd_step_foreach  # noqa: F401
 from ..ndarray.ndarray import zeros
 from .optimizer import (register, _FusedUpdateOptimizer, _check_arrays, _kernel_clip, _as_list,
                         _check_number, _lazy_rows, _step_rows)
 
 __all__ = ["SGD", "ccSGD", "sgd_step", "sgd_step_foreach"]
-
-
-def sgd_step(weight, grad, momentum_buffer, *, lr, wd, momentum, rescale_grad, clip_gradient):
-    """One SGD step on torch tensors, in place on ``weight`` (and ``momentum_buffer``).
-
-    ``grad`` is cast to ``weight``'s dtype and never modified; ``momentum_buffer`` may be
-    None (plain SGD).  Without clipping the rescale is folded into the step's scalar, so no
-    temporary the size of the gradient is allocated.
-    """
-    if grad.dtype != weight.dtype:
-        grad = grad.to(weight.dtype)
-    if clip_gradient and clip_gradient >= 0:
-        grad = _kernel_clip(grad * rescale_grad, clip_gradient)
-        scale = 1.0
-    else:
-        scale = rescale_grad
-    if momentum_buffer is None:
-        if wd:
-            weight.mul_(1.0 - lr * wd)
-        weight.add_(grad, alpha=-lr * scale)
-    else:
-        momentum_buffer.mul_(momentum)
-        if wd:
-            momentum_buffer.add_(weight, alpha=-lr * wd)
-        momentum_buffer.add_(grad, alpha=-lr * scale)
-        weight.add_(momentum_buffer)
-
-
-def sgd_step_foreach(weights, grads, momentum_buffers, *, lr, wd, momentum, rescale_grad):
-    """``sgd_step`` (without clipping) on lists of same-dtype tensors with torch's multi-tensor
-    kernels: the same operations in the same order, so the same numbers, in a few dispatches.
-    ``momentum_buffers`` is a list aligned with ``weights`` or None (plain SGD)."""
-    if momentum_buffers is None:
-        if wd:
-            torch._foreach_mul_(weights, 1.0 - lr * wd)
-        torch._foreach_add_(weights, grads, alpha=-lr * rescale_grad)
-    else:
-        torch._foreach_mul_(momentum_buffers, momentum)
-        if wd:
-            torch._foreach_add_(momentum_buffers, weights, alpha=-lr * wd)
-        torch._foreach_add_(momentum_buffers, grads, alpha=-lr * rescale_grad)
-        torch._foreach_add_(weights, momentum_buffers)
 
 
 def _foreach_groups(weights, grads, states, lrs, wds, multi_precision, clip_gradient):

@@ -14,16 +14,10 @@ import math
 
 import torch
 
+from ..ops.optimizer_kernels import sgld_step  # noqa: F401
 from .optimizer import Optimizer, register, _python_clip
 
 __all__ = ["SGLD", "sgld_step"]
-
-
-def sgld_step(weight, grad, *, lr, wd, rescale_grad, clip_gradient):
-    """One SGLD step on torch tensors, in place on ``weight``."""
-    g = _python_clip(grad * rescale_grad, clip_gradient)
-    weight.add_(-lr / 2 * (g + wd * weight))
-    weight.add_(torch.randn_like(weight) * math.sqrt(lr))
 
 
 @register

@@ -12,23 +12,11 @@ from __future__ import annotations
 
 import torch
 
+from ..ops.optimizer_kernels import signsgd_step, signum_step  # noqa: F401
 from ..ndarray.ndarray import zeros
 from .optimizer import Optimizer, register, _kernel_clip, _one_minus, _check_number
 
 __all__ = ["Signum", "signsgd_step", "signum_step"]
-
-
-def signsgd_step(weight, grad, *, lr, wd, rescale_grad, clip_gradient):
-    """One signSGD step on torch tensors, in place on ``weight``."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
-    weight.mul_(1 - lr * wd).sub_(lr * torch.sign(g))
-
-
-def signum_step(weight, grad, momentum_buffer, *, lr, wd, momentum, wd_lh, rescale_grad, clip_gradient):
-    """One Signum step on torch tensors, in place on ``weight`` and ``momentum_buffer``."""
-    g = _kernel_clip(grad.to(weight.dtype) * rescale_grad, clip_gradient)
-    momentum_buffer.mul_(momentum).sub_(_one_minus(momentum, weight) * (g + wd * weight))
-    weight.mul_(1 - lr * wd_lh).add_(lr * torch.sign(momentum_buffer))
 
 
 @register
