@@ -1,14 +1,26 @@
-"""``mx.engine``: MXNet's bulk-execution setting, kept for compatibility.
+"""``mx.engine``: MXNet's bulk-execution setting, kept for compatibility, and what MXNet's engine
+did in a forked child process.
 
 MXNet's dependency engine could group up to ``size`` consecutive imperative operators
 into one scheduled unit ("bulk execution").  PyTorch runs operators eagerly with no such
 engine, so in mxtorch the size is recorded and reported back but changes nothing about
 how or when operators run; results are the same as in MXNet at any size.
+
+A process forked after it computed (``multiprocessing`` with the 'fork' start method: a pool of
+workers running ``mx.nd`` calls, executors or Modules) would hang in its first parallel kernel:
+the GNU OpenMP thread pool torch's CPU kernels use is not fork-safe.  MXNet re-initialised its
+engine in the child and ran it with one OpenMP thread; mxtorch does the same: a forked child
+computes on one intra-op thread (``torch.set_num_threads(1)``; the child may raise it again when
+it does not use the parent's pool).  'spawn' and 'forkserver' children start fresh and are not
+affected.
 """
 from __future__ import annotations
 
 import numbers
+import os
 import threading
+
+import torch
 
 from .base import MXNetError
 # names MXNet 1.9.1's mxnet.engine had in its namespace from its ctypes binding
@@ -56,3 +68,22 @@ class _BulkScope:
 def bulk(size):
     """A context manager running its block with bulk size ``size`` (see ``set_bulk_size``)."""
     return _BulkScope(size)
+
+
+_FORKS = [0]
+
+
+def fork_generation():
+    """How many times this process's ancestry forked since mxtorch was imported (0 in the process
+    that imported it).  Kernels compiled for the parent's thread pool (the inference plan's
+    oneDNN Graph partitions) are rebuilt when it changes."""
+    return _FORKS[0]
+
+
+def _after_fork_in_child():
+    """MXNet's engine restart in a forked child: one intra-op thread (see the module docstring)."""
+    _FORKS[0] += 1
+    torch.set_num_threads(1)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

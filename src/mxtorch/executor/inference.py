@@ -48,6 +48,7 @@ import warnings
 import numpy as np
 import torch
 
+from ..engine import fork_generation
 from ..ops.registry import Operator
 
 __all__ = ["InferencePlan", "compile_mode"]
@@ -269,6 +270,7 @@ class InferencePlan:
 
     def __init__(self, executor):
         self._executor = executor
+        self._fork_generation = fork_generation()
         self._mode = compile_mode()
         self._device = executor._device
         steps = executor._run_steps
@@ -470,6 +472,11 @@ class InferencePlan:
     def run(self):
         constants, inputs = self._variables()
         self._batches += 1
+        if self._fork_generation != fork_generation():
+            # a forked child: the traced graph's oneDNN partitions were compiled for the parent's
+            # OpenMP thread pool, which does not exist here; trace again (mx.engine)
+            self._fork_generation = fork_generation()
+            self._key_tensors = None
         same = (self._key_tensors is not None and len(constants) == len(self._key_tensors)
                 and all(a is b for a, b in zip(constants, self._key_tensors))
                 and all(t._version == v for t, v in zip(constants, self._key_versions)))
