@@ -15,7 +15,10 @@ from .symbol_block import SymbolBlock, _common_prefix  # noqa: F401
 # names MXNet 1.9.1's mxnet.gluon.block had in its namespace
 from .parameter import DeferredInitializationError, Parameter, ParameterDict  # noqa: F401
 from .utils import HookHandle  # noqa: F401
-from ..base import mx_real_t  # noqa: F401
+from collections import OrderedDict, defaultdict  # noqa: F401
+from ..base import MXNetError, mx_real_t  # noqa: F401
+from ..ndarray.ndarray import NDArray  # noqa: F401
+from ..symbol.symbol import Symbol  # noqa: F401
 from ..symbol import load_json  # noqa: F401
 from ..util import is_np_array, np_array, np_shape  # noqa: F401
 

@@ -20,7 +20,8 @@ from ..base import (  # noqa: E402,F401
     DataIterHandle, NDArrayHandle, c_str_array, check_call, mx_real_t, mx_uint, py_str,
 )
 # names MXNet 1.9.1's mxnet.io.io had in its namespace (imported there, not defined)
-from ..ndarray.ndarray import array, concat  # noqa: E402,F401
+from collections import namedtuple  # noqa: E402,F401
+from ..ndarray.ndarray import NDArray, array, concat  # noqa: E402,F401
 from ..ndarray import tile  # noqa: E402,F401
 from ..ndarray.sparse import CSRNDArray  # noqa: E402,F401
 from .native import CSVIter, MNISTIter  # noqa: E402,F401

@@ -14,7 +14,7 @@ The cells live in files by family and are re-exported here under MXNet's path:
 """
 from __future__ import annotations
 
-from .base_cell import BaseRNNCell, RNNParams
+from .base_cell import BaseRNNCell, RNNParams, _normalize_sequence  # noqa: F401
 from .container_cells import BidirectionalCell, DropoutCell, SequentialRNNCell
 from .conv_cells import BaseConvRNNCell, ConvGRUCell, ConvLSTMCell, ConvRNNCell
 from .dense_cells import GRUCell, LSTMCell, RNNCell
