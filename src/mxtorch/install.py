@@ -115,10 +115,15 @@ def _find_real_mxnet():
     return sorted(foreign)
 
 
-def _apply_legacy_switches(numpy_aliases, gpu_as_cpu):
+def _apply_legacy_switches(numpy_aliases, gpu_as_cpu, package_compat):
     """The legacy-program switches of ``install_as_mxnet`` (None: read the environment)."""
     import os
     from . import context
+    from . import package_compat as compat
+    if compat.package_compat_requested(package_compat):
+        compat.enable_package_compat()
+    else:
+        compat.disable_package_compat()
     if numpy_aliases is None:
         numpy_aliases = os.environ.get("MXTORCH_NUMPY_ALIASES", "").strip().lower() in ("1", "true", "yes", "on")
     if numpy_aliases:
@@ -128,7 +133,7 @@ def _apply_legacy_switches(numpy_aliases, gpu_as_cpu):
         context.set_gpu_as_cpu(1 if gpu_as_cpu is True else gpu_as_cpu)
 
 
-def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None):
+def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None, package_compat=None):
     """Make ``import mxnet`` (and ``import mxnet.X``, ``from mxnet.X import Y``) load mxtorch.
 
     ``numpy_aliases=True`` also restores the NumPy names and behaviours that NumPy 1.24/2.0
@@ -154,7 +159,7 @@ def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None):
     ImportError
         if one of the legacy modules listed in ``LEGACY_MODULES`` fails to import.
     """
-    _apply_legacy_switches(numpy_aliases, gpu_as_cpu)
+    _apply_legacy_switches(numpy_aliases, gpu_as_cpu, package_compat)
     with _install_lock:
         package = importlib.import_module(_PACKAGE)
         foreign = _find_real_mxnet()
