@@ -138,7 +138,7 @@ def register_package_compat(row):
 
 class LooseVersion:
     """``distutils.version.LooseVersion``: a version string split into numbers and words
-    (``'1.9.1'`` -> ``[1, 9, 1]``, ``'2.13.0+cpu'`` -> ``[2, 13, 0, '+cpu']``) compared as lists."""
+    (``'1.9.1'`` -> ``[1, 9, 1]``, ``'2.13.0+cpu'`` -> ``[2, 13, 0, '+', 'cpu']``) compared as lists."""
 
     component_re = re.compile(r"(\d+ | [a-z]+ | \.)", re.VERBOSE)
 
