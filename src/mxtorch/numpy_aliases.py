@@ -25,7 +25,7 @@ patches the imported ``numpy`` module of this process:
   ``np.save`` of a ragged list goes through ``np.asanyarray`` and so saves that object array
   (``np.load(..., allow_pickle=True)`` reads it back, as with NumPy 1).  An explicit ``dtype``
   keeps NumPy's error.  Cost: these three functions become Python wrappers around NumPy's
-  (about 0.1 us more per call made through the ``numpy`` module; code that imported the
+  (0.1-0.5 us more per call made through the ``numpy`` module; code that imported the
   function object before the switch keeps NumPy's own), and a ragged input is examined twice.
 
 The first use of any restored name or behaviour emits one ``NumpyAliasWarning``
