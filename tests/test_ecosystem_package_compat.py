@@ -261,14 +261,16 @@ def test_gluon_utils_brief_print_list():
 
 @pytest.mark.parametrize("package", ["gluoncv", "gluonnlp"])
 def test_real_package_imports_under_install_as_mxnet(package, tmp_path):
-    if importlib.util.find_spec(package) is None:
+    spec = importlib.util.find_spec(package)
+    if spec is None:
         pytest.skip(f"{package} is not installed")
+    location = os.path.dirname(os.path.dirname(spec.origin))       # the folder holding the package
     code = f"""
     import mxtorch
     mxtorch.install_as_mxnet()
     import {package}
     print("version", {package}.__version__)
     """
-    result = _python(code, tmp_path)
+    result = _python(code, location)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "version 0.1" in result.stdout
