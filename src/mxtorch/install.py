@@ -31,6 +31,7 @@ import sys
 import threading
 
 from .base import MXNetError
+from .package_compat import disable_package_compat, enable_package_compat, package_compat_requested
 
 __all__ = ["install_as_mxnet"]
 
@@ -115,15 +116,10 @@ def _find_real_mxnet():
     return sorted(foreign)
 
 
-def _apply_legacy_switches(numpy_aliases, gpu_as_cpu, package_compat):
+def _apply_legacy_switches(numpy_aliases, gpu_as_cpu):
     """The legacy-program switches of ``install_as_mxnet`` (None: read the environment)."""
     import os
     from . import context
-    from . import package_compat as compat
-    if compat.package_compat_requested(package_compat):
-        compat.enable_package_compat()
-    else:
-        compat.disable_package_compat()
     if numpy_aliases is None:
         numpy_aliases = os.environ.get("MXTORCH_NUMPY_ALIASES", "").strip().lower() in ("1", "true", "yes", "on")
     if numpy_aliases:
@@ -159,7 +155,7 @@ def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None, package_compat=None):
     ImportError
         if one of the legacy modules listed in ``LEGACY_MODULES`` fails to import.
     """
-    _apply_legacy_switches(numpy_aliases, gpu_as_cpu, package_compat)
+    _apply_legacy_switches(numpy_aliases, gpu_as_cpu)
     with _install_lock:
         package = importlib.import_module(_PACKAGE)
         foreign = _find_real_mxnet()
@@ -169,6 +165,10 @@ def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None, package_compat=None):
             raise MXNetError(f"install_as_mxnet: a real 'mxnet' is already imported ({shown}"
                              f"{'; from ' + origin if origin else ''}); call mxtorch.install_as_mxnet() "
                              f"before anything imports mxnet, or remove that import")
+        if package_compat_requested(package_compat):
+            enable_package_compat()
+        else:
+            disable_package_compat()
         for relative in LEGACY_MODULES:
             importlib.import_module(f"{_PACKAGE}.{relative}")
         if not any(isinstance(finder, MXNetAliasFinder) for finder in sys.meta_path):
