@@ -35,6 +35,17 @@ mx_real_t = np.float32
 """The default floating-point type of arrays and parameters (MXNet's ``mx_real_t``)."""
 
 
+class _NullType:
+    """Placeholder for an argument not given (MXNet 1.9.1's ``mxnet.base._Null``, which
+    training scripts import as a default value)."""
+
+    def __repr__(self):
+        return "_Null"
+
+
+_Null = _NullType()
+
+
 class MXNetError(RuntimeError):
     """The error every mxtorch failure raises (MXNet's ``mxnet.base.MXNetError``).
 
