@@ -274,3 +274,16 @@ def test_real_package_imports_under_install_as_mxnet(package, tmp_path):
     result = _python(code, location)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "version 0.1" in result.stdout
+
+
+def test_base_null_placeholder_as_mxnet_has_it(tmp_path):
+    code = """
+    import mxtorch
+    mxtorch.install_as_mxnet()
+    from mxnet.base import _Null, _NullType
+    import mxtorch.base
+    print("null", repr(_Null), isinstance(_Null, _NullType), _Null is mxtorch.base._Null)
+    """
+    result = _python(code, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "null _Null True True" in result.stdout
