@@ -259,6 +259,8 @@ class _CompatLoader(importlib.abc.Loader):
             _apply(row, "after", module)
 
     def __getattr__(self, name):
+        if name.startswith("__") or name == "_loader":
+            raise AttributeError(name)
         return getattr(self._loader, name)
 
 
