@@ -24,7 +24,7 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "src" / "mxtorch"
 # bottom to top; a module belongs to the longest prefix that names it
 LAYERS = [
     ("base", """exceptions error base_ctypes base schema runtime libinfo log star_exports registry
-                numpy_aliases misc engine"""),
+                numpy_aliases package_compat misc engine"""),
     ("context", "context util attribute name"),
     ("recording", "recording"),
     ("ops", "ops"),

@@ -41,6 +41,17 @@ from .exceptions import (  # noqa: F401  (MXNet's mxnet.base names)
 )
 
 
+class _NullType:
+    """Placeholder for an argument not given (MXNet 1.9.1's ``mxnet.base._Null``, which
+    training scripts import as a default value)."""
+
+    def __repr__(self):
+        return "_Null"
+
+
+_Null = _NullType()
+
+
 def data_dir_default():
     """The folder MXNet keeps downloaded files in when ``MXNET_HOME`` is not set:
     ``%APPDATA%\\mxnet`` on Windows, ``~/.mxnet`` elsewhere."""

@@ -22,6 +22,11 @@ is also set for child processes):
     ``np.asscalar``, binary ``np.fromstring``, ...; see ``mxtorch.numpy_aliases``).
 ``--device DEVICE`` [``MXTORCH_DEVICE``]
     the torch device that ``mx.cpu()`` and ``mx.gpu()`` compute on (``cpu``, ``cuda:1``, ``mps``).
+``--no-package-compat`` [``MXTORCH_PACKAGE_COMPAT=0``]
+    turn off package compat (on by default): the import-time environment checks of known
+    MXNet-era packages (GluonCV, GluonNLP) are answered by ``mxtorch.package_compat`` without
+    editing them, and importing one of them turns the NumPy aliases on, as their NumPy 1 code
+    expects.
 """
 from __future__ import annotations
 
@@ -46,6 +51,9 @@ def configure(parser):
     parser.add_argument("--device", default=None,
                         help="torch device that mx.cpu() and mx.gpu() compute on: cpu, cuda, cuda:1, mps "
                              "[MXTORCH_DEVICE]")
+    parser.add_argument("--no-package-compat", action="store_true",
+                        help="leave the import-time checks of GluonCV / GluonNLP as they are (by default "
+                             "mxtorch answers them and turns the NumPy aliases on) [MXTORCH_PACKAGE_COMPAT=0]")
     parser.add_argument("-m", dest="module", metavar="MODULE", default=None,
                         help="run library module MODULE as a script (like python -m)")
     parser.add_argument("script", nargs="?", metavar="SCRIPT", help="the program file to run")
@@ -57,7 +65,7 @@ def parse_run_arguments(parser, argv):
     program's.  Returns an argparse Namespace with ``command='run'``."""
     import argparse
     args = argparse.Namespace(command="run", gpu_as_cpu=0, numpy_aliases=False, device=None, module=None,
-                              script=None, args=[])
+                              script=None, args=[], no_package_compat=False)
     run_parser = _subparser(parser, "run")
     index = 0
     while index < len(argv):
@@ -67,6 +75,8 @@ def parse_run_arguments(parser, argv):
             raise SystemExit(0)
         if item == "--numpy-aliases":
             args.numpy_aliases = True
+        elif item == "--no-package-compat":
+            args.no_package_compat = True
         elif item == "--gpu-as-cpu":
             args.gpu_as_cpu = 1
         elif item.startswith("--gpu-as-cpu="):
@@ -122,7 +132,7 @@ def _subparser(parser, name):
     raise KeyError(name)
 
 
-def _apply_switches(gpu_as_cpu=0, numpy_aliases=False, device=None):
+def _apply_switches(gpu_as_cpu=0, numpy_aliases=False, device=None, package_compat=True):
     from . import context
     from .install import install_as_mxnet
     if gpu_as_cpu:
@@ -133,12 +143,16 @@ def _apply_switches(gpu_as_cpu=0, numpy_aliases=False, device=None):
         os.environ["MXTORCH_DEVICE"] = device
     if numpy_aliases:
         os.environ["MXTORCH_NUMPY_ALIASES"] = "1"
-    install_as_mxnet(numpy_aliases=True if numpy_aliases else None)
+    if not package_compat:
+        os.environ["MXTORCH_PACKAGE_COMPAT"] = "0"
+    install_as_mxnet(numpy_aliases=True if numpy_aliases else None, package_compat=None if package_compat else False)
 
 
-def run_program(script=None, module=None, args=(), gpu_as_cpu=0, numpy_aliases=False, device=None):
+def run_program(script=None, module=None, args=(), gpu_as_cpu=0, numpy_aliases=False, device=None,
+                package_compat=True):
     """Run ``script`` (a path) or ``module`` (a dotted name) as ``__main__`` with ``sys.argv``
-    set from ``args``, after installing mxtorch as mxnet and applying the switches.
+    set from ``args``, after installing mxtorch as mxnet and applying the switches
+    (``package_compat=False`` is ``--no-package-compat``).
 
     Returns the exit status: 0 when the program ends normally, the ``SystemExit`` code when it
     calls ``sys.exit``.  Other exceptions propagate.  Raises MXNetError when ``script`` does
@@ -148,7 +162,7 @@ def run_program(script=None, module=None, args=(), gpu_as_cpu=0, numpy_aliases=F
         raise MXNetError("run: give exactly one of SCRIPT or -m MODULE")
     if script is not None and not os.path.isfile(script):
         raise MXNetError(f"run: no such file {script!r}")
-    _apply_switches(gpu_as_cpu, numpy_aliases, device)
+    _apply_switches(gpu_as_cpu, numpy_aliases, device, package_compat)
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     try:
         if script is not None:
@@ -202,4 +216,5 @@ def _exit_status(code):
 def run_command(args):
     """The ``run`` subcommand (see the module docstring)."""
     return run_program(script=args.script, module=args.module, args=args.args, gpu_as_cpu=args.gpu_as_cpu,
-                       numpy_aliases=args.numpy_aliases, device=args.device)
+                       numpy_aliases=args.numpy_aliases, device=args.device,
+                       package_compat=not getattr(args, "no_package_compat", False))

@@ -31,6 +31,7 @@ import sys
 import threading
 
 from .base import MXNetError
+from .package_compat import disable_package_compat, enable_package_compat, package_compat_requested
 
 __all__ = ["install_as_mxnet"]
 
@@ -128,7 +129,7 @@ def _apply_legacy_switches(numpy_aliases, gpu_as_cpu):
         context.set_gpu_as_cpu(1 if gpu_as_cpu is True else gpu_as_cpu)
 
 
-def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None):
+def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None, package_compat=None):
     """Make ``import mxnet`` (and ``import mxnet.X``, ``from mxnet.X import Y``) load mxtorch.
 
     ``numpy_aliases=True`` also restores the NumPy names and behaviours that NumPy 1.24/2.0
@@ -164,6 +165,10 @@ def install_as_mxnet(numpy_aliases=None, gpu_as_cpu=None):
             raise MXNetError(f"install_as_mxnet: a real 'mxnet' is already imported ({shown}"
                              f"{'; from ' + origin if origin else ''}); call mxtorch.install_as_mxnet() "
                              f"before anything imports mxnet, or remove that import")
+        if package_compat_requested(package_compat):
+            enable_package_compat()
+        else:
+            disable_package_compat()
         for relative in LEGACY_MODULES:
             importlib.import_module(f"{_PACKAGE}.{relative}")
         if not any(isinstance(finder, MXNetAliasFinder) for finder in sys.meta_path):

@@ -18,7 +18,15 @@ patches the imported ``numpy`` module of this process:
   ``hasattr(np, 'float')`` becomes true, as on NumPy 1.23;
 - ``np.fromstring`` with ``sep=''`` (its default) reads the bytes as
   ``np.frombuffer(...).copy()`` did in NumPy 1.x (a writable copy); the text mode
-  (``sep`` given) is NumPy's own.
+  (``sep`` given) is NumPy's own;
+- ``np.array``, ``np.asarray`` and ``np.asanyarray`` of a ragged nested sequence
+  (``np.array([[1, 2], [3]])``), which NumPy >= 1.24 refuses with ``ValueError: ... inhomogeneous
+  shape``, give NumPy 1's object array (``array([list([1, 2]), list([3])], dtype=object)``);
+  ``np.save`` of a ragged list goes through ``np.asanyarray`` and so saves that object array
+  (``np.load(..., allow_pickle=True)`` reads it back, as with NumPy 1).  An explicit ``dtype``
+  keeps NumPy's error.  Cost: these three functions become Python wrappers around NumPy's
+  (0.1-0.5 us more per call made through the ``numpy`` module; code that imported the
+  function object before the switch keeps NumPy's own), and a ragged input is examined twice.
 
 The first use of any restored name or behaviour emits one ``NumpyAliasWarning``
 naming it (and pointing at the caller's line); later uses are silent.  Names that
@@ -130,8 +138,38 @@ def enable_numpy_aliases():
         fromstring.__doc__ = original_fromstring.__doc__
         fromstring.__wrapped__ = original_fromstring
         numpy.fromstring = fromstring
+        for name in _RAGGED_CONSTRUCTORS:
+            setattr(numpy, name, _object_array_for_ragged(getattr(numpy, name), name))
         _state["enabled"] = True
         return sorted(_served)
 
 
 _served: dict = {}
+
+_RAGGED_CONSTRUCTORS = ("array", "asarray", "asanyarray")
+
+
+def _is_ragged_error(error):
+    return "inhomogeneous" in str(error)
+
+
+def _object_array_for_ragged(original, name):
+    """``original`` (``np.array`` / ``np.asarray`` / ``np.asanyarray``), except that a ragged nested
+    sequence without an explicit dtype gives NumPy 1's object array instead of ValueError."""
+
+    def constructor(obj, *args, **kwargs):
+        try:
+            return original(obj, *args, **kwargs)
+        except ValueError as error:
+            dtype_given = (args and args[0] is not None) or kwargs.get("dtype") is not None
+            if dtype_given or not _is_ragged_error(error):
+                raise
+        _warn_first_use(f"np.{name} of a ragged nested sequence (NumPy 1's object array)")
+        kwargs.pop("dtype", None)
+        return original(obj, object, *args[1:], **kwargs)
+
+    constructor.__name__ = name
+    constructor.__qualname__ = name
+    constructor.__doc__ = original.__doc__
+    constructor.__wrapped__ = original
+    return constructor

@@ -23,7 +23,7 @@ from .. import autograd
 from .. import initializer
 from .. import ndarray
 from .. import symbol
-from ..base import MXNetAssertionError, MXNetError, MXNetTypeError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
 from ..context import Context, cpu, current_context
 from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse import to_storage
@@ -121,6 +121,7 @@ class Parameter:
         self._data = None
         self._grad = None
         self._ctx_list = None
+        self._ctx_map = None
         self._deferred_init = ()
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
@@ -245,6 +246,14 @@ class Parameter:
 
     def _init_impl(self, data, ctx_list):
         self._ctx_list = list(ctx_list)
+        # MXNet's lookup table from (device kind, device id) to the position in _ctx_list: one
+        # list for CPU kinds, one for GPUs (code built on Gluon, GluonNLP's WeightDropParameter,
+        # copies it from Parameter to Parameter)
+        self._ctx_map = [[], []]
+        for position, ctx in enumerate(self._ctx_list):
+            devices = self._ctx_map[ctx.device_typeid & 1]
+            devices.extend([None] * (ctx.device_id + 1 - len(devices)))
+            devices[ctx.device_id] = position
         self._data = [_storage(data.copyto(ctx) if data.context != ctx else data.copy(), self._stype)
                       for ctx in self._ctx_list]
         self._init_grad()
@@ -437,8 +446,9 @@ class Parameter:
             init, _, default_init, data = self._deferred_init
             self._deferred_init = (init, ctx, default_init, data)
         else:
-            raise MXNetError(f"Cannot reset context for Parameter '{self.name}' because it has not been "
-                             f"initialized.")
+            # a ValueError as in MXNet (GluonCV's model builders catch it)
+            raise MXNetValueError(f"Cannot reset context for Parameter '{self.name}' because it has not been "
+                                  f"initialized.")
 
     def cast(self, dtype):
         """Convert the value and gradient to ``dtype``."""

@@ -21,6 +21,7 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context
 from ..util import is_np_array, is_np_shape  # noqa: F401  (MXNet re-exports them here)
 from .. import ndarray as nd
+from .parameter import _brief_print_list  # noqa: F401  (MXNet 1.9.1 defines it here; code imports it from here)
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download", "replace_file",
            "shape_is_known", "HookHandle", "DownloadError", "is_np_array", "is_np_shape"]
@@ -219,6 +220,25 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
                 print(f"download failed due to {error!r}, retrying, {attempts - attempt - 1} attempt(s) left")
     raise DownloadError(f"cannot download {url} after {attempts} attempt(s) ({last_error!r}); "
                         f"{place_hint}", url, fname) from last_error
+
+
+_DEFAULT_REPO_URL = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
+
+
+def _get_repo_url():
+    """The base URL of the Gluon dataset and model repository, ending with ``/``:
+    ``$MXNET_GLUON_REPO`` when set, else Apache MXNet's S3 bucket (MXNet 1.9.1's private
+    helper, which GluonNLP and GluonCV import)."""
+    repo_url = os.environ.get("MXNET_GLUON_REPO", _DEFAULT_REPO_URL)
+    if repo_url[-1] != "/":
+        repo_url = repo_url + "/"
+    return repo_url
+
+
+def _get_repo_file_url(namespace, filename):
+    """The URL of ``filename`` under ``namespace`` in the Gluon repository
+    (``<repo url><namespace>/<filename>``)."""
+    return f"{_get_repo_url()}{namespace}/{filename}"
 
 
 class HookHandle:

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from ..recording import attach_carrier, carrier_dtype, gradient_carrier, is_recording  # noqa: F401
-from ..base import MXNetAssertionError, MXNetError, format_value
+from ..base import MXNetAssertionError, MXNetError, _Null, format_value
 from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
                       SchemaError, Shape, Str, collect, optional, parse_params)
 
@@ -610,7 +610,12 @@ def split_call_arguments(op_class, args, attrs, is_input, input_kind, foreign, o
     ``is_input`` holds, or that are None ("not given", ``FullyConnected(x, w, None,
     no_bias=True)``), are the inputs, without trailing Nones; the values after them are
     attributes in declaration order (:func:`positional_attributes`; ``input_kind`` and
-    ``foreign`` as there).  MXNetError when an attribute is given both ways."""
+    ``foreign`` as there).  MXNetError when an attribute is given both ways.  ``base._Null``
+    (MXNet's "not given" default, which wrappers pass on) counts as not given, as in MXNet's
+    generated functions: such attributes are dropped and such inputs are None."""
+    for key in [key for key, value in attrs.items() if value is _Null]:
+        del attrs[key]
+    args = tuple(None if value is _Null else value for value in args)
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and op_class.variadic:
         args = tuple(args[0])
     count = 0
