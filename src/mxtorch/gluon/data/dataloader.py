@@ -15,7 +15,9 @@ the same random state and repeated each other's draws.
 """
 from __future__ import annotations
 
+import io
 import multiprocessing
+import pickle
 import multiprocessing.pool
 import multiprocessing.queues
 import os
@@ -159,58 +161,85 @@ def _worker_initializer(dataset, batchify_fn, base_seed):
     torch.manual_seed(seed)
 
 
-def _worker_fn(samples):
-    return _worker_batchify_fn([_worker_dataset[i] for i in samples])
+def _worker_fn(samples, batchify_fn, dataset=None):
+    """The batch of ``samples`` in a worker process (MXNet's ``_worker_fn``): read from the
+    dataset the process was given at start, merged by ``batchify_fn`` (None: the one it was
+    given), returned pickled (the iterator unpickles it, as MXNet's shared-memory batches)."""
+    merge = batchify_fn if batchify_fn is not None else _worker_batchify_fn
+    batch = merge([_worker_dataset[i] for i in samples])
+    buffer = io.BytesIO()
+    ForkingPickler(buffer, pickle.HIGHEST_PROTOCOL).dump(batch)
+    return buffer.getvalue()
 
 
-class _ThreadWorker:
-    def __init__(self, dataset, batchify_fn):
-        self._dataset = dataset
-        self._batchify_fn = batchify_fn
-
-    def __call__(self, samples):
-        return self._batchify_fn([self._dataset[i] for i in samples])
+def _thread_worker_fn(samples, batchify_fn, dataset):
+    """The batch of ``samples`` in a worker thread (MXNet's ``_thread_worker_fn``)."""
+    return batchify_fn([dataset[i] for i in samples])
 
 
 class _MultiWorkerIter:
-    """Batches from a worker pool, in order, ``prefetch`` of them requested ahead."""
+    """Batches from a worker pool, in order, ``prefetch`` of them requested ahead (MXNet 1.9.1's
+    ``_MultiWorkerIter``, with its signature and its protocol, which libraries subclass: GluonCV's
+    random-transform loader overrides ``_push_next`` and reads ``_iter``, ``_worker_pool``,
+    ``_worker_fn``, ``_batchify_fn``, ``_data_buffer``, ``_sent_idx``).
 
-    def __init__(self, loader, worker_fn, prefetch):
-        self._loader = loader        # keeps the loader, and so its pool, alive while iterating
+    ``worker_fn(samples, batchify_fn, dataset)`` computes one batch in the pool; with
+    ``dataset`` None (process pools) its result is a pickle, unpickled here.  A batch that does
+    not arrive within ``timeout`` seconds raises MXNetError."""
+
+    def __init__(self, worker_pool, batchify_fn, batch_sampler, pin_memory=False, pin_device_id=0,
+                 worker_fn=_worker_fn, prefetch=0, dataset=None, data_loader=None, timeout=120):
+        self._worker_pool = worker_pool
+        self._batchify_fn = batchify_fn
+        self._batch_sampler = batch_sampler
+        self._data_buffer = {}
+        self._rcvd_idx = 0
+        self._sent_idx = 0
+        self._iter = iter(self._batch_sampler)
         self._worker_fn = worker_fn
-        self._batches = iter(loader._batch_sampler)
-        self._length = len(loader._batch_sampler)
-        self._pending = deque()
+        self._pin_memory = pin_memory
+        self._pin_device_id = pin_device_id
+        self._dataset = dataset
+        self._data_loader = data_loader      # keeps the loader, and so its pool, alive while iterating
+        self._timeout = timeout
         for _ in range(prefetch):
             self._push_next()
 
-    def _push_next(self):
-        samples = next(self._batches, None)
-        if samples is not None:
-            self._pending.append(self._loader._worker_pool.apply_async(self._worker_fn, (samples,)))
-
     def __len__(self):
-        return self._length
+        return len(self._batch_sampler)
+
+    def _push_next(self):
+        """Send the next batch's samples to the pool."""
+        samples = next(self._iter, None)
+        if samples is None:
+            return
+        self._data_buffer[self._sent_idx] = self._worker_pool.apply_async(
+            self._worker_fn, (samples, self._batchify_fn, self._dataset))
+        self._sent_idx += 1
+
+    def __next__(self):
+        self._push_next()
+        if self._rcvd_idx == self._sent_idx:
+            raise StopIteration
+        pending = self._data_buffer.pop(self._rcvd_idx)
+        try:
+            batch = pending.get(self._timeout)
+        except multiprocessing.TimeoutError:
+            raise MXNetError(f"DataLoader: a worker did not deliver its batch within timeout="
+                             f"{self._timeout} s; raise timeout, lower num_workers, or check that the "
+                             f"dataset does not block") from None
+        if self._dataset is None:
+            batch = pickle.loads(batch)
+        if self._pin_memory:
+            batch = _as_in_context(batch, cpu_pinned(self._pin_device_id))
+        self._rcvd_idx += 1
+        return batch
+
+    def next(self):
+        return self.__next__()
 
     def __iter__(self):
         return self
-
-    def __next__(self):
-        if not self._pending:
-            raise StopIteration
-        result = self._pending.popleft()
-        self._push_next()
-        try:
-            batch = result.get(self._loader._timeout)
-        except multiprocessing.TimeoutError:
-            raise MXNetError(f"DataLoader: a worker did not deliver its batch within timeout="
-                             f"{self._loader._timeout} s; raise timeout, lower num_workers, or check that the "
-                             f"dataset does not block") from None
-        if self._loader._pin_memory:
-            batch = _as_in_context(batch, cpu_pinned(self._loader._pin_device_id))
-        return batch
-
-    next = __next__
 
 
 class DataLoader:
@@ -269,7 +298,7 @@ class DataLoader:
         if self._num_workers > 0:
             if self._thread_pool:
                 self._worker_pool = ThreadPool(self._num_workers)
-                self._worker_fn = _ThreadWorker(dataset, batchify_fn)
+                self._worker_fn = _thread_worker_fn
             else:
                 context = multiprocessing.get_context("fork") if os.name == "posix" else multiprocessing
                 base_seed = np.random.randint(0, 2 ** 31)
@@ -277,7 +306,16 @@ class DataLoader:
                                                  initargs=(dataset, batchify_fn, base_seed))
                 self._worker_fn = _worker_fn
             if self._auto_reload:
-                self._prefetched = _MultiWorkerIter(self, self._worker_fn, self._prefetch)
+                self._prefetched = self._worker_iter()
+
+    def _worker_iter(self):
+        # process workers were given the dataset and batchify_fn at start (None: not sent per batch)
+        threads = self._thread_pool
+        return _MultiWorkerIter(self._worker_pool, self._batchify_fn if threads else None, self._batch_sampler,
+                                pin_memory=self._pin_memory, pin_device_id=self._pin_device_id,
+                                worker_fn=self._worker_fn, prefetch=self._prefetch,
+                                dataset=self._dataset if threads else None, data_loader=self,
+                                timeout=self._timeout)
 
     def _same_process_iter(self):
         for samples in self._batch_sampler:
@@ -288,7 +326,7 @@ class DataLoader:
 
     def _reloading_iter(self, batches):
         yield from batches
-        self._prefetched = _MultiWorkerIter(self, self._worker_fn, self._prefetch)
+        self._prefetched = self._worker_iter()
 
     def __iter__(self):
         if self._num_workers == 0:
@@ -296,7 +334,7 @@ class DataLoader:
         if self._prefetched is not None:
             batches, self._prefetched = self._prefetched, None
         else:
-            batches = _MultiWorkerIter(self, self._worker_fn, self._prefetch)
+            batches = self._worker_iter()
         if self._auto_reload:
             return self._reloading_iter(batches)
         return batches
@@ -307,7 +345,7 @@ class DataLoader:
     def refresh(self):
         """Start fetching a new epoch now (with workers and ``auto_reload``)."""
         if self._num_workers > 0 and self._auto_reload:
-            self._prefetched = _MultiWorkerIter(self, self._worker_fn, self._prefetch)
+            self._prefetched = self._worker_iter()
 
     def clean(self):
         """Forget a prefetched epoch."""
