@@ -51,6 +51,13 @@ def nets():
     result["widest_and_multi_output"] = (
         mx.sym.Group([cat, mixed, unknown, sr, mx.sym.tanh(parts[1], name="th"), mx.sym.sum(parts[0], name="s")]),
         {"fa_weight": (3, 3), "fa_bias": (3,), "fb_weight": (3, 3), "fb_bias": (3,)}, {})
+    x = mx.sym.var("x")
+    f1 = mx.sym.FullyConnected(data, num_hidden=4, name="f1")
+    halves = mx.sym.split(f1, num_outputs=2, name="sp")
+    result["split_multicast_fp32_output"] = (
+        mx.sym.Group([halves[0], halves[1], mx.sym.broadcast_add(f1, mx.sym.tanh(x, name="tx"), name="ba"),
+                      mx.sym.sum(x, name="sy")]),
+        {"f1_weight": (4, 3), "f1_bias": (4,)}, {})
     return result
 
 
@@ -85,7 +92,8 @@ def test_bfloat16_lists_differ_from_float16():
 
 
 # -- the converted graphs ------------------------------------------------------------------------
-CASES = [(name, target) for name in ("fc_softmax_add", "conv_bn_softmaxoutput", "widest_and_multi_output")
+CASES = [(name, target) for name in ("fc_softmax_add", "conv_bn_softmaxoutput", "widest_and_multi_output",
+                                          "split_multicast_fp32_output")
          for target in ("float16", "bfloat16")]
 
 
@@ -94,7 +102,7 @@ def test_convert_symbol_inserts_mxnets_casts(name, target):
     expected = REFERENCE["convert"][f"{name}/{target}"]
     sym = nets()[name][0]
     assert structure(amp.convert_symbol(sym, target_dtype=target)) == expected["symbol"]
-    excluded = amp.convert_symbol(sym, target_dtype=target, excluded_sym_names=["fc", "conv", "cat", "fb"])
+    excluded = amp.convert_symbol(sym, target_dtype=target, excluded_sym_names=["fc", "conv", "cat", "fb", "x"])
     assert structure(excluded) == expected["excluded"]
 
 

@@ -63,6 +63,13 @@ def nets(mx):
     result["widest_and_multi_output"] = (
         mx.sym.Group([cat, mixed, unknown, sr, mx.sym.tanh(parts[1], name="th"), mx.sym.sum(parts[0], name="s")]),
         {"fa_weight": (3, 3), "fa_bias": (3,), "fb_weight": (3, 3), "fb_bias": (3,)}, {}, {"data": (2, 3)})
+    x = mx.sym.var("x")
+    f1 = mx.sym.FullyConnected(data, num_hidden=4, name="f1")
+    halves = mx.sym.split(f1, num_outputs=2, name="sp")
+    result["split_multicast_fp32_output"] = (
+        mx.sym.Group([halves[0], halves[1], mx.sym.broadcast_add(f1, mx.sym.tanh(x, name="tx"), name="ba"),
+                      mx.sym.sum(x, name="sy")]),
+        {"f1_weight": (4, 3), "f1_bias": (4,)}, {}, {"data": (2, 3), "x": (2, 4)})
     return result
 
 
@@ -71,7 +78,7 @@ def record_conversions(mx, amp):
     for name, (sym, arg_shapes, aux_shapes, _) in nets(mx).items():
         for target in ("float16", "bfloat16"):
             plain = amp.convert_symbol(sym, target_dtype=target)
-            excluded = amp.convert_symbol(sym, target_dtype=target, excluded_sym_names=["fc", "conv", "cat", "fb"])
+            excluded = amp.convert_symbol(sym, target_dtype=target, excluded_sym_names=["fc", "conv", "cat", "fb", "x"])
             entry = {"symbol": {"internals": plain.get_internals().list_outputs(), "attrs": plain.attr_dict()},
                      "excluded": {"internals": excluded.get_internals().list_outputs(),
                                   "attrs": excluded.attr_dict()}}

@@ -240,8 +240,7 @@ def _wrap_loss_output_functions(module, scaler, target_dtype):
             continue
         if module is ndarray:
             def wrapped(*args, _function=function, **kwargs):
-                kwargs["grad_scale"] = kwargs.get("grad_scale", 1.0) * scaler.loss_scale \
-                    if "grad_scale" in kwargs else scaler.loss_scale
+                kwargs["grad_scale"] = kwargs.get("grad_scale", 1.0) * scaler.loss_scale
                 return _function(*args, **kwargs)
         else:
             def wrapped(*args, _function=function, **kwargs):
@@ -387,7 +386,7 @@ def convert_symbol(sym, target_dtype="float16", target_dtype_ops=None, fp32_ops=
     return reduce_precision(sym, policy, data_names, model_param_names, cast_optional_params)
 
 
-def _cast_to_declared(converted, names, params, aux=False):
+def _cast_to_declared(converted, names, params):
     """Cast each of ``params`` to the dtype of its variable's ``__dtype__`` attribute."""
     attrs = converted.attr_dict()
     for name in names:

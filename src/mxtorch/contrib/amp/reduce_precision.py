@@ -123,7 +123,10 @@ class _Pass:
 
     def visit(self, node):
         if node.op is None:
-            return Node(None, node.name, node.attrs)
+            copy = Node(None, node.name, node.attrs)
+            if node.name in self.policy.excluded:   # an excluded variable is taken as float32
+                self.fp32[(id(node), 0)] = (copy, 0)
+            return copy
         policy = self.policy
         name = _op_name(node)
         excluded = node.name in policy.excluded
@@ -244,13 +247,13 @@ def reduce_precision(sym, policy, data_names, model_param_names, cast_optional_p
     variables = [node for node in topological_order(converted._outputs) if node.op is None]
     params = set(model_param_names)
     declared = {node.name for node in variables if "__dtype__" in node.attrs}
-    if params or declared:
-        # MXNet infers the types from the data inputs alone (declared dtypes are not read)
-        saved = {id(node): node.attrs.pop("__dtype__") for node in variables if "__dtype__" in node.attrs}
-        dtypes = _variable_dtypes(converted, data_names, policy.target, cast_optional_params)
-        for node in variables:
-            if node.name in params or (not params and node.name in declared):
-                node.attrs["__dtype__"] = str(dtype_flag(dtypes.get(node.name, _FLOAT32)))
-            elif id(node) in saved:
-                node.attrs["__dtype__"] = saved[id(node)]
+    # MXNet infers the types from the data inputs alone (declared dtypes are not read); a graph
+    # whose types conflict after the pass raises here, as there
+    saved = {id(node): node.attrs.pop("__dtype__") for node in variables if "__dtype__" in node.attrs}
+    dtypes = _variable_dtypes(converted, data_names, policy.target, cast_optional_params)
+    for node in variables:
+        if node.name in params or (not params and node.name in declared):
+            node.attrs["__dtype__"] = str(dtype_flag(dtypes.get(node.name, _FLOAT32)))
+        elif id(node) in saved:
+            node.attrs["__dtype__"] = saved[id(node)]
     return converted
