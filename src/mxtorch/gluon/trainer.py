@@ -283,6 +283,11 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
+        # dynamic loss scaling (mx.contrib.amp.init_trainer): a step whose gradients overflowed
+        # is skipped, and the scaler lowers its scale
+        loss_scaler = getattr(self, "_amp_loss_scaler", None)
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return
         updates = [[] for _ in self._updaters]
         for index, param in enumerate(self._params):
             if param.grad_req == "null":

@@ -1,408 +1,305 @@
-"""``mx.contrib.amp``: automatic mixed precision for Symbol / NDArray / Module code.
+"""``mx.contrib.amp``: automatic mixed precision (MXNet 1.9.1's ``mxnet.contrib.amp.amp``).
 
-Mixed precision is expressed with the registered ``amp_cast`` / ``amp_multicast`` operators,
-so it runs wherever the graph runs (on CPU the casts are plain dtype conversions):
+- ``init(target_dtype)`` wraps the operator functions of ``mx.sym`` and ``mx.nd`` as MXNet does:
+  the low-precision list casts the floating inputs to ``target_dtype`` (a Symbol's inputs, apart
+  from its auxiliary states, get ``amp_cast`` nodes), the float32 list and the matching
+  conditional entries to float32, the widest-type list to the widest type among the inputs
+  (``amp_multicast`` for symbols); the NDArray loss heads (``SoftmaxOutput`` ...) get their
+  ``grad_scale`` multiplied by the loss scale (the symbolic ones log that they cannot).
+- ``init_trainer`` / ``scale_loss`` / ``unscale``: dynamic loss scaling for a Gluon Trainer; the
+  Trainer asks the scaler before each update and skips the update when a gradient overflowed
+  (``LossScaler``).  A plain Optimizer raises TypeError, as in MXNet 1.9.1.
+- ``convert_symbol`` / ``convert_model`` / ``convert_hybrid_block`` / ``convert_bucketing_module``
+  rewrite a float32 graph with MXNet's ReducePrecision pass (``reduce_precision.py``) and cast the
+  parameters to the dtypes the pass gives them.
 
-- ``init(target_dtype)`` wraps the operator functions of ``mx.sym`` and ``mx.nd`` so that
-  operators of the low-precision list get their floating inputs cast to ``target_dtype``, the
-  float32 list to float32, and the widest-type list a common type (MXNet's ``amp.init``);
-- ``convert_symbol`` / ``convert_model`` / ``convert_bucketing_module`` rewrite an existing
-  graph the same way, inserting ``amp_cast`` nodes named ``<entry>_amp_cast_<dtype>``
-  (``remove_amp_cast=True``, the default of ``tojson`` / ``save_checkpoint``, drops them again);
-- ``scale_loss`` / ``init_trainer`` / ``unscale`` implement dynamic loss scaling for an object
-  with a Gluon Trainer's ``_scale`` and ``_params``; as in MXNet 1.9.1 a plain Optimizer raises
-  TypeError.
-
-The operator lists are in ``mx.contrib.amp.lists`` (``list_lp16_ops`` and friends return them).
+The operator lists are MXNet's, in ``mx.contrib.amp.lists`` (``list_lp16_ops`` and friends).
 """
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 
 import numpy as np
 
-from ... import ndarray as _nd
-from ... import symbol as _sym
-from ...base import MXNetError
-from .lists import symbol_bf16, symbol_fp16
+from ... import ndarray
+from ... import symbol
+from ...base import MXNetError, dtype_from_flag
+from ...context import gpu
+from ...gluon import HybridBlock, SymbolBlock, trainer
+from ...module import BucketingModule, Module
+from ...ndarray.ndarray import NDArray
+from ... import optimizer as opt
+from ...symbol import Symbol
+from ...symbol.graph import Node
+from . import lists
 from .loss_scaler import LossScaler
-from ...module.bucketing_module import BucketingModule
-from ...ops.registry import get_operator
-from ...optimizer import Optimizer
-from ...symbol.symbol import Node, Symbol, topological_order
-# names MXNet 1.9.1's mxnet.contrib.amp.amp had in its namespace from its ctypes binding
-from ...base import (SymbolHandle, c_array_buf, c_str_array, check_call, mx_uint)  # noqa: E402,F401
+from .reduce_precision import numpy_target, reduce_precision
 
-__all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_symbol", "convert_model",
-           "convert_hybrid_block", "convert_bucketing_module", "list_lp16_ops", "list_fp32_ops",
-           "list_lp16_fp32_ops", "list_conditional_fp32_ops", "list_widest_type_cast",
-           "list_loss_output_functions", "list_lp16_use_fp32_params"]
+__all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model", "convert_hybrid_block",
+           "list_lp16_ops", "list_fp32_ops", "list_lp16_fp32_ops", "list_conditional_fp32_ops",
+           "list_widest_type_cast", "list_loss_output_functions", "list_lp16_use_fp32_params", "convert_symbol"]
 
 _amp_initialized = False
 _amp_loss_scale_initialized = False
 _loss_scaler = None
 
 
-def _dtype_name(target_dtype):
-    """'float16' or 'bfloat16' from a name or numpy dtype; MXNetError for anything else."""
-    name = target_dtype if isinstance(target_dtype, str) else getattr(target_dtype, "__name__", None)
-    if not isinstance(target_dtype, str):
-        try:
-            name = np.dtype(target_dtype).name
-        except TypeError:
-            pass
-    if name not in ("float16", "bfloat16"):
-        raise MXNetError(f"amp: target_dtype must be 'float16' or 'bfloat16', got {target_dtype!r}")
-    return name
+class AMPAssertionError(MXNetError, AssertionError):
+    """A rejected argument (MXNet asserted: an AssertionError, also an MXNetError)."""
+
+
+def _check(condition, message):
+    if not condition:
+        raise AMPAssertionError(message)
+
+
+def _target_name(target_dtype):
+    """'float16' or 'bfloat16' for the names / dtypes MXNet accepts; None for anything else."""
+    if isinstance(target_dtype, str):
+        return target_dtype if target_dtype in ("float16", "bfloat16") else None
+    try:
+        dtype = np.dtype(target_dtype)
+    except TypeError:
+        return None
+    if dtype == numpy_target("bfloat16"):
+        return "bfloat16"
+    return "float16" if dtype == np.float16 else None
 
 
 def _lists(target_dtype):
-    return symbol_fp16 if _dtype_name(target_dtype) == "float16" else symbol_bf16
+    name = _target_name(target_dtype)
+    _check(name is not None, "not supported type")
+    return lists.symbol_fp16 if name == "float16" else lists.symbol_bf16
 
 
 def list_lp16_ops(target_dtype):
-    """Operators AMP runs in ``target_dtype`` ('float16' or 'bfloat16')."""
-    lists = _lists(target_dtype)
-    return list(lists.FP16_FUNCS if lists is symbol_fp16 else lists.BF16_FUNCS)
+    """Operators AMP runs in ``target_dtype`` ('float16' or bfloat16)."""
+    module = _lists(target_dtype)
+    return module.FP16_FUNCS if module is lists.symbol_fp16 else module.BF16_FUNCS
 
 
 def list_fp32_ops(target_dtype):
-    """Operators AMP keeps in float32."""
-    return list(_lists(target_dtype).FP32_FUNCS)
+    """Operators AMP runs in float32."""
+    return _lists(target_dtype).FP32_FUNCS
 
 
 def list_lp16_fp32_ops(target_dtype):
     """Operators that run in the type of their inputs."""
-    lists = _lists(target_dtype)
-    return list(lists.FP16_FP32_FUNCS if lists is symbol_fp16 else lists.BF16_FP32_FUNCS)
+    module = _lists(target_dtype)
+    return module.FP16_FP32_FUNCS if module is lists.symbol_fp16 else module.BF16_FP32_FUNCS
 
 
 def list_conditional_fp32_ops(target_dtype):
-    """``(operator, attribute, values)`` triples: float32 when the attribute has one of the values."""
-    return list(_lists(target_dtype).CONDITIONAL_FP32_FUNCS)
+    """``(operator, attribute, values)``: float32 when the attribute has one of the values."""
+    return _lists(target_dtype).CONDITIONAL_FP32_FUNCS
 
 
 def list_widest_type_cast(target_dtype):
     """Operators whose inputs are cast to the widest floating type among them."""
-    return list(_lists(target_dtype).WIDEST_TYPE_CASTS)
+    return _lists(target_dtype).WIDEST_TYPE_CASTS
 
 
 def list_loss_output_functions(target_dtype):
-    """The ``*Output`` loss heads whose ``grad_scale`` dynamic loss scaling multiplies."""
-    return list(_lists(target_dtype).LOSS_OUTPUT_FUNCTIONS)
+    """The loss heads whose ``grad_scale`` dynamic loss scaling multiplies."""
+    return _lists(target_dtype).LOSS_OUTPUT_FUNCTIONS
 
 
 def list_lp16_use_fp32_params(target_dtype):
-    """``{operator: parameter names}`` kept in float32 under bfloat16 (None for float16)."""
-    if _dtype_name(target_dtype) == "float16":
-        return None
-    return dict(symbol_bf16.BF16_USE_FP32_PARAMS)
-
-
-class _Policy:
-    """Which dtype each operator's inputs get: 'low' (target), 'fp32', 'widest' or None (keep)."""
-
-    def __init__(self, target_dtype, target_precision_ops=None, conditional_fp32_ops=None, fp32_ops=None,
-                 excluded_sym_names=None):
-        self.target = _dtype_name(target_dtype)
-        self.low_ops = set(target_precision_ops if target_precision_ops is not None
-                           else list_lp16_ops(self.target))
-        self.fp32_ops = set(fp32_ops if fp32_ops is not None else list_fp32_ops(self.target))
-        self.conditional = list(conditional_fp32_ops if conditional_fp32_ops is not None
-                                else list_conditional_fp32_ops(self.target))
-        self.widest_ops = set(list_widest_type_cast(self.target))
-        self.passthrough_ops = set(list_lp16_fp32_ops(self.target))
-        self.excluded = set(excluded_sym_names or ())
-        both = self.low_ops & self.fp32_ops
-        if both:
-            raise MXNetError(f"amp: operators {sorted(both)} are in both the {self.target} and the float32 lists")
-
-    def category(self, op_name, attrs, node_name=None):
-        if node_name is not None and node_name in self.excluded:
-            return None     # left exactly as it is (MXNet inserts no cast around it)
-        for name, attribute, values in self.conditional:
-            if name == op_name and str(attrs.get(attribute)) in [str(v) for v in values]:
-                return "fp32"
-        if op_name in self.low_ops:
-            return "low"
-        if op_name in self.fp32_ops:
-            return "fp32"
-        if op_name in self.widest_ops:
-            return "widest"
-        if op_name in self.passthrough_ops:
-            return None
-        return "fp32"
-
-
-# -- the graph pass ---------------------------------------------------------------------------
-def _rewrite(sym, policy, stored_low=()):
-    """A copy of ``sym`` with ``amp_cast`` / ``amp_multicast`` nodes inserted by ``policy``.
-
-    Types are tracked per entry: a variable's type is unknown (it is cast whenever an operator
-    needs a definite type), an operator's output has the type its category gives it.
-    Variables named in ``stored_low`` already hold the target dtype: they get no cast to it.
-    Returns ``(symbol, {variable name: set of dtypes it is cast to})``.
-    """
-    copies = {}
-    entry_type = {}
-    cast_cache = {}
-    variable_casts = {}
-
-    def entry_name(node, index):
-        if node.op is None:
-            return node.name
-        return node.output_names()[index]
-
-    def cast(entry, dtype):
-        node, index = entry
-        if node.op is None and node.name in stored_low and dtype == policy.target:
-            return entry
-        key = (id(node), index, dtype)
-        if key not in cast_cache:
-            op = get_operator("amp_cast")({"dtype": dtype})
-            cast_node = Node(op, f"{entry_name(node, index)}_amp_cast_{dtype}", dict(op.attrs), [entry])
-            cast_cache[key] = (cast_node, 0)
-            entry_type[(id(cast_node), 0)] = dtype
-            if node.op is None:
-                variable_casts.setdefault(node.name, set()).add(dtype)
-        return cast_cache[key]
-
-    def needs(entry, dtype):
-        return entry_type.get((id(entry[0]), entry[1])) != dtype
-
-    for node in topological_order(sym._outputs):
-        if node.op is None:
-            copies[id(node)] = node
-            continue
-        inputs = [(copies[id(child)], index) for child, index in node.inputs]
-        # the casts AMP inserted (a graph converted twice) pass their inputs through
-        category = None if node.op.is_amp_cast else policy.category(node.op.name, node.attrs, node.name)
-        if category in ("low", "fp32"):
-            dtype = policy.target if category == "low" else "float32"
-            inputs = [cast(entry, dtype) if needs(entry, dtype) else entry for entry in inputs]
-            out_type = dtype
-        elif category == "widest":
-            known = [entry_type.get((id(n), i)) for n, i in inputs]
-            if "float32" in known:
-                out_type = "float32"
-                inputs = [cast(entry, "float32") if needs(entry, "float32") else entry for entry in inputs]
-            elif len(inputs) > 1 and (None in known or len(set(known)) > 1):
-                op = get_operator("amp_multicast")({"num_outputs": len(inputs)})
-                multicast = Node(op, f"{node.name}_amp_multicast", dict(op.attrs), inputs)
-                inputs = [(multicast, i) for i in range(len(inputs))]
-                out_type = None
-            else:
-                out_type = known[0] if known else None
-        else:
-            first = [entry_type.get((id(n), i)) for n, i in inputs[:1]]
-            out_type = first[0] if first else None
-        copy = Node(node.op, node.name, node.attrs, inputs)
-        copies[id(node)] = copy
-        for index in range(node.num_outputs()):
-            entry_type[(id(copy), index)] = out_type
-    outputs = [(copies[id(node)], index) for node, index in sym._outputs]
-    return Symbol(outputs), variable_casts
-
-
-def convert_symbol(sym, target_dtype="float16", target_dtype_ops=None, fp32_ops=None, conditional_fp32_ops=None,
-                   excluded_sym_names=None, data_names=None, cast_optional_params=False):
-    """``sym`` with AMP casts inserted (MXNet's ``amp.convert_symbol``).
-
-    Inputs of ``target_dtype_ops`` (default ``list_lp16_ops``) are cast to ``target_dtype``,
-    inputs of ``fp32_ops`` / matching ``conditional_fp32_ops`` / operators in no list to
-    float32, and inputs of the widest-type operators to one common type; nodes named in
-    ``excluded_sym_names`` are left as they are.  ``data_names`` and ``cast_optional_params`` are accepted
-    for MXNet's signature (types of variables are never assumed; parameters are cast by
-    ``convert_model``).  The argument names and order of ``sym`` are unchanged.
-
-    Raises MXNetError for a target dtype other than float16 / bfloat16 or an operator given in
-    both lists.
-    """
-    policy = _Policy(target_dtype, target_dtype_ops, conditional_fp32_ops, fp32_ops, excluded_sym_names)
-    return _rewrite(sym, policy)[0]
-
-
-def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
-                  conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
-    """``(symbol, arg_params, aux_params)`` converted for AMP (MXNet's ``amp.convert_model``).
-
-    The symbol is ``convert_symbol``'s.  With ``cast_optional_params=True`` every parameter
-    that is only ever cast to ``target_dtype`` is stored in ``target_dtype`` and its casts are
-    dropped from the graph, halving its memory; otherwise the parameters keep their dtypes.
-
-    Raises MXNetError when a name in ``arg_params`` / ``aux_params`` is not an input of ``sym``.
-    """
-    policy = _Policy(target_dtype, target_dtype_ops, conditional_fp32_ops, fp32_ops, excluded_sym_names)
-    inputs = set(sym.list_inputs())
-    for kind, params in (("arg_params", arg_params), ("aux_params", aux_params)):
-        unknown = sorted(set(params or {}) - inputs)
-        if unknown:
-            raise MXNetError(f"amp.convert_model: {kind} names {unknown} are not inputs of the symbol")
-    converted, variable_casts = _rewrite(sym, policy)
-    arg_params = dict(arg_params or {})
-    aux_params = dict(aux_params or {})
-    if cast_optional_params:
-        # parameters only ever read in the target dtype are stored in it, without their casts
-        stored_low = set()
-        for params in (arg_params, aux_params):
-            for name, value in params.items():
-                if variable_casts.get(name) == {policy.target}:
-                    params[name] = value.astype(policy.target)
-                    stored_low.add(name)
-        if stored_low:
-            converted = _rewrite(sym, policy, stored_low)[0]
-    return converted, arg_params, aux_params
-
-
-def convert_hybrid_block(block, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
-                         conditional_fp32_ops=None, excluded_sym_names=None, ctx=None, cast_optional_params=False):
-    """Gluon's AMP conversion: needs ``mx.gluon``, which this module does not provide."""
-    raise MXNetError("amp.convert_hybrid_block converts a Gluon HybridBlock; use convert_model on the block's "
-                     "exported symbol and parameters, or convert_symbol, for Symbol/Module code")
-
-
-def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
-                             conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
-    """A new BucketingModule whose ``sym_gen`` returns converted symbols, with the parameters
-    of ``bucketing_mod`` (which must have them initialised) converted by ``convert_model``."""
-    if not bucketing_mod.params_initialized:
-        raise MXNetError("amp.convert_bucketing_module: the module's parameters are not initialised; call "
-                         "bind and init_params (or load) first")
-    arg_params, aux_params = bucketing_mod.get_params()
-    original_gen = bucketing_mod._sym_gen
-    options = dict(target_dtype=target_dtype, target_dtype_ops=target_dtype_ops, fp32_ops=fp32_ops,
-                   conditional_fp32_ops=conditional_fp32_ops, excluded_sym_names=excluded_sym_names)
-
-    def sym_gen(bucket_key):
-        sym, data_names, label_names = original_gen(bucket_key)
-        return convert_symbol(sym, **options), data_names, label_names
-
-    default_sym = sym_gen(bucketing_mod._default_bucket_key)[0]
-    _, arg_params, aux_params = convert_model(default_sym, arg_params, aux_params,
-                                              cast_optional_params=cast_optional_params, **options)
-    result = BucketingModule(sym_gen, default_bucket_key=bucketing_mod._default_bucket_key,
-                             context=bucketing_mod._context, work_load_list=bucketing_mod._work_load_list,
-                             fixed_param_names=bucketing_mod._fixed_param_names,
-                             state_names=bucketing_mod._state_names)
-    result._amp_params = (arg_params, aux_params)
-    return result
+    """``{operator: input names kept in float32}`` under bfloat16; None for float16."""
+    module = _lists(target_dtype)
+    return None if module is lists.symbol_fp16 else module.BF16_USE_FP32_PARAMS
 
 
 # -- init(): wrap the operator functions -------------------------------------------------------
-def _wrap(function, category, target, is_symbol):
-    def convert_value(value, dtype):
-        if is_symbol:
-            if isinstance(value, _sym.Symbol):
-                return _sym.amp_cast(value, dtype=dtype)
-            return value
-        if isinstance(value, _nd.NDArray) and np.dtype(value.dtype).kind == "f" and np.dtype(value.dtype) != dtype:
-            return _nd.amp_cast(value, dtype=dtype)
-        return value
+def _cast_symbol_NDArray(s, dtype):
+    """``s`` cast to ``dtype`` for a low-precision / float32 operator (MXNet's rule: a Symbol
+    always gets an ``amp_cast``; an NDArray on the CPU is cast from float32 / bfloat16, on a GPU
+    from float32 / float16; anything else is returned as it is)."""
+    if isinstance(s, Symbol):
+        return symbol.amp_cast(s, dtype=dtype)
+    if isinstance(s, NDArray):
+        castable = ("float32", "bfloat16") if s.context.device_type == "cpu" else ("float32", "float16")
+        if _dtype_label(s.dtype) != _dtype_label(dtype) and _dtype_label(s.dtype) in castable:
+            return ndarray.amp_cast(s, dtype=dtype)
+    return s
 
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        dtype = None
-        if category == "low":
-            dtype = target
-        elif category == "fp32":
-            dtype = "float32"
-        elif category == "widest":
-            if is_symbol:
-                symbols = [a for a in args if isinstance(a, _sym.Symbol)]
-                if len(symbols) > 1:
-                    cast = _sym.amp_multicast(*symbols, num_outputs=len(symbols))
-                    replaced = iter([cast[i] for i in range(len(symbols))])
-                    args = tuple(next(replaced) if isinstance(a, _sym.Symbol) else a for a in args)
-                return function(*args, **kwargs)
-            floats = [np.dtype(a.dtype) for a in list(args) + list(kwargs.values())
-                      if isinstance(a, _nd.NDArray) and np.dtype(a.dtype).kind == "f"]
-            if floats:
-                dtype = max(floats, key=lambda t: t.itemsize).name
-        if dtype is not None:
-            args = tuple(convert_value(a, dtype) for a in args)
-            kwargs = {k: convert_value(v, dtype) for k, v in kwargs.items()}
-        return function(*args, **kwargs)
 
+def _dtype_label(dtype):
+    dtype = np.dtype(dtype) if not isinstance(dtype, str) else dtype
+    if isinstance(dtype, str):
+        return dtype
+    return "bfloat16" if dtype == numpy_target("bfloat16") else dtype.name
+
+
+def _described_as(wrapper, function):
+    wrapper.__name__ = function.__name__
+    wrapper.__module__ = function.__module__
+    wrapper.__doc__ = function.__doc__
     wrapper._amp_original = function
     return wrapper
 
 
-def _wrap_namespace(namespace, policy, is_symbol):
-    for name in sorted(policy.low_ops | policy.fp32_ops | policy.widest_ops |
-                       {entry[0] for entry in policy.conditional}):
-        function = getattr(namespace, name, None)
-        if function is None or not callable(function) or hasattr(function, "_amp_original"):
-            continue
-        category = policy.category(name, {})
-        conditional = [entry for entry in policy.conditional if entry[0] == name]
-        if conditional:
-            base = category
-
-            def choose(*args, _function=function, _base=base, _conditional=conditional, **kwargs):
-                for _, attribute, values in _conditional:
-                    if str(kwargs.get(attribute)) in [str(v) for v in values]:
-                        return _wrap(_function, "fp32", policy.target, is_symbol)(*args, **kwargs)
-                return _wrap(_function, _base, policy.target, is_symbol)(*args, **kwargs)
-            choose._amp_original = function
-            functools.update_wrapper(choose, function)
-            setattr(namespace, name, choose)
+def _ndarray_wrapper(function, target_dtype, fp32_param=None, cond_arg=None):
+    def wrapped(*args, **kwargs):
+        if cond_arg is not None and (cond_arg[0] not in kwargs or kwargs[cond_arg[0]] not in cond_arg[1]):
+            return function(*args, **kwargs)
+        if fp32_param:
+            args = tuple(x if position < len(fp32_param) and fp32_param[position] else
+                         _cast_symbol_NDArray(x, target_dtype) for position, x in enumerate(args))
+            kwargs = {k: v if k in fp32_param else _cast_symbol_NDArray(v, target_dtype) for k, v in kwargs.items()}
         else:
-            setattr(namespace, name, _wrap(function, category, policy.target, is_symbol))
+            args = tuple(_cast_symbol_NDArray(x, target_dtype) for x in args)
+            kwargs = {k: _cast_symbol_NDArray(v, target_dtype) for k, v in kwargs.items()}
+        return function(*args, **kwargs)
+    return _described_as(wrapped, function)
+
+
+def _symbol_wrapper(function, target_dtype, fp32_param=None, cond_arg=None):
+    def wrapped(*args, **kwargs):
+        if cond_arg is not None and (cond_arg[0] not in kwargs or kwargs[cond_arg[0]] not in cond_arg[1]):
+            return function(*args, **kwargs)
+        sym = function(*args, **kwargs)
+        children = sym.get_children()
+        inputs = [children[i] for i in range(len(children.list_outputs()))] if children is not None else []
+        aux = sym.list_auxiliary_states()
+        inputs = [x if x.name in aux or (fp32_param and position < len(fp32_param) and fp32_param[position])
+                  else _cast_symbol_NDArray(x, target_dtype) for position, x in enumerate(inputs)]
+        return _recomposed(sym, inputs)
+    return _described_as(wrapped, function)
+
+
+def _recomposed(sym, inputs):
+    """``sym``'s operator node (same name and attributes) applied to ``inputs`` (MXNet composed
+    ``sym._gen_atomic_symbol()`` with them and set the name back)."""
+    node = sym._outputs[0][0]
+    copy = Node(node.op, node.name, node.attrs, [inp._outputs[0] for inp in inputs])
+    return Symbol([(copy, index) for _, index in sym._outputs])
+
+
+def _widest_wrapper(function, target_dtype):
+    def wrapped(*args, **kwargs):
+        args = list(args)
+        found = [(args, i, a) for i, a in enumerate(args) if isinstance(a, (Symbol, NDArray))]
+        found += [(kwargs, k, a) for k, a in kwargs.items() if isinstance(a, (Symbol, NDArray))]
+        if not any(isinstance(a, Symbol) for _, _, a in found):
+            widest = "float32" if any(_dtype_label(a.dtype) == "float32" for _, _, a in found) \
+                else _dtype_label(target_dtype)
+            for holder, key, value in found:
+                if _dtype_label(value.dtype) != widest and _dtype_label(value.dtype) == _dtype_label(target_dtype):
+                    holder[key] = ndarray.amp_cast(value, dtype=widest)
+        elif found:
+            casts = symbol.amp_multicast(*[a for _, _, a in found], num_outputs=len(found))
+            for position, (holder, key, _) in enumerate(found):
+                holder[key] = casts[position]
+        return function(*args, **kwargs)
+    return _described_as(wrapped, function)
+
+
+def _function_home(name, module):
+    """``(attribute name, namespace)`` of operator ``name`` in ``module`` (mx.sym or mx.nd), as
+    MXNet's ``_get_fun_to_wrap``: ``_contrib_X`` is ``contrib.X``, other ``_`` names live in
+    ``_internal``; None where mxtorch has no such function."""
+    for prefix in ("_contrib_", "_linalg_", "_sparse_", "_image_", "_random_"):
+        if name.startswith(prefix) and not (prefix == "_random_" and not name.endswith("_like")):
+            home = getattr(module, prefix[1:-1], None)
+            return (name[len(prefix):], home) if home is not None and hasattr(home, name[len(prefix):]) else None
+    home = getattr(module, "_internal", None) if name.startswith("_") else module
+    return (name, home) if home is not None and callable(getattr(home, name, None)) else None
+
+
+def _wrap_functions(module, target_dtype, target_precision_ops=None, conditional_fp32_ops=None, fp32_ops=None):
+    wrapper = _symbol_wrapper if module is symbol else _ndarray_wrapper
+    fp32_params = list_lp16_use_fp32_params(target_dtype) or {}
+
+    def install(name, make):
+        found = _function_home(name, module)
+        if found is None:
+            return   # an operator of MXNet's lists that mxtorch does not have
+        attribute, home = found
+        function = getattr(home, attribute)
+        setattr(home, attribute, make(function))
+        if home is module and hasattr(module, "op"):
+            setattr(module.op, attribute, make(function))
+
+    for name in (target_precision_ops if target_precision_ops is not None else list_lp16_ops(target_dtype)):
+        install(name, lambda f, n=name: wrapper(f, target_dtype, fp32_param=fp32_params.get(n)))
+    for name in (fp32_ops if fp32_ops is not None else list_fp32_ops(target_dtype)):
+        install(name, lambda f: wrapper(f, np.float32))
+    for name, attribute, values in (conditional_fp32_ops if conditional_fp32_ops is not None
+                                    else list_conditional_fp32_ops(target_dtype)):
+        install(name, lambda f, a=attribute, v=values: wrapper(f, np.float32, cond_arg=(a, v)))
+    for name in list_widest_type_cast(target_dtype):
+        install(name, lambda f: _widest_wrapper(f, target_dtype))
+
+
+def _wrap_loss_output_functions(module, scaler, target_dtype):
+    for name in list_loss_output_functions(target_dtype):
+        function = getattr(module, name, None)
+        if function is None:
+            continue
+        if module is ndarray:
+            def wrapped(*args, _function=function, **kwargs):
+                kwargs["grad_scale"] = kwargs.get("grad_scale", 1.0) * scaler.loss_scale
+                return _function(*args, **kwargs)
+        else:
+            def wrapped(*args, _function=function, **kwargs):
+                logging.warning("%s does not support dynamic loss scaling in symbolic and hybridized execution.",
+                                _function.__name__)
+                return _function(*args, **kwargs)
+        setattr(module, name, _described_as(wrapped, function))
 
 
 def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops=None, fp32_ops=None):
-    """Turn AMP on for graphs and arrays created afterwards (MXNet's ``amp.init``).
-
-    The operator functions of ``mx.sym`` and ``mx.nd`` are wrapped: the low-precision list
-    casts floating inputs to ``target_dtype``, the float32 list to float32, widest-type
-    operators to a common type; ``conditional_fp32_ops`` entries ``(op, attribute, values)``
-    pick float32 by attribute.  A second call does nothing.  Also creates the loss scaler
-    that ``init_trainer`` hands out.
-
-    Raises MXNetError for a target dtype other than float16 / bfloat16.
-    """
+    """Turn AMP on for the graphs and arrays created afterwards (MXNet's ``amp.init``; a second
+    call does nothing).  ``target_precision_ops`` / ``fp32_ops`` / ``conditional_fp32_ops``
+    replace the default lists.  Creates the loss scaler the first ``init_trainer`` hands out.
+    A target other than float16 / bfloat16 raises AssertionError (also an MXNetError)."""
     global _amp_initialized, _loss_scaler
     if _amp_initialized:
         return
-    policy = _Policy(target_dtype, target_precision_ops, conditional_fp32_ops, fp32_ops)
-    logging.info("Using AMP")
-    _wrap_namespace(_sym, policy, True)
-    _wrap_namespace(_nd, policy, False)
-    _loss_scaler = LossScaler()
+    name = _target_name(target_dtype)
+    _check(name is not None, "AMP currently supports only float16 or bfloat16 as a target_dtype")
     _amp_initialized = True
+    logging.info("Using AMP")
+    target = numpy_target(name)
+    _wrap_functions(symbol, target, target_precision_ops, conditional_fp32_ops, fp32_ops)
+    _wrap_functions(ndarray, target, target_precision_ops, conditional_fp32_ops, fp32_ops)
+    _loss_scaler = LossScaler()
+    _wrap_loss_output_functions(ndarray, _loss_scaler, target)
+    _wrap_loss_output_functions(symbol, _loss_scaler, target)
 
 
+# -- dynamic loss scaling ----------------------------------------------------------------------
 def _check_trainer(optimizer_or_trainer):
-    if isinstance(optimizer_or_trainer, Optimizer):
+    if isinstance(optimizer_or_trainer, trainer.Trainer):
+        return
+    if isinstance(optimizer_or_trainer, opt.Optimizer):
         raise TypeError("AMP is currently only compatible with Gluon Trainer")
-    if not hasattr(optimizer_or_trainer, "_scale") or not hasattr(optimizer_or_trainer, "_params"):
-        raise TypeError(f"optimizer_or_trainer should be a Gluon Trainer or an optimizer, instead is "
-                        f"{type(optimizer_or_trainer)}")
+    raise TypeError(f"optimizer_or_trainer should be a Gluon Trainer or an optimizer, instead is "
+                    f"{type(optimizer_or_trainer)}")
 
 
 def init_trainer(optimizer_or_trainer):
-    """Attach dynamic loss scaling to a Gluon Trainer (``_amp_loss_scaler``,
-    ``_amp_original_scale``).  Needs ``init()`` first (AssertionError otherwise, as in MXNet);
-    an Optimizer raises TypeError, as in MXNet 1.9.1."""
+    """Attach dynamic loss scaling to a Gluon Trainer: the first trainer gets the scaler ``init``
+    made, later ones a new one each.  Needs ``init()`` first (AssertionError otherwise)."""
     global _amp_loss_scale_initialized
     assert _amp_initialized, "AMP not initialized, did you forget to call amp.init()?"
-    _check_trainer(optimizer_or_trainer)
     if not _amp_loss_scale_initialized:
         _amp_loss_scale_initialized = True
         scaler = _loss_scaler
     else:
         scaler = LossScaler()
+    _check_trainer(optimizer_or_trainer)
     optimizer_or_trainer._amp_loss_scaler = scaler
     optimizer_or_trainer._amp_original_scale = optimizer_or_trainer._scale
 
 
 @contextlib.contextmanager
 def scale_loss(loss, optimizer_or_trainer):
-    """Context manager yielding ``loss`` (or each of a list of losses) times the current loss
-    scale, and setting the trainer's gradient scale to ``original / loss_scale`` so that the
-    update sees unscaled gradients."""
+    """Yield ``loss`` (or each of a list of losses) times the current loss scale, and set the
+    trainer's gradient scale to ``original / loss_scale`` so that the update sees unscaled
+    gradients."""
     scaler = getattr(optimizer_or_trainer, "_amp_loss_scaler", None)
     assert scaler is not None, "Loss scaler is not initialized, did you forget to call amp.init_trainer()?"
     optimizer_or_trainer._scale = optimizer_or_trainer._amp_original_scale / scaler.loss_scale
@@ -413,17 +310,178 @@ def scale_loss(loss, optimizer_or_trainer):
 
 
 def unscale(optimizer_or_trainer):
-    """Multiply the trainer's gradients by its current ``_scale`` now and set ``_scale`` to 1
-    (for gradient clipping before the update).  An Optimizer raises TypeError, as in MXNet."""
+    """Multiply the trainer's gradients by its ``_scale`` now and set ``_scale`` to 1 (to read or
+    clip true gradients before the update)."""
     _check_trainer(optimizer_or_trainer)
     for param in optimizer_or_trainer._params:
-        grads = param.list_grad() if getattr(param, "grad_req", "write") != "null" else []
-        for grad in grads:
+        for grad in (param._grad or ()):
             grad[:] *= optimizer_or_trainer._scale
     optimizer_or_trainer._scale = 1.0
+
+
+# -- converting float32 graphs -----------------------------------------------------------------
+class _Policy:
+    """The operator lists of one conversion, checked as MXNet checks them."""
+
+    def __init__(self, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops, excluded_sym_names):
+        _check(target_dtype in ("float16", "bfloat16"), "Only target_dtype float16 and bfloat16 are supported currently")
+        self.target = target_dtype
+        for given, what in ((target_dtype_ops, "target_dtype_ops should be a list of strs"),
+                            (fp32_ops, "fp32_ops should be a list of strs"),
+                            (conditional_fp32_ops, "conditional_fp32_ops should be a list"),
+                            (excluded_sym_names, "excluded_sym_names should be a list of strs")):
+            _check(given is None or isinstance(given, list), what)
+        low = list(target_dtype_ops) if target_dtype_ops is not None else list(list_lp16_ops(target_dtype))
+        fp32 = list(fp32_ops) if fp32_ops is not None else list(list_fp32_ops(target_dtype))
+        conditional = list(conditional_fp32_ops) if conditional_fp32_ops is not None \
+            else list(list_conditional_fp32_ops(target_dtype))
+        for entry in conditional:
+            _check(isinstance(entry[0], str) and isinstance(entry[1], str) and isinstance(entry[2], list),
+                   "conditional_fp32_ops should be a list of (str, str, list of str)")
+        conditional_names = [entry[0] for entry in conditional]
+        for first, second, label in ((low, fp32, "target_dtype_ops and fp32_ops"),
+                                     (low, conditional_names, "target_dtype_ops and conditional_fp32_ops"),
+                                     (conditional_names, fp32, "fp32_ops and conditional_fp32_ops")):
+            common = set(first) & set(second)
+            _check(not common, f"Ops cannot be in two or more lists. Common ops in {label} {common}")
+        known = set(list_lp16_ops(target_dtype)) | set(list_fp32_ops(target_dtype)) | \
+            set(list_lp16_fp32_ops(target_dtype)) | {e[0] for e in list_conditional_fp32_ops(target_dtype)}
+        illegal = set(low + fp32 + conditional_names) - known
+        _check(not illegal, f"Can only choose ops from one of the three lists for lp16_ops and fp32_ops: "
+                            f"amp.list_lp16_ops, amp.list_fp32_ops, amp.list_lp16_fp32_ops, "
+                            f"amp.list_conditional_fp32_ops; Op {illegal} not in any of them")
+        self.low_ops = set(low)
+        self.fp32_ops = set(fp32)
+        self.widest_ops = set(list_widest_type_cast(target_dtype))
+        self.excluded = set(excluded_sym_names or ())
+        self.conditional = {}
+        for name, attribute, values in conditional:
+            self.conditional.setdefault(name, {}).setdefault(attribute, []).extend(str(v) for v in values)
+
+    def conditional_match(self, op_name, node):
+        """Whether ``node`` (operator ``op_name``) matches a conditional float32 entry."""
+        if node.name in self.excluded:
+            return False
+        for attribute, values in self.conditional.get(op_name, {}).items():
+            if attribute in node.attrs and str(node.attrs[attribute]) in values:
+                return True
+        return False
+
+
+def convert_symbol(sym, target_dtype="float16", target_dtype_ops=None, fp32_ops=None, conditional_fp32_ops=None,
+                   excluded_sym_names=None, data_names=None, cast_optional_params=False):
+    """``sym`` (a float32 graph) with ``amp_cast`` / ``amp_multicast`` nodes where MXNet 1.9.1's
+    ReducePrecision pass puts them (see ``reduce_precision.py``).  ``data_names``: the inputs
+    that are data (default: the inputs without a ``__dtype__`` attribute); the others are model
+    parameters and get ``__dtype__`` attributes with their dtype after conversion.  With
+    ``cast_optional_params`` parameters read by low-precision operators get no cast (the
+    parameters are to be stored in the target dtype, see ``convert_model``).
+    Wrong arguments raise AssertionError (also an MXNetError), as MXNet asserted."""
+    _check(isinstance(sym, Symbol), "First argument to convert_symbol should be Symbol")
+    policy = _Policy(target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops, excluded_sym_names)
+    attrs = sym.attr_dict()
+    if data_names is None:
+        data_names = [name for name in sym.list_inputs() if "__dtype__" not in attrs.get(name, {})]
+    model_param_names = sorted(set(sym.list_inputs()) - set(data_names))
+    return reduce_precision(sym, policy, data_names, model_param_names, cast_optional_params)
+
+
+def _cast_to_declared(converted, names, params):
+    """Cast each of ``params`` to the dtype of its variable's ``__dtype__`` attribute."""
+    attrs = converted.attr_dict()
+    for name in names:
+        declared = attrs.get(name, {}).get("__dtype__")
+        if name in params and declared is not None and declared != "-1":
+            dtype = dtype_from_flag(int(declared))
+            if _dtype_label(params[name].dtype) != _dtype_label(dtype):
+                params[name] = params[name].astype(dtype)
+
+
+def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
+                  conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """``(symbol, arg_params, aux_params)`` converted for mixed precision (MXNet's
+    ``amp.convert_model``): the symbol from ``convert_symbol`` with the parameters as model
+    parameters, each parameter cast to the dtype the conversion gave it (the target dtype for
+    those read only by low-precision operators when ``cast_optional_params``).  The given dicts
+    are updated in place and returned, as in MXNet."""
+    _check(target_dtype in ("float16", "bfloat16"), "Only target_dtype float16 and bfloat16 are supported currently")
+    _check(isinstance(sym, Symbol), "First argument to convert_model should be Symbol")
+    _check(isinstance(arg_params, dict), "Second argument to convert_model should be a dict of name to ndarray")
+    _check(isinstance(aux_params, dict), "Third argument to convert_model should be a dict of name to ndarray")
+    param_names = list(arg_params) + list(aux_params)
+    data_names = [name for name in sym.list_inputs() if name not in set(param_names)]
+    converted = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                               excluded_sym_names, data_names, cast_optional_params)
+    _cast_to_declared(converted, converted.list_arguments(), arg_params)
+    _cast_to_declared(converted, converted.list_auxiliary_states(), aux_params)
+    return converted, arg_params, aux_params
+
+
+def convert_hybrid_block(block, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
+                         conditional_fp32_ops=None, excluded_sym_names=None, ctx=None, cast_optional_params=False):
+    """A SymbolBlock computing ``block`` (a hybridized HybridBlock that has run forward once) in
+    mixed precision (MXNet's ``amp.convert_hybrid_block``): its cached graph converted by
+    ``convert_symbol`` with the block's inputs as data, its parameters cast to the dtypes the
+    conversion gave them and loaded on ``ctx`` (MXNet's default: ``gpu(0)``).
+    RuntimeError if the block has no cached graph yet."""
+    assert isinstance(block, HybridBlock), "block input should be a HybridBlock"
+    if not block._cached_graph:
+        raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
+                           "once before calling export.")
+    inputs, sym = block._cached_graph
+    converted = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                               excluded_sym_names, data_names=[inp.name for inp in inputs],
+                               cast_optional_params=cast_optional_params)
+    arg_names = set(converted.list_arguments())
+    values = {}
+    for name, param in block.collect_params().items():
+        values[name] = param._reduce()
+    _cast_to_declared(converted, sorted(values), values)
+    result = SymbolBlock(converted, inputs)
+    loaded = {}
+    for name, param in result.collect_params().items():
+        if name in values:
+            if _dtype_label(param.dtype) != _dtype_label(values[name].dtype):
+                param.cast(values[name].dtype)
+            loaded[("arg:" if name in arg_names else "aux:") + name] = values[name]
+    result.collect_params().load_dict(loaded, ctx=ctx if ctx is not None else gpu(0))
+    return result
+
+
+def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
+                             conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """A new BucketingModule holding ``bucketing_mod``'s buckets converted by ``convert_model``
+    and its parameters cast accordingly (MXNet's ``convert_bucketing_module``, built as its
+    ``BucketingModule.load_dict`` builds one: unbound modules, parameters initialised)."""
+    assert isinstance(bucketing_mod, BucketingModule), "module should be instance of bucketing module"
+    assert len(bucketing_mod._buckets) > 0, "Bucketing Module should not be empty"
+    assert bucketing_mod.params_initialized, \
+        "bucketing_mod params should be initialized for mixed precision conversion"
+    arg_params, aux_params = bucketing_mod._curr_module._arg_params, bucketing_mod._curr_module._aux_params
+    symbols = {}
+    for key, module in bucketing_mod._buckets.items():
+        symbols[key], arg_params, aux_params = convert_model(
+            module._symbol, arg_params, aux_params, target_dtype=target_dtype, target_dtype_ops=target_dtype_ops,
+            fp32_ops=fp32_ops, conditional_fp32_ops=conditional_fp32_ops, excluded_sym_names=excluded_sym_names,
+            cast_optional_params=cast_optional_params)
+    options = dict(logger=bucketing_mod.logger, context=bucketing_mod._context,
+                   work_load_list=bucketing_mod._work_load_list, fixed_param_names=bucketing_mod._fixed_param_names,
+                   state_names=bucketing_mod._state_names, group2ctxs=bucketing_mod._group2ctxs,
+                   compression_params=bucketing_mod._compression_params)
+    result = BucketingModule(bucketing_mod._sym_gen, bucketing_mod._default_bucket_key, **options)
+    _, data_names, label_names = bucketing_mod._sym_gen(bucketing_mod._default_bucket_key)
+    for key, converted in symbols.items():
+        result._buckets[key] = Module(converted, data_names, label_names, **options)
+        if key == bucketing_mod._default_bucket_key:
+            result._curr_module = result._buckets[key]
+    result._curr_module._arg_params = arg_params
+    result._curr_module._aux_params = aux_params
+    result._curr_module.params_initialized = True
+    result._arg_params, result._aux_params = arg_params, aux_params
+    result.params_initialized = True
+    return result
 
 # names MXNet 1.9.1's mxnet.contrib.amp.amp had in its namespace (imported there, not defined)
 from array import array  # noqa: E402,F401
 from ...base import BFLOAT16 as bfloat16  # noqa: E402,F401
-from ...context import gpu  # noqa: E402,F401
-from ...ndarray.ndarray import NDArray  # noqa: E402,F401
+from ...base import (SymbolHandle, c_array_buf, c_str_array, check_call, mx_uint)  # noqa: E402,F401

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 
-import numpy as np
+from ...ndarray import multi_all_finite
+from ...ndarray.ndarray import NDArray
 
 __all__ = ["LossScaler"]
 
@@ -28,17 +29,15 @@ class LossScaler:
         return self._loss_scale
 
     def has_overflow(self, params):
-        """True when a gradient of ``params`` (Gluon Parameters: ``list_grad()``, or NDArrays)
-        holds inf or nan; updates the scale used from the next step on."""
-        overflow = False
-        for param in params:
-            grads = param.list_grad() if hasattr(param, "list_grad") else [param]
-            for grad in grads:
-                if grad is not None and not np.isfinite(grad.asnumpy()).all():
-                    overflow = True
-                    break
-            if overflow:
-                break
+        """True when the first-context gradient of one of ``params`` (Gluon Parameters; those
+        without gradient are skipped) holds an inf or a nan, as MXNet checked it
+        (``multi_all_finite`` over ``param._grad[0]``).  Moves the scale: the scale in use
+        becomes the one chosen at the previous check; an overflow halves it for the next step,
+        ``_scale_seq_len`` checks in a row without one double it (at most ``2**24``)."""
+        grads = [param for param in params if isinstance(param, NDArray)] + \
+            [param._grad[0] for param in params if not isinstance(param, NDArray) and param._grad is not None]
+        finite = multi_all_finite(*grads, num_arrays=len(grads)) if grads else None
+        overflow = finite is not None and not bool(finite.asnumpy()[0])
         self._loss_scale = self._next_loss_scale
         if overflow:
             self._next_loss_scale = self._loss_scale / 2.0
@@ -53,4 +52,5 @@ class LossScaler:
         return overflow
 
 # names MXNet 1.9.1's mxnet.contrib.amp.loss_scaler had in its namespace (imported there, not defined)
-from ...ndarray import multi_all_finite  # noqa: E402,F401
+from ...ndarray import ndarray as nd  # noqa: E402,F401
+from ... import autograd as ag  # noqa: E402,F401
