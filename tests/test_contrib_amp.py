@@ -63,7 +63,6 @@ def nets():
 
 # mxtorch's BatchNorm type rule keeps gamma/beta/moving statistics in float32 for float16 data only;
 # MXNet 1.9.1 does so for bfloat16 too (ops/nn/batch_norm.py infer_type, outside the AMP files)
-BATCHNORM_BF16 = pytest.mark.xfail(strict=True, reason="BatchNorm.infer_type: bfloat16 data, float32 parameters")
 
 
 def structure(sym):
@@ -106,8 +105,7 @@ def test_convert_symbol_inserts_mxnets_casts(name, target):
     assert structure(excluded) == expected["excluded"]
 
 
-MODEL_CASES = [pytest.param(name, target, marks=BATCHNORM_BF16) if (name, target) == ("conv_bn_softmaxoutput", "bfloat16")
-               else (name, target) for name, target in CASES]
+MODEL_CASES = list(CASES)
 
 
 @pytest.mark.parametrize("name,target", MODEL_CASES)
@@ -149,7 +147,6 @@ def test_convert_rejects_what_mxnet_rejects():
 
 
 # -- Gluon and Module conversions ----------------------------------------------------------------
-@BATCHNORM_BF16
 @pytest.mark.parametrize("optional", [False, True])
 def test_convert_hybrid_block_matches_mxnet(optional):
     expected = REFERENCE["hybrid"][f"optional_{optional}"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ...base import BFLOAT16
+
 from ..registry import Attr, Operator, register, Int, Float, Bool, Str, optional, merge_shape
 
 __all__ = []
@@ -80,7 +82,8 @@ class BatchNorm(Operator):
 
     def infer_type(self, in_types):
         dtype = in_types[0]
-        param = np.dtype(np.float32) if dtype is not None and np.dtype(dtype) == np.float16 else dtype
+        # float16 and bfloat16 data keep float32 parameters and statistics, as MXNet
+        param = np.dtype(np.float32) if dtype is not None and np.dtype(dtype) in (np.float16, BFLOAT16) else dtype
         return [dtype, param, param], [dtype, param, param], [param, param]
 
     def forward(self, is_train, inputs, aux):
@@ -99,7 +102,7 @@ class BatchNorm(Operator):
         if axis == 1 and data.dtype in (torch.float32, torch.float64) and data.dim() >= 2 \
                 and gamma.dtype == data.dtype and moving_mean.dtype == data.dtype:
             return self._fused(is_train, data, gamma, beta, moving_mean, moving_var)
-        compute = data.float() if data.dtype == torch.float16 else data
+        compute = data.float() if data.dtype in (torch.float16, torch.bfloat16) else data
         if is_train and not self.use_global_stats:
             mean = compute.mean(dim=reduce_axes)
             var = compute.var(dim=reduce_axes, unbiased=False)
