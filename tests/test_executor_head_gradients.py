@@ -81,3 +81,18 @@ def test_simple_bind_ignores_shapes_of_names_not_in_the_symbol():
         executor = fc.simple_bind(mx.cpu(), data=(2, 4), label=(2, 3))
     assert sorted(executor.arg_dict) == ["data", "fc_bias", "fc_weight"]
     assert executor.arg_dict["fc_weight"].shape == (3, 4)
+
+
+def test_head_gradients_by_output_name():
+    """A dict of head gradients is read in the order of ``list_outputs`` (MXNet 1.9.1: every
+    output named, KeyError otherwise; an entry for a BlockGrad output is not looked at)."""
+    case = next(c for c in REFERENCE["executor"] if c["name"] == "fc_then_blockgrad_label")
+    executor = _bound(case)
+    names = executor._symbol.list_outputs()
+    executor.forward(is_train=True)
+    executor.backward({names[1]: mx.nd.ones((9,)), names[0]: mx.nd.array(np.array(case["heads"][0], np.float32))})
+    for name, expected in case["gradients"].items():
+        np.testing.assert_allclose(executor.grad_dict[name].asnumpy(), np.array(expected), rtol=1e-5, atol=1e-6)
+    executor.forward(is_train=True)
+    with pytest.raises(KeyError):
+        executor.backward({names[0]: mx.nd.ones((2, 3))})

@@ -331,14 +331,15 @@ class Executor:
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs with respect to the arguments whose grad_req is not 'null'.
 
-        ``out_grads`` (NDArray or list) are the head gradients, entry ``i`` for output ``i``; loss
-        heads (``SoftmaxOutput``, ``MakeLoss`` and the other ``*Output`` operators) ignore theirs.
-        As in MXNet 1.9.1 the list may be shorter than the outputs when those past its end need
-        no head gradient (loss heads, ``BlockGrad`` outputs, outputs computed only from arguments
-        whose grad_req is 'null'); MXNetError when one of them needs one.  With ``out_grads``
-        None (or a None entry) the outputs use ones (mxtorch; MXNet required them).  After ``forward(is_train=False)`` the gradients are those of the
-        inference-mode computation, as in MXNet.  Raises MXNetError when no forward ran since the
-        last backward.  After a forward whose computation failed (an ``OperatorRunError``,
+        ``out_grads`` (NDArray, list, or dict by output name) are the head gradients, entry
+        ``i`` for output ``i``; loss heads (``SoftmaxOutput``, ``MakeLoss`` and the other
+        ``*Output`` operators) ignore theirs.  As in MXNet 1.9.1 the list may be shorter than
+        the outputs when those past its end need no head gradient (loss heads, ``BlockGrad``
+        outputs, outputs computed only from arguments whose grad_req is 'null'); MXNetError
+        when one of them needs one.  With ``out_grads`` None (or a None entry) the outputs use
+        ones (mxtorch; MXNet required them).  After ``forward(is_train=False)`` the gradients
+        are those of the inference-mode computation, as in MXNet.  Raises MXNetError when no
+        forward ran since the last backward.  After a forward whose computation failed (an ``OperatorRunError``,
         reported late as MXNet's engine did) the gradient arrays carry the same pending error.
         """
         if self._failure is not None and self._failure.error is not None:
@@ -400,7 +401,10 @@ class Executor:
         (ones, see ``backward``)."""
         if out_grads is None:
             return None
-        if not isinstance(out_grads, (list, tuple)):
+        if isinstance(out_grads, dict):
+            # MXNet read a dict in the order of list_outputs (KeyError for a missing output)
+            out_grads = [out_grads[name] for name in self._symbol.list_outputs()]
+        elif not isinstance(out_grads, (list, tuple)):
             out_grads = [out_grads]
         count = len(carrying)
         out_grads = list(out_grads)
