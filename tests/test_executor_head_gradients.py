@@ -96,3 +96,22 @@ def test_head_gradients_by_output_name():
     executor.forward(is_train=True)
     with pytest.raises(KeyError):
         executor.backward({names[0]: mx.nd.ones((2, 3))})
+
+
+def test_model_parallel_module_one_head_gradient():
+    """``group2ctxs``: embedding and FullyConnected on two contexts, outputs ``[fc, BlockGrad(label)]``,
+    one head gradient: the SGD step gives MXNet's parameters."""
+    ref = REFERENCE["model_parallel"]
+    module = mx.mod.Module(mx.sym.load_json(ref["symbol"]), data_names=["data"], label_names=["label"],
+                           context=mx.cpu(), group2ctxs={"dev1": mx.cpu(1), "dev2": mx.cpu(2)})
+    module.bind(data_shapes=[("data", (2, 4))], label_shapes=[("label", (2, 4))])
+    module.init_params(arg_params={k: mx.nd.array(np.array(v, np.float32)) for k, v in ref["params"].items()})
+    module.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 1.0})
+    module.forward(mx.io.DataBatch([mx.nd.array(np.array(ref["indices"], np.float32))], [mx.nd.ones((2, 4))]),
+                   is_train=True)
+    module.backward(out_grads=[mx.nd.array(np.array(ref["head"], np.float32))])
+    module.update()
+    got = module.get_params()[0]
+    assert sorted(got) == sorted(ref["updated"])
+    for name, expected in ref["updated"].items():
+        np.testing.assert_allclose(got[name].asnumpy(), np.array(expected), rtol=1e-5, atol=1e-6, err_msg=name)

@@ -1,6 +1,7 @@
 """Write tests/data/head_gradients/cases.json with MXNet 1.9.1: which ``Executor.backward`` calls
 with fewer head gradients than outputs train and which raise, and the gradients of those that
-train; and a two-device Module on ``Group([Embedding, BlockGrad(label)])`` given one head gradient.
+train; a two-device Module on ``Group([Embedding, BlockGrad(label)])`` given one head
+gradient, and a model-parallel one (``group2ctxs``).
 
 Each case holds the symbol's JSON, the argument values, grad_req, the head gradients given
 (matched by MXNet to the outputs by position) and either the gradients or ``"error": true``.
@@ -97,8 +98,36 @@ def _module_case():
             "updated_weight": updated.tolist()}
 
 
+def _model_parallel_case():
+    """``group2ctxs``: the embedding on one context, a FullyConnected on another, the blocked
+    label as the second output; one head gradient; SGD (learning rate 1)."""
+    with mx.AttrScope(ctx_group="dev1"):
+        embedding = mx.sym.Embedding(mx.sym.var("data"), input_dim=5, output_dim=3, name="embed")
+    with mx.AttrScope(ctx_group="dev2"):
+        fc = mx.sym.FullyConnected(embedding, num_hidden=2, flatten=False, name="fc")
+    symbol = mx.sym.Group([fc, mx.sym.BlockGrad(mx.sym.var("label"))])
+    rng = np.random.RandomState(2)
+    module = mx.mod.Module(symbol, data_names=["data"], label_names=["label"], context=mx.cpu(),
+                           group2ctxs={"dev1": mx.cpu(1), "dev2": mx.cpu(2)})
+    module.bind(data_shapes=[("data", (2, 4))], label_shapes=[("label", (2, 4))])
+    shapes = dict(zip(symbol.list_arguments(), symbol.infer_shape(data=(2, 4), label=(2, 4))[0]))
+    params = {name: rng.uniform(-1, 1, shapes[name]).astype(np.float32)
+              for name in ("embed_weight", "fc_weight", "fc_bias")}
+    indices = np.array([[0, 1, 2, 3], [4, 4, 1, 0]], dtype=np.float32)
+    head = rng.uniform(-1, 1, (2, 4, 2)).astype(np.float32)
+    module.init_params(arg_params={k: mx.nd.array(v) for k, v in params.items()})
+    module.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 1.0})
+    module.forward(mx.io.DataBatch([mx.nd.array(indices)], [mx.nd.ones((2, 4))]), is_train=True)
+    module.backward(out_grads=[mx.nd.array(head)])
+    module.update()
+    return {"symbol": symbol.tojson(), "params": {k: v.tolist() for k, v in params.items()},
+            "indices": indices.tolist(), "head": head.tolist(),
+            "updated": {k: v.asnumpy().tolist() for k, v in module.get_params()[0].items()}}
+
+
 def main():
-    result = {"mxnet": mx.__version__, "executor": _executor_cases(), "module": _module_case()}
+    result = {"mxnet": mx.__version__, "executor": _executor_cases(), "module": _module_case(),
+              "model_parallel": _model_parallel_case()}
     target = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "head_gradients", "cases.json")
     with open(target, "w") as handle:
         json.dump(result, handle)
