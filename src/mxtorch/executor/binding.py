@@ -78,6 +78,14 @@ def simple_bind_arrays(symbol, ctx, grad_req="write", type_dict=None, group2ctx=
         warnings.warn(f"simple_bind: keyword arguments {ignored} are not shapes and have no effect "
                       f"(as in MXNet)", stacklevel=4)
         shapes = {k: v for k, v in shapes.items() if k not in ignored}
+    # MXNet 1.9.1's simple_bind also bound with shapes of names the symbol does not have (a
+    # label shape given to a symbol without its loss head): they are left out
+    inputs = set(symbol.list_inputs())
+    unknown = sorted(k for k in shapes if k not in inputs)
+    if unknown:
+        warnings.warn(f"simple_bind: {unknown} are not inputs of the symbol; their shapes are ignored "
+                      f"(as in MXNet)", stacklevel=4)
+        shapes = {k: v for k, v in shapes.items() if k in inputs}
     arg_names = symbol.list_arguments()
     aux_names = symbol.list_auxiliary_states()
     types = {k: numpy_dtype(v) for k, v in (type_dict or {}).items()}

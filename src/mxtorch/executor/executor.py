@@ -30,7 +30,7 @@ from .gradients import store_gradients
 from .inference import InferencePlan
 from .placement import node_contexts
 from .plan import build_plan, dense_views
-from .reachability import gradient_inputs, reached_variables
+from .reachability import gradient_inputs, head_gradient_inputs, reached_variables
 
 __all__ = ["Executor", "normalize_grad_req"]
 
@@ -93,6 +93,7 @@ class Executor:
         # the others get zeros ('write'), as MXNet's zero-gradient propagation gave them
         reachable = reached_variables(symbol, gradient_inputs)
         self._recorded_indices = frozenset(i for i in self._gradient_indices if arg_names[i] in reachable)
+        self._needs_head_gradient = {}     # output position -> bool, filled by _output_needs_head_gradient
         output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]
                            for node, _ in symbol._outputs]
         self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=context.torch_device),
@@ -330,11 +331,15 @@ class Executor:
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs with respect to the arguments whose grad_req is not 'null'.
 
-        ``out_grads`` (NDArray or list, one per output) are the head gradients; loss heads
-        (``SoftmaxOutput`` and the other ``*Output`` operators) ignore theirs.  Outputs with no
-        head gradient given use ones.  After ``forward(is_train=False)`` the gradients are those of the
-        inference-mode computation, as in MXNet.  Raises MXNetError when no forward ran since the
-        last backward.  After a forward whose computation failed (an ``OperatorRunError``,
+        ``out_grads`` (NDArray, list, or dict by output name) are the head gradients, entry
+        ``i`` for output ``i``; loss heads (``SoftmaxOutput``, ``MakeLoss`` and the other
+        ``*Output`` operators) ignore theirs.  As in MXNet 1.9.1 the list may be shorter than
+        the outputs when those past its end need no head gradient (loss heads, ``BlockGrad``
+        outputs, outputs computed only from arguments whose grad_req is 'null'); MXNetError
+        when one of them needs one.  With ``out_grads`` None (or a None entry) the outputs use
+        ones (mxtorch; MXNet required them).  After ``forward(is_train=False)`` the gradients
+        are those of the inference-mode computation, as in MXNet.  Raises MXNetError when no
+        forward ran since the last backward.  After a forward whose computation failed (an ``OperatorRunError``,
         reported late as MXNet's engine did) the gradient arrays carry the same pending error.
         """
         if self._failure is not None and self._failure.error is not None:
@@ -357,18 +362,11 @@ class Executor:
                              "a training graph)")
         recorded, self._recorded = self._recorded, None
         outputs = recorded.outputs
-        if out_grads is not None and not isinstance(out_grads, (list, tuple)):
-            out_grads = [out_grads]
-        if out_grads is not None and len(out_grads) > len(outputs):
-            # MXNet 1.9.1 read the first len(outputs) head gradients and ignored the rest
-            warnings.warn(f"Executor.backward: {len(out_grads)} head gradients for {len(outputs)} outputs; "
-                          f"the extra {len(out_grads) - len(outputs)} are ignored, as in MXNet")
-            out_grads = list(out_grads)[:len(outputs)]
-        if out_grads is not None and len(out_grads) != len(outputs):
-            if len(out_grads) < len(outputs) and all(l for l in self._output_is_loss[len(out_grads):]):
-                out_grads = list(out_grads) + [None] * (len(outputs) - len(out_grads))
-            else:
-                raise MXNetError(f"backward: {len(out_grads)} head gradients for {len(outputs)} outputs")
+        if isinstance(recorded, CompiledGradients):
+            carrying = recorded.carrying
+        else:
+            carrying = [gradient_carrier(tensor).requires_grad for tensor in outputs]
+        out_grads = self._match_head_gradients(out_grads, carrying)
         if isinstance(recorded, CompiledGradients):
             # the compiled step computed the gradients at forward time (loss heads only: they
             # ignore head gradients); given head gradients are still checked
@@ -392,6 +390,49 @@ class Executor:
             self._report_backward(monitored, watched_grads)
         head_storage = {h.untyped_storage().data_ptr() for h in head_grads}
         self._store_gradients([(index, grad) for (index, _), grad in zip(leaves, grads)], head_storage)
+
+    def _match_head_gradients(self, out_grads, carrying):
+        """``out_grads`` as one entry per output, matched as MXNet 1.9.1 matched them: entry ``i``
+        belongs to output ``i`` (by position among all outputs).  The list may stop early where
+        the outputs past its end need no head gradient (``_output_needs_head_gradient``); they
+        get None.  Extra entries are dropped with a warning (MXNet read the first
+        ``len(outputs)``).  Raises MXNetError naming the first output past the end that needs
+        one.  ``carrying``: per output, whether its tensor carries a gradient.  None stays None
+        (ones, see ``backward``)."""
+        if out_grads is None:
+            return None
+        if isinstance(out_grads, dict):
+            # MXNet read a dict in the order of list_outputs (KeyError for a missing output)
+            out_grads = [out_grads[name] for name in self._symbol.list_outputs()]
+        elif not isinstance(out_grads, (list, tuple)):
+            out_grads = [out_grads]
+        count = len(carrying)
+        out_grads = list(out_grads)
+        if len(out_grads) > count:
+            warnings.warn(f"Executor.backward: {len(out_grads)} head gradients for {count} outputs; "
+                          f"the extra {len(out_grads) - count} are ignored, as in MXNet")
+            return out_grads[:count]
+        for position in range(len(out_grads), count):
+            if carrying[position] and self._output_needs_head_gradient(position):
+                name = self._symbol.list_outputs()[position]
+                raise MXNetError(
+                    f"backward: {len(out_grads)} head gradients for {count} outputs, and output {position} "
+                    f"({name!r}) needs one: it is not a loss function and a gradient flows through it to an "
+                    f"argument (head gradients match the outputs by position; only outputs that need none, "
+                    f"such as loss heads and BlockGrad, may be left out at the end). To minimize the output "
+                    f"as an objective, pass it through the make_loss symbol.")
+        return out_grads + [None] * (count - len(out_grads))
+
+    def _output_needs_head_gradient(self, position):
+        """Whether output ``position`` needs a head gradient, as MXNet's gradient graph had it:
+        its head gradient reaches an argument whose grad_req is not 'null', not stopped by a
+        ``BlockGrad`` nor by a loss head (whose gradient ignores it)."""
+        needs = self._needs_head_gradient.get(position)
+        if needs is None:
+            reached = reached_variables(self._symbol, head_gradient_inputs, [position])
+            needs = any(self._arg_names[i] in reached for i in self._gradient_indices)
+            self._needs_head_gradient[position] = needs
+        return needs
 
     def _heads(self, outputs, out_grads):
         """``(heads, head_grads, carrying)``: the output tensors that carry a gradient, the head

@@ -6,14 +6,16 @@ except the labels of loss heads).
 """
 from __future__ import annotations
 
-__all__ = ["reached_variables", "gradient_inputs", "inference_inputs"]
+__all__ = ["reached_variables", "gradient_inputs", "head_gradient_inputs", "inference_inputs"]
 
 
-def reached_variables(symbol, followed_inputs):
-    """Names of the variables reached from ``symbol``'s outputs, walking from each operator node
-    only into the ``(child, index)`` entries ``followed_inputs(node)`` returns."""
+def reached_variables(symbol, followed_inputs, outputs=None):
+    """Names of the variables reached from ``symbol``'s outputs (the positions in ``outputs``,
+    default all), walking from each operator node only into the ``(child, index)`` entries
+    ``followed_inputs(node)`` returns."""
     reached, seen = set(), set()
-    stack = [node for node, _ in symbol._outputs]
+    entries = symbol._outputs if outputs is None else [symbol._outputs[i] for i in outputs]
+    stack = [node for node, _ in entries]
     while stack:
         node = stack.pop()
         if id(node) in seen:
@@ -30,6 +32,12 @@ def gradient_inputs(node):
     """The inputs a gradient flows back into: all of them, none through ``BlockGrad``
     (``Operator.stops_gradient``)."""
     return () if node.op.stops_gradient else node.inputs
+
+
+def head_gradient_inputs(node):
+    """The inputs an output's head gradient flows back into: those of ``gradient_inputs``, none
+    through a loss head (its gradient ignores the head gradient)."""
+    return () if node.op.is_loss else gradient_inputs(node)
 
 
 def inference_inputs(node):

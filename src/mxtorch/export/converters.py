@@ -102,8 +102,29 @@ def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_
             return
         except Exception:       # noqa: BLE001 - the older exporter gets a try before giving up
             pass
+        _register_legacy_symbolics()
         torch.onnx.export(module, inputs, path, input_names=input_names, output_names=output_names,
                           opset_version=opset_version, dynamo=False)
+
+
+def _trunc_symbolic(g, value):
+    """``aten::trunc`` for the TorchScript-based exporter, which has none (Embedding truncates
+    its float indices): ``sign(x) * floor(|x|)``."""
+    return g.op("Mul", g.op("Sign", value), g.op("Floor", g.op("Abs", value)))
+
+
+_LEGACY_SYMBOLICS = {"aten::trunc": _trunc_symbolic}
+_LEGACY_REGISTERED = []
+
+
+def _register_legacy_symbolics():
+    """Give the TorchScript-based exporter the ONNX forms of the aten operators mxtorch's
+    operators record and it lacks (once per process; opset 9 and later)."""
+    if _LEGACY_REGISTERED:
+        return
+    for name, symbolic in _LEGACY_SYMBOLICS.items():
+        torch.onnx.register_custom_op_symbolic(name, symbolic, 9)
+    _LEGACY_REGISTERED.append(True)
 
 
 def _check_onnx(path, module, input_names, inputs):
@@ -124,11 +145,15 @@ def _first_unexportable(module, inputs, opset_version):
     operator name, node name and torch.onnx's error), found by exporting the first node of
     each operator type with the inputs it receives on ``inputs``; None if each exports."""
     recorded = {}
+
+    def record(sub, args):
+        # a forward pre-hook returning a value replaces the inputs: record, return None
+        recorded.setdefault(sub.op.name, (sub, args))
+
     hooks = []
     for name, sub in module.named_modules():
         if isinstance(sub, OperatorModule):
-            hooks.append(sub.register_forward_pre_hook(
-                lambda m, args: recorded.setdefault(m.op.name, (m, args))))
+            hooks.append(sub.register_forward_pre_hook(record))
     try:
         with torch.no_grad():
             module(*inputs)
