@@ -22,6 +22,7 @@ from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..executor import Executor
 from ..executor.binding import normalize_grad_req
 from ..executor.placement import variable_contexts
+from ..executor.storage import argument_storage_types, gradient_storage_types
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ops.registry import known
 from .batch import (DeviceBatch, as_ndarray, batch_size_of, loss_label_inputs, read_batch, split_batch,
@@ -310,10 +311,17 @@ class DataParallelExecutorGroup:
             raise MXNetError(f"bind: cannot infer the shapes of {unknown} from input shapes {input_shapes}")
         return inferred
 
-    def _allocate(self, shape, dtype, context):
+    def _allocate(self, shape, dtype, context, stype="default"):
         tensor = torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device)
         self._total_exec_bytes += tensor.numel() * tensor.element_size()
-        return NDArray(tensor, context)
+        array = NDArray(tensor, context)
+        return array if stype == "default" else array.tostype(stype)
+
+    def _gradient_storage(self):
+        """``{argument: stype}`` of the gradient arrays: MXNet's backward storage rules (an
+        ``Embedding(sparse_grad=True)`` weight gets a row_sparse gradient, which the
+        optimizers update lazily)."""
+        return gradient_storage_types(self.symbol, argument_storage_types(self.symbol))
 
     def _bind_ith_exec(self, index, data_shapes, label_shapes, shared_group):
         context = self.contexts[index]
@@ -332,6 +340,7 @@ class DataParallelExecutorGroup:
                    for name, attrs in self.symbol.attr_dict().items()
                    if attrs.get("__storage_type__") in ("1", "2") and name in self.param_names}
         shared_data = self.shared_data_arrays[index]
+        grad_storage = self._gradient_storage()
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             shape = tuple(shape)
@@ -353,10 +362,11 @@ class DataParallelExecutorGroup:
             args.append(array)
             if self.grad_req[name] == "null":
                 grads.append(None)
-            elif name in self.param_names and name in shared_grads and shared_grads[name].shape == shape:
+            elif name in self.param_names and name in shared_grads and shared_grads[name].shape == shape \
+                    and shared_grads[name].stype == grad_storage[name]:
                 grads.append(shared_grads[name])
             else:
-                grads.append(self._allocate(shape, dtype, where))
+                grads.append(self._allocate(shape, dtype, where, grad_storage[name]))
         aux = []
         for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types):
             if name in shared_aux and shared_aux[name].shape == tuple(shape):
@@ -387,8 +397,8 @@ class DataParallelExecutorGroup:
                 raise MXNetError(f"reshape: parameter {name!r} would change shape from {old.shape} to {shape}; "
                                  f"the new input shapes {[(d.name, d.shape) for d in data_shapes]} do not fit "
                                  f"the bound parameters")
-            args.append(self._allocate(shape, dtype, context))
-            grads.append(None if old_grad is None else self._allocate(shape, dtype, context))
+            args.append(self._allocate(shape, dtype, context, old.stype))
+            grads.append(None if old_grad is None else self._allocate(shape, dtype, context, old_grad.stype))
         aux = []
         for name, shape, old in zip(self.aux_names, aux_shapes, base.aux_arrays):
             if old.shape != tuple(shape):

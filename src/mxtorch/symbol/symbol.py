@@ -342,12 +342,16 @@ class Symbol(SymbolBase):
         """Allocate every argument, gradient and aux array from input shapes and bind.
 
         ``kwargs`` maps input names to shapes; ``type_dict`` names to dtypes (default
-        float32); ``grad_req`` is 'write', 'add', 'null', a list or a dict.  Arrays in
-        ``shared_buffer`` (name -> NDArray) are reused when their shapes match.
+        float32); ``stype_dict`` names to storage types ('default', 'row_sparse', 'csr'; without
+        it a variable's declared ``stype``; with it every argument must be given or declared);
+        ``grad_req`` is 'write', 'add', 'null', a list or a dict.  The gradient arrays take the
+        storage type of MXNet's backward rules (``Embedding(sparse_grad=True)`` gives its weight a
+        row_sparse gradient).  Arrays in ``shared_buffer`` (name -> NDArray) are reused when their
+        shapes match.
         """
         return _binder().simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
                                     shared_arg_names=shared_arg_names, shared_exec=shared_exec,
-                                    shared_buffer=shared_buffer, shapes=kwargs)
+                                    shared_buffer=shared_buffer, shapes=kwargs, stype_dict=stype_dict)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the arrays given by name in ``kwargs`` (every argument must be given) on ``ctx``

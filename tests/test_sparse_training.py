@@ -1,0 +1,142 @@
+"""Sparse storage end to end, against MXNet 1.9.1 (tools/gen_sparse_training.py ->
+tests/data/sparse_training/reference.json): the storage types simple_bind gives argument and
+gradient arrays (stype_dict, a variable's stype, the backward rules of Embedding / dot / take),
+and training with a row_sparse Embedding gradient through Module and Gluon, where the lazy
+update leaves the rows not in any batch untouched."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+
+with open(os.path.join(os.path.dirname(__file__), "data", "sparse_training", "reference.json")) as _fh:
+    REF = json.load(_fh)
+
+INPUT_DIM, OUTPUT_DIM = 8, 3
+UNTOUCHED_ROWS = [3, 4, 6, 7]        # no batch holds these indices
+
+
+def _network():
+    data = mx.sym.var("data")
+    emb = mx.sym.Embedding(data, input_dim=INPUT_DIM, output_dim=OUTPUT_DIM, sparse_grad=True, name="emb")
+    fc = mx.sym.FullyConnected(mx.sym.flatten(emb), num_hidden=2, name="fc")
+    return mx.sym.SoftmaxOutput(fc, name="softmax")
+
+
+@pytest.mark.parametrize("case", sorted(REF["module"]))
+def test_module_trains_a_sparse_embedding_as_mxnet(case):
+    entry = REF["module"][case]
+    mod = mx.mod.Module(_network(), data_names=["data"], label_names=["softmax_label"],
+                        context=[mx.cpu(i) for i in range(entry["contexts"])])
+    mod.bind(data_shapes=[("data", (4, 2))], label_shapes=[("softmax_label", (4,))])
+    mod.init_params(arg_params={k: mx.nd.array(v) for k, v in REF["initial"].items()})
+    mod.init_optimizer(kvstore=entry["kvstore"], optimizer=entry["optimizer"], optimizer_params=entry["kwargs"])
+    assert bool(mod._update_on_kvstore) == entry["update_on_kvstore"]
+    for executor in mod._exec_group.execs:
+        assert {k: v.stype for k, v in executor.grad_dict.items()} == entry["grad_stypes"]
+        assert {k: v.stype for k, v in executor.arg_dict.items()} == entry["arg_stypes"]
+    initial = np.array(REF["initial"]["emb_weight"], np.float32)
+    for (data, label), expected in zip(REF["batches"], entry["steps"]):
+        mod.forward_backward(mx.io.DataBatch([mx.nd.array(data)], [mx.nd.array(label)]))
+        mod.update()
+        arg, _ = mod.get_params()
+        for name, value in expected.items():
+            np.testing.assert_allclose(arg[name].asnumpy(), np.array(value), rtol=1e-5, atol=1e-6, err_msg=name)
+        emb = arg["emb_weight"].asnumpy()
+        if entry["kwargs"]["lazy_update"]:
+            # the lazy update: rows no batch looked up keep their initial values exactly
+            np.testing.assert_array_equal(emb[UNTOUCHED_ROWS], initial[UNTOUCHED_ROWS])
+        else:
+            assert np.all(emb[UNTOUCHED_ROWS] != initial[UNTOUCHED_ROWS])
+
+
+def _gluon_net(hybridize):
+    init = REF["initial"]
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Embedding(INPUT_DIM, OUTPUT_DIM, sparse_grad=True), mx.gluon.nn.Flatten(),
+            mx.gluon.nn.Dense(2, in_units=2 * OUTPUT_DIM))
+    net.initialize()
+    net[0].weight.set_data(mx.nd.array(init["emb_weight"]))
+    net[2].weight.set_data(mx.nd.array(init["fc_weight"]))
+    net[2].bias.set_data(mx.nd.array(init["fc_bias"]))
+    if hybridize:
+        net.hybridize()
+    return net
+
+
+@pytest.mark.parametrize("case", sorted(REF["gluon"]))
+def test_gluon_sparse_embedding_with_a_trainer_as_mxnet(case):
+    entry = REF["gluon"][case]
+    net = _gluon_net(entry["hybridize"])
+    trainer = mx.gluon.Trainer(net.collect_params(), entry["optimizer"], dict(entry["kwargs"]))
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    initial = np.array(REF["initial"]["emb_weight"], np.float32)
+    for (data, label), expected in zip(REF["batches"], entry["steps"]):
+        with mx.autograd.record():
+            loss = loss_fn(net(mx.nd.array(data)), mx.nd.array(label))
+        loss.backward()
+        assert net[0].weight.grad().stype == entry["grad_stype"]
+        trainer.step(4)
+        emb = net[0].weight.data().asnumpy()
+        np.testing.assert_allclose(emb, np.array(expected["emb_weight"]), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(net[2].weight.data().asnumpy(), np.array(expected["fc_weight"]),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(emb[UNTOUCHED_ROWS], initial[UNTOUCHED_ROWS])
+
+
+def _bind_symbols():
+    data, weight = mx.sym.var("data"), mx.sym.var("w")
+
+    def embedding(d=data, w=weight, **kwargs):
+        return mx.sym.Embedding(d, w, input_dim=6, output_dim=3, **kwargs)
+
+    return {
+        "embedding_sparse_grad": (embedding(sparse_grad=True), {"data": (2, 2)}, None),
+        "embedding_dense_grad": (embedding(), {"data": (2, 2)}, None),
+        "sparse_embedding": (mx.sym.contrib.SparseEmbedding(data, weight, input_dim=6, output_dim=3),
+                             {"data": (2, 2)}, None),
+        "embedding_twice": (embedding(sparse_grad=True) + embedding(d=data + 1, sparse_grad=True),
+                            {"data": (2, 2)}, None),
+        "embedding_and_dense_use": (mx.sym.broadcast_add(embedding(sparse_grad=True), mx.sym.sum(weight)),
+                                    {"data": (2, 2)}, None),
+        "dot_csr_stype_dict": (mx.sym.dot(data, weight), {"data": (2, 6), "w": (6, 3)},
+                               {"data": "csr", "w": "default"}),
+        "dot_csr_stype_dict_partial": (mx.sym.dot(data, weight), {"data": (2, 6), "w": (6, 3)}, {"data": "csr"}),
+        "dot_csr_variable": (mx.sym.dot(mx.sym.var("data", stype="csr"), weight), {"data": (2, 6), "w": (6, 3)},
+                             None),
+        "dot_dense": (mx.sym.dot(data, weight), {"data": (2, 6), "w": (6, 3)}, None),
+        "take": (mx.sym.take(weight, data), {"data": (2, 2), "w": (6, 3)}, None),
+        "row_sparse_weight_variable": (embedding(w=mx.sym.var("w", stype="row_sparse"), sparse_grad=True),
+                                       {"data": (2, 2)}, None),
+        "stype_dict_row_sparse_weight": (embedding(sparse_grad=True), {"data": (2, 2)}, {"w": "row_sparse"}),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(REF["bind"]))
+def test_simple_bind_storage_types_and_gradients_as_mxnet(case):
+    entry = REF["bind"][case]
+    inputs = REF["bind_inputs"]
+    symbol, shapes, stype_dict = _bind_symbols()[case]
+    requests = {name: "null" if name == "data" else "write" for name in symbol.list_arguments()}
+    if "error" in entry:
+        with pytest.raises(mx.base.MXNetError):
+            symbol.simple_bind(mx.cpu(), grad_req=requests, stype_dict=stype_dict, **shapes)
+        return
+    exe = symbol.simple_bind(mx.cpu(), grad_req=requests, stype_dict=stype_dict, **shapes)
+    assert {k: v.stype for k, v in exe.arg_dict.items()} == entry["arg_stypes"]
+    assert {k: v.stype for k, v in exe.grad_dict.items() if v is not None} == entry["grad_stypes"]
+    if "grads" not in entry:
+        return
+    dot = case.startswith("dot")
+    exe.arg_dict["data"][:] = mx.nd.array(inputs["csr"] if dot else inputs["idx"])
+    exe.arg_dict["w"][:] = mx.nd.array(inputs["w"])
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array(inputs["dot_head"] if dot else inputs["head"])])
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), np.array(entry["outputs"][0]), rtol=1e-5, atol=1e-6)
+    grad = exe.grad_dict["w"]
+    np.testing.assert_allclose(grad.asnumpy(), np.array(entry["grads"]["w"]), rtol=1e-5, atol=1e-6)
+    assert grad.stype == entry["grad_stypes"]["w"]
+    if grad.stype == "row_sparse":
+        np.testing.assert_array_equal(grad.indices.asnumpy(), entry["grad_indices"]["w"])
