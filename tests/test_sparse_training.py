@@ -52,12 +52,12 @@ def test_module_trains_a_sparse_embedding_as_mxnet(case):
             assert np.all(emb[UNTOUCHED_ROWS] != initial[UNTOUCHED_ROWS])
 
 
-def _gluon_net(hybridize):
+def _gluon_net(hybridize, ctx):
     init = REF["initial"]
     net = mx.gluon.nn.HybridSequential()
     net.add(mx.gluon.nn.Embedding(INPUT_DIM, OUTPUT_DIM, sparse_grad=True), mx.gluon.nn.Flatten(),
             mx.gluon.nn.Dense(2, in_units=2 * OUTPUT_DIM))
-    net.initialize()
+    net.initialize(ctx=ctx)
     net[0].weight.set_data(mx.nd.array(init["emb_weight"]))
     net[2].weight.set_data(mx.nd.array(init["fc_weight"]))
     net[2].bias.set_data(mx.nd.array(init["fc_bias"]))
@@ -69,21 +69,27 @@ def _gluon_net(hybridize):
 @pytest.mark.parametrize("case", sorted(REF["gluon"]))
 def test_gluon_sparse_embedding_with_a_trainer_as_mxnet(case):
     entry = REF["gluon"][case]
-    net = _gluon_net(entry["hybridize"])
-    trainer = mx.gluon.Trainer(net.collect_params(), entry["optimizer"], dict(entry["kwargs"]))
+    ctx = [mx.cpu(i) for i in range(entry["contexts"])]
+    net = _gluon_net(entry["hybridize"], ctx)
+    trainer = mx.gluon.Trainer(net.collect_params(), entry["optimizer"], dict(entry["kwargs"]),
+                               kvstore=entry["kvstore"])
     loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
     initial = np.array(REF["initial"]["emb_weight"], np.float32)
     for (data, label), expected in zip(REF["batches"], entry["steps"]):
+        parts = mx.gluon.utils.split_and_load(mx.nd.array(data), ctx)
+        labels = mx.gluon.utils.split_and_load(mx.nd.array(label), ctx)
         with mx.autograd.record():
-            loss = loss_fn(net(mx.nd.array(data)), mx.nd.array(label))
-        loss.backward()
-        assert net[0].weight.grad().stype == entry["grad_stype"]
+            losses = [loss_fn(net(x), y) for x, y in zip(parts, labels)]
+        mx.autograd.backward(losses)
+        assert [net[0].weight.grad(c).stype for c in ctx] == [entry["grad_stype"]] * len(ctx)
         trainer.step(4)
-        emb = net[0].weight.data().asnumpy()
-        np.testing.assert_allclose(emb, np.array(expected["emb_weight"]), rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(net[2].weight.data().asnumpy(), np.array(expected["fc_weight"]),
-                                   rtol=1e-5, atol=1e-6)
-        np.testing.assert_array_equal(emb[UNTOUCHED_ROWS], initial[UNTOUCHED_ROWS])
+        assert bool(trainer._update_on_kvstore) == entry["update_on_kvstore"]
+        for c in ctx:
+            emb = net[0].weight.data(c).asnumpy()
+            np.testing.assert_allclose(emb, np.array(expected["emb_weight"]), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(net[2].weight.data(c).asnumpy(), np.array(expected["fc_weight"]),
+                                       rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(emb[UNTOUCHED_ROWS], initial[UNTOUCHED_ROWS])
 
 
 def _bind_symbols():

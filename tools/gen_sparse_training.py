@@ -9,7 +9,8 @@
   (stype_dict, a variable's stype, Embedding / SparseEmbedding / dot / take) and the gradient
   values of one backward.
 * ``gluon/<case>``: gluon ``nn.Embedding(sparse_grad=True)`` + Dense trained 3 steps with a
-  Trainer (SGD momentum wd, Adam), hybridized or not.
+  Trainer (SGD momentum wd, Adam), hybridized or not, on one context or two (kvstore 'device'
+  or 'local').
 
 Run with ~/mxref/bin/python tools/gen_sparse_training.py; writes
 tests/data/sparse_training/reference.json.
@@ -140,29 +141,33 @@ def bind_cases():
                    "dot_head": dot_head.tolist()}
 
 
-def gluon_case(optimizer, kwargs, hybridize):
+def gluon_case(optimizer, kwargs, hybridize, contexts=1, kvstore="device"):
     params = initial_params()
+    ctx = [mx.cpu(i) for i in range(contexts)]
     net = mx.gluon.nn.HybridSequential()
     net.add(mx.gluon.nn.Embedding(INPUT_DIM, OUTPUT_DIM, sparse_grad=True), mx.gluon.nn.Flatten(),
             mx.gluon.nn.Dense(2, in_units=2 * OUTPUT_DIM))
-    net.initialize()
+    net.initialize(ctx=ctx)
     emb, dense = net[0], net[2]
     emb.weight.set_data(mx.nd.array(params["emb_weight"]))
     dense.weight.set_data(mx.nd.array(params["fc_weight"]))
     dense.bias.set_data(mx.nd.array(params["fc_bias"]))
     if hybridize:
         net.hybridize()
-    trainer = mx.gluon.Trainer(net.collect_params(), optimizer, dict(kwargs))
+    trainer = mx.gluon.Trainer(net.collect_params(), optimizer, dict(kwargs), kvstore=kvstore)
     loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
     steps = []
     for data, label in BATCHES:
+        parts = mx.gluon.utils.split_and_load(mx.nd.array(data), ctx)
+        labels = mx.gluon.utils.split_and_load(mx.nd.array(label), ctx)
         with mx.autograd.record():
-            loss = loss_fn(net(mx.nd.array(data)), mx.nd.array(label))
-        loss.backward()
+            losses = [loss_fn(net(x), y) for x, y in zip(parts, labels)]
+        mx.autograd.backward(losses)
         trainer.step(4)
         steps.append({"emb_weight": emb.weight.data().asnumpy().tolist(),
                       "fc_weight": dense.weight.data().asnumpy().tolist()})
     return {"optimizer": optimizer, "kwargs": kwargs, "hybridize": hybridize, "steps": steps,
+            "contexts": contexts, "kvstore": kvstore, "update_on_kvstore": bool(trainer._update_on_kvstore),
             "grad_stype": emb.weight.grad().stype}
 
 
@@ -177,6 +182,9 @@ def main():
                     module_case(name, kwargs, lazy, contexts=2, kvstore=kvstore)
         for hybridize in (False, True):
             out["gluon"][f"{key}/{'hybrid' if hybridize else 'imperative'}"] = gluon_case(name, kwargs, hybridize)
+            for kvstore in ("device", "local"):
+                out["gluon"][f"{key}/{'hybrid' if hybridize else 'imperative'}/2cpu/{kvstore}"] = \
+                    gluon_case(name, kwargs, hybridize, contexts=2, kvstore=kvstore)
     out["bind"], out["bind_inputs"] = bind_cases()
     here = os.path.dirname(os.path.abspath(__file__))
     folder = os.path.join(here, "..", "tests", "data", "sparse_training")
