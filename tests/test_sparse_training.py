@@ -146,3 +146,41 @@ def test_simple_bind_storage_types_and_gradients_as_mxnet(case):
     assert grad.stype == entry["grad_stypes"]["w"]
     if grad.stype == "row_sparse":
         np.testing.assert_array_equal(grad.indices.asnumpy(), entry["grad_indices"]["w"])
+
+
+def test_a_variable_with_an_unknown_storage_type_is_a_key_error():
+    # MXNet looked the name up in its table of storage type ids
+    with pytest.raises(KeyError):
+        mx.sym.var("w", stype="sparse")
+    assert mx.sym.var("w", stype="csr").attr("__storage_type__") == "2"
+
+
+def test_reshaped_executors_keep_the_storage_types():
+    data = mx.sym.var("data", stype="csr")
+    symbol = mx.sym.dot(data, mx.sym.var("w"))
+    exe = symbol.simple_bind(mx.cpu(), grad_req={"data": "null", "w": "write"}, data=(4, 6), w=(6, 3))
+    for shape in ((2, 6), (8, 6)):
+        reshaped = exe.reshape(allow_up_sizing=True, data=shape, w=(6, 3))
+        assert reshaped.arg_dict["data"].stype == "csr"
+        assert reshaped.grad_dict["w"].stype == "row_sparse"
+        csr = np.zeros(shape, np.float32)
+        csr[0, 2] = 2.0
+        reshaped.arg_dict["data"][:] = mx.nd.array(csr)
+        reshaped.arg_dict["w"][:] = mx.nd.ones((6, 3))
+        reshaped.forward(is_train=True)
+        reshaped.backward(mx.nd.ones((shape[0], 3)))
+        # dot(csr.T, head): only column 2 of the data holds a value, so only row 2 is stored
+        np.testing.assert_array_equal(reshaped.grad_dict["w"].indices.asnumpy(), [2])
+
+
+def test_the_kvstore_hands_its_updater_a_row_sparse_sum_of_row_sparse_pushes():
+    kv = mx.kv.create("local")
+    seen = []
+    kv.init(0, mx.nd.zeros((4, 2)))
+    kv._set_updater(lambda key, grad, weight: seen.append((grad.stype, grad.asnumpy())))
+    first = mx.nd.array([[1, 1], [0, 0], [0, 0], [0, 0]]).tostype("row_sparse")
+    second = mx.nd.array([[0, 0], [0, 0], [2, 2], [0, 0]]).tostype("row_sparse")
+    kv.push(0, [first, second])
+    kv.push(0, [first, second.tostype("default")])
+    assert [stype for stype, _ in seen] == ["row_sparse", "default"]
+    np.testing.assert_array_equal(seen[0][1], [[1, 1], [0, 0], [2, 2], [0, 0]])

@@ -21,12 +21,11 @@ from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ndarray.sparse import STORAGE_TYPES, _with_storage
 from ..ops.registry import output_storage_types
+from ..symbol.symbol import STORAGE_TYPE_IDS
 
-__all__ = ["argument_storage_types", "gradient_storage_types", "zeros_of_storage", "STORAGE_IDS"]
+__all__ = ["argument_storage_types", "gradient_storage_types", "declared_storage_type", "zeros_of_storage"]
 
-# MXNet's storage type ids, as a variable's ``__storage_type__`` attribute spells them
-STORAGE_IDS = {"default": "0", "row_sparse": "1", "csr": "2"}
-_STORAGE_NAMES = {value: key for key, value in STORAGE_IDS.items()}
+_STORAGE_NAMES = {str(value): key for key, value in STORAGE_TYPE_IDS.items()}
 
 
 def declared_storage_type(node):

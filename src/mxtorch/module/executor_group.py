@@ -336,9 +336,8 @@ class DataParallelExecutorGroup:
         group2ctx = self.group2ctxs[index]
         placement = variable_contexts(self.symbol, context, group2ctx) if group2ctx else {}
         # parameters declared stype='row_sparse' / 'csr' report that storage type (held dense)
-        storage = {name: {"1": "row_sparse", "2": "csr"}[attrs["__storage_type__"]]
-                   for name, attrs in self.symbol.attr_dict().items()
-                   if attrs.get("__storage_type__") in ("1", "2") and name in self.param_names}
+        storage = {name: stype for name, stype in argument_storage_types(self.symbol).items()
+                   if stype != "default" and name in self.param_names}
         shared_data = self.shared_data_arrays[index]
         grad_storage = self._gradient_storage()
         args, grads = [], []
