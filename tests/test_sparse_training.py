@@ -184,3 +184,32 @@ def test_the_kvstore_hands_its_updater_a_row_sparse_sum_of_row_sparse_pushes():
     kv.push(0, [first, second.tostype("default")])
     assert [stype for stype, _ in seen] == ["row_sparse", "default"]
     np.testing.assert_array_equal(seen[0][1], [[1, 1], [0, 0], [2, 2], [0, 0]])
+
+
+@pytest.mark.parametrize("case", sorted(REF["linear"]))
+def test_module_trains_a_linear_model_on_csr_data_with_a_row_sparse_weight(case):
+    entry = REF["linear"][case]
+    inputs = REF["linear_inputs"]
+    data = mx.sym.var("data", stype="csr")
+    weight = mx.sym.var("w", stype="row_sparse", shape=(8, 1))
+    out = mx.sym.LinearRegressionOutput(mx.sym.dot(data, weight), name="lro")
+    mod = mx.mod.Module(out, data_names=["data"], label_names=["lro_label"],
+                        context=[mx.cpu(i) for i in range(entry["contexts"])])
+    mod.bind(data_shapes=[("data", (4, 8))], label_shapes=[("lro_label", (4, 1))])
+    mod.init_params(arg_params={"w": mx.nd.array(inputs["w"]).tostype("row_sparse")})
+    mod.init_optimizer(kvstore=entry["kvstore"], optimizer=entry["optimizer"], optimizer_params=entry["kwargs"])
+    assert bool(mod._update_on_kvstore) == entry["update_on_kvstore"]
+    for executor in mod._exec_group.execs:
+        assert {k: v.stype for k, v in executor.arg_dict.items()} == entry["arg_stypes"]
+        assert {k: v.stype for k, v in executor.grad_dict.items() if v is not None} == entry["grad_stypes"]
+    initial = np.array(inputs["w"], np.float32)
+    for dense, label, expected in zip(inputs["batches"], inputs["labels"], entry["steps"]):
+        batch = mx.io.DataBatch([mx.nd.array(dense).tostype("csr")], [mx.nd.array(label)])
+        if entry["update_on_kvstore"]:
+            mod.prepare(batch, sparse_row_id_fn=lambda b: {"w": mx.nd.arange(0, 8)})
+        mod.forward_backward(batch)
+        mod.update()
+        value = mod.get_params()[0]["w"].asnumpy()
+        np.testing.assert_allclose(value, np.array(expected), rtol=1e-5, atol=1e-6)
+        # columns 3, 4, 6 and 7 of the data never hold a value: those rows of w stay as they were
+        np.testing.assert_array_equal(value[UNTOUCHED_ROWS], initial[UNTOUCHED_ROWS])

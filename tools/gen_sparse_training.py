@@ -8,6 +8,8 @@
 * ``bind/<case>``: the storage types simple_bind gives the argument and gradient arrays
   (stype_dict, a variable's stype, Embedding / SparseEmbedding / dot / take) and the gradient
   values of one backward.
+* ``linear/<case>``: a Module of dot(csr data, row_sparse weight) -> LinearRegressionOutput
+  trained 3 steps on one or two contexts.
 * ``gluon/<case>``: gluon ``nn.Embedding(sparse_grad=True)`` + Dense trained 3 steps with a
   Trainer (SGD momentum wd, Adam), hybridized or not, on one context or two (kvstore 'device'
   or 'local').
@@ -68,6 +70,48 @@ def module_case(optimizer, kwargs, lazy, contexts=1, kvstore="local"):
             "contexts": contexts, "kvstore": kvstore, "update_on_kvstore": bool(mod._update_on_kvstore),
             "grad_stypes": {k: v.stype for k, v in grads.items() if v is not None},
             "arg_stypes": {k: v.stype for k, v in mod._exec_group.execs[0].arg_dict.items()}}
+
+
+def linear_inputs():
+    """Three csr batches (4 x 8, every value in columns 0, 1, 2 or 5), labels and the weight."""
+    rng = np.random.RandomState(5)
+    batches = []
+    for _ in range(3):
+        dense = np.zeros((4, 8), np.float32)
+        for row in range(4):
+            dense[row, rng.choice([0, 1, 2, 5], 2, replace=False)] = rng.uniform(0.5, 1.5, 2)
+        batches.append(dense)
+    labels = [rng.uniform(-1, 1, (4, 1)).astype(np.float32) for _ in range(3)]
+    return batches, labels, rng.uniform(-1, 1, (8, 1)).astype(np.float32)
+
+
+def linear_case(contexts, kvstore, optimizer, kwargs):
+    """A linear regression on csr data with a row_sparse weight (MXNet's sparse linear model):
+    dot(csr, w) gives w a row_sparse gradient; with a kvstore the weight's rows are pulled by
+    ``prepare(sparse_row_id_fn)``."""
+    batches, labels, w0 = linear_inputs()
+    data = mx.sym.var("data", stype="csr")
+    weight = mx.sym.var("w", stype="row_sparse", shape=(8, 1))
+    out = mx.sym.LinearRegressionOutput(mx.sym.dot(data, weight), name="lro")
+    mod = mx.mod.Module(out, data_names=["data"], label_names=["lro_label"],
+                        context=[mx.cpu(i) for i in range(contexts)])
+    mod.bind(data_shapes=[("data", (4, 8))], label_shapes=[("lro_label", (4, 1))])
+    mod.init_params(arg_params={"w": mx.nd.array(w0).tostype("row_sparse")})
+    mod.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=kwargs)
+    steps = []
+    for dense, label in zip(batches, labels):
+        batch = mx.io.DataBatch([mx.nd.array(dense).tostype("csr")], [mx.nd.array(label)])
+        if mod._update_on_kvstore:
+            mod.prepare(batch, sparse_row_id_fn=lambda b: {"w": mx.nd.arange(0, 8)})
+        mod.forward_backward(batch)
+        mod.update()
+        arg, _ = mod.get_params()
+        steps.append(arg["w"].asnumpy().tolist())
+    executor = mod._exec_group.execs[0]
+    return {"contexts": contexts, "kvstore": kvstore, "optimizer": optimizer, "kwargs": kwargs,
+            "update_on_kvstore": bool(mod._update_on_kvstore), "steps": steps,
+            "arg_stypes": {k: v.stype for k, v in executor.arg_dict.items()},
+            "grad_stypes": {k: v.stype for k, v in executor.grad_dict.items() if v is not None}}
 
 
 def bind_case(symbol, shapes, stype_dict=None, values=None, head=None):
@@ -186,6 +230,12 @@ def main():
                 out["gluon"][f"{key}/{'hybrid' if hybridize else 'imperative'}/2cpu/{kvstore}"] = \
                     gluon_case(name, kwargs, hybridize, contexts=2, kvstore=kvstore)
     out["bind"], out["bind_inputs"] = bind_cases()
+    batches, labels, w0 = linear_inputs()
+    out["linear_inputs"] = {"batches": [b.tolist() for b in batches], "labels": [l.tolist() for l in labels],
+                            "w": w0.tolist()}
+    out["linear"] = {f"{key}/{contexts}cpu/{kvstore}": linear_case(contexts, kvstore, name, kwargs)
+                     for key, (name, kwargs) in OPTIMIZERS.items() for contexts, kvstore in
+                     ((1, "local"), (2, "local"), (2, "device"))}
     here = os.path.dirname(os.path.abspath(__file__))
     folder = os.path.join(here, "..", "tests", "data", "sparse_training")
     os.makedirs(folder, exist_ok=True)

@@ -317,12 +317,6 @@ class DataParallelExecutorGroup:
         array = NDArray(tensor, context)
         return array if stype == "default" else array.tostype(stype)
 
-    def _gradient_storage(self):
-        """``{argument: stype}`` of the gradient arrays: MXNet's backward storage rules (an
-        ``Embedding(sparse_grad=True)`` weight gets a row_sparse gradient, which the
-        optimizers update lazily)."""
-        return gradient_storage_types(self.symbol, argument_storage_types(self.symbol))
-
     def _bind_ith_exec(self, index, data_shapes, label_shapes, shared_group):
         context = self.contexts[index]
         shared_exec = None if shared_group is None else shared_group.execs[index]
@@ -335,11 +329,11 @@ class DataParallelExecutorGroup:
         shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
         group2ctx = self.group2ctxs[index]
         placement = variable_contexts(self.symbol, context, group2ctx) if group2ctx else {}
-        # parameters declared stype='row_sparse' / 'csr' report that storage type (held dense)
-        storage = {name: stype for name, stype in argument_storage_types(self.symbol).items()
-                   if stype != "default" and name in self.param_names}
+        # arguments declared stype='row_sparse' / 'csr' (a csr data input, a row_sparse weight)
+        # report that storage type (held dense); gradients take MXNet's backward storage rules
+        storage = argument_storage_types(self.symbol)
+        grad_storage = gradient_storage_types(self.symbol, storage)
         shared_data = self.shared_data_arrays[index]
-        grad_storage = self._gradient_storage()
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             shape = tuple(shape)
@@ -348,16 +342,15 @@ class DataParallelExecutorGroup:
                 array = shared_args[name]
             elif name not in self.param_names:
                 # inputs and other non-parameter arguments live in shared_data_arrays, which a
-                # shared group hands on (bucketing): an array of the right shape and dtype is reused
+                # shared group hands on (bucketing): an array of the right shape, dtype and
+                # storage type is reused
                 array = shared_data.get(name)
                 if array is None or array.shape != shape or array.dtype != np.dtype(dtype) or \
-                        array.context != where:
-                    array = self._allocate(shape, dtype, where)
+                        array.context != where or array.stype != storage[name]:
+                    array = self._allocate(shape, dtype, where, storage[name])
                     shared_data[name] = array
             else:
-                array = self._allocate(shape, dtype, where)
-                if name in storage:
-                    array = array.tostype(storage[name])
+                array = self._allocate(shape, dtype, where, storage[name])
             args.append(array)
             if self.grad_req[name] == "null":
                 grads.append(None)
