@@ -211,5 +211,6 @@ def test_module_trains_a_linear_model_on_csr_data_with_a_row_sparse_weight(case)
         mod.update()
         value = mod.get_params()[0]["w"].asnumpy()
         np.testing.assert_allclose(value, np.array(expected), rtol=1e-5, atol=1e-6)
+        assert {k: v.stype for k, v in mod.get_params()[0].items()} == entry["param_stypes"]
         # columns 3, 4, 6 and 7 of the data never hold a value: those rows of w stay as they were
         np.testing.assert_array_equal(value[UNTOUCHED_ROWS], initial[UNTOUCHED_ROWS])
