@@ -112,6 +112,8 @@ def _bind_symbols():
         "dot_csr_stype_dict_partial": (mx.sym.dot(data, weight), {"data": (2, 6), "w": (6, 3)}, {"data": "csr"}),
         "dot_csr_variable": (mx.sym.dot(mx.sym.var("data", stype="csr"), weight), {"data": (2, 6), "w": (6, 3)},
                              None),
+        "dot_csr_transpose_a": (mx.sym.dot(data, weight, transpose_a=True), {"data": (2, 6), "w": (2, 3)},
+                                {"data": "csr", "w": "default"}),
         "dot_dense": (mx.sym.dot(data, weight), {"data": (2, 6), "w": (6, 3)}, None),
         "take": (mx.sym.take(weight, data), {"data": (2, 2), "w": (6, 3)}, None),
         "row_sparse_weight_variable": (embedding(w=mx.sym.var("w", stype="row_sparse"), sparse_grad=True),

@@ -172,6 +172,9 @@ def bind_cases():
         "dot_csr_variable": bind_case(
             mx.sym.dot(mx.sym.var("data", stype="csr"), weight), {"data": (2, 6), "w": (6, 3)},
             values={"data": csr, "w": w}, head=dot_head),
+        "dot_csr_transpose_a": bind_case(
+            mx.sym.dot(data, weight, transpose_a=True), {"data": (2, 6), "w": (2, 3)},
+            stype_dict={"data": "csr", "w": "default"}),
         "dot_dense": bind_case(
             mx.sym.dot(data, weight), {"data": (2, 6), "w": (6, 3)},
             values={"data": csr, "w": w}, head=dot_head),
