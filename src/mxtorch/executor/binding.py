@@ -9,9 +9,11 @@ import torch
 
 from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray, to_torch_dtype
+from ..ndarray.ndarray import NDArray
+from ..ndarray.sparse import _with_storage as with_storage
 from ..ops.registry import product
 from .placement import variable_contexts
+from .storage import argument_storage_types, gradient_storage_types, zeros_of_storage
 
 __all__ = ["normalize_grad_req", "bound_list", "simple_bind_arrays", "share_or_allocate"]
 
@@ -66,10 +68,12 @@ def bound_list(values, names, label, required):
 
 
 def simple_bind_arrays(symbol, ctx, grad_req="write", type_dict=None, group2ctx=None, shared_arg_names=None,
-                       shared_exec=None, shared_buffer=None, shapes=None):
+                       shared_exec=None, shared_buffer=None, shapes=None, stype_dict=None):
     """``(args, grads, requests, aux, inferred)`` for ``Executor.simple_bind``: every shape and
     dtype inferred from the given ones (``shapes``, ``type_dict``), arrays allocated as zeros or
-    shared with ``shared_exec`` (the names in ``shared_arg_names``) and ``shared_buffer``."""
+    shared with ``shared_exec`` (the names in ``shared_arg_names``) and ``shared_buffer``.  The
+    arrays have the storage types of ``stype_dict`` or the variables' declared ``stype``, the
+    gradient arrays those of MXNet's backward storage rules (``storage.py``)."""
     from ..symbol.inference import infer_graph
     shapes = dict(shapes or {})
     # MXNet read only tuple values as shapes and ignored the rest (simple_bind(..., axis=0))
@@ -108,48 +112,58 @@ def simple_bind_arrays(symbol, ctx, grad_req="write", type_dict=None, group2ctx=
     if not isinstance(ctx, Context):
         raise MXNetError(f"simple_bind: ctx must be a Context such as mx.cpu(), got {ctx!r}")
     requests = normalize_grad_req(grad_req, arg_names)
+    try:
+        stypes = argument_storage_types(symbol, stype_dict)
+    except MXNetError as error:
+        raise MXNetError(f"simple_bind: {error}") from None
+    grad_stypes = gradient_storage_types(symbol, stypes)
     placement = variable_contexts(symbol, ctx, group2ctx) if group2ctx else {}
     shared_names = set(shared_arg_names or [])
     shared_args = shared_exec.arg_dict if shared_exec is not None else {}
     shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
     shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
-    def reuse(source, name, shape, dtype):
-        """``source[name]`` when it exists with this shape and dtype, else a new zero array."""
+    def reuse(source, name, shape, dtype, stype):
+        """``source[name]`` when it exists with this shape, dtype and storage type, else a new
+        zero array."""
         existing = source.get(name)
-        if existing is not None and existing.shape == tuple(shape) and numpy_dtype(existing.dtype) == numpy_dtype(dtype):
+        if existing is not None and existing.shape == tuple(shape) and \
+                numpy_dtype(existing.dtype) == numpy_dtype(dtype) and existing.stype == stype:
             return existing
-        context = placement.get(name, ctx)
-        return NDArray(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device),
-                       context)
+        return zeros_of_storage(shape, dtype, placement.get(name, ctx), stype)
 
     args, grads = [], []
     for name, shape, dtype in zip(arg_names, arg_shapes, arg_types):
+        stype, grad_stype = stypes[name], grad_stypes[name]
         if name in shared_names:
             # parameters named in shared_arg_names share the other executor's arrays (MXNet)
-            array = reuse(shared_args, name, shape, dtype)
-            grad = reuse(shared_grads, name, shape, dtype) if requests[name] != "null" else None
+            array = reuse(shared_args, name, shape, dtype, stype)
+            grad = reuse(shared_grads, name, shape, dtype, grad_stype) if requests[name] != "null" else None
         else:
             # other inputs reuse same-shaped arrays of shared_buffer and are recorded in it
-            array = reuse(shared_buffer if shared_buffer is not None else {}, name, shape, dtype)
+            array = reuse(shared_buffer if shared_buffer is not None else {}, name, shape, dtype, stype)
             if shared_buffer is not None:
                 shared_buffer[name] = array
-            grad = reuse({}, name, shape, dtype) if requests[name] != "null" else None
+            grad = reuse({}, name, shape, dtype, grad_stype) if requests[name] != "null" else None
         args.append(array)
         grads.append(grad)
-    aux = [reuse(shared_aux, name, shape, dtype) for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
+    aux = [reuse(shared_aux, name, shape, dtype, stypes[name])
+           for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
     return args, grads, requests, aux, inferred
 
 
 def share_or_allocate(array, shape):
-    """An array of ``shape`` for a reshaped executor: a view of the first elements of ``array``
-    when it is large enough (MXNet's executors share memory when reshaping down), otherwise new
-    zeros."""
+    """An array of ``shape`` for a reshaped executor, of ``array``'s storage type: a view of the
+    first elements of ``array`` when it is large enough (MXNet's executors share memory when
+    reshaping down), otherwise new zeros."""
     tensor = array._tensor
     count = product(shape)
     if count <= tensor.numel() and tensor.is_contiguous():
-        return NDArray(tensor.detach().view(-1)[:count].view(tuple(shape)), array.context)
-    return NDArray(torch.zeros(tuple(shape), dtype=tensor.dtype, device=tensor.device), array.context)
+        tensor = tensor.detach().view(-1)[:count].view(tuple(shape))
+    else:
+        tensor = torch.zeros(tuple(shape), dtype=tensor.dtype, device=tensor.device)
+    return NDArray(tensor, array.context) if array.stype == "default" else \
+        with_storage(tensor, array.context, array.stype)
 
 
 

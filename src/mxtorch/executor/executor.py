@@ -115,11 +115,12 @@ class Executor:
     # -- construction ---------------------------------------------------------------------------
     @classmethod
     def simple_bind(cls, symbol, ctx, grad_req="write", type_dict=None, group2ctx=None, shared_arg_names=None,
-                    shared_exec=None, shared_buffer=None, shapes=None):
-        """An executor with every array allocated from the shapes (and ``type_dict`` dtypes)
-        given, inferring the rest (``binding.simple_bind_arrays``)."""
+                    shared_exec=None, shared_buffer=None, shapes=None, stype_dict=None):
+        """An executor with every array allocated from the shapes (and ``type_dict`` dtypes,
+        ``stype_dict`` storage types) given, inferring the rest (``binding.simple_bind_arrays``)."""
         args, grads, requests, aux, inferred = simple_bind_arrays(
-            symbol, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shared_exec, shared_buffer, shapes)
+            symbol, ctx, grad_req, type_dict, group2ctx, shared_arg_names, shared_exec, shared_buffer, shapes,
+            stype_dict)
         return cls(symbol, ctx, args, grads, requests, aux, group2ctx=group2ctx, inferred=inferred)
 
     def _build_plan(self, inferred=None):

@@ -19,6 +19,7 @@ import torch
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
+from ..ndarray.sparse import _with_storage as with_storage
 from .base import KVStoreBase, MXNetValueError, _InProcess, _pairs
 # names MXNet 1.9.1's mxnet.kvstore.kvstore had in its namespace from its ctypes binding
 from ..base import (KVStoreHandle, NDArrayHandle, c_str, check_call, mx_uint, py_str)  # noqa: E402,F401
@@ -114,7 +115,8 @@ class KVStore(_InProcess, KVStoreBase):
         as UTF-8 bytes, as MXNet passed them.  ``priority`` is accepted and ignored.
 
         Raises MXNetError for an unknown key or a value whose shape differs from the
-        stored one."""
+        stored one.  The sum of row_sparse values is row_sparse (MXNet's reduce), so that the
+        updater's optimizer updates lazily the rows they hold."""
         pairs = _pairs(key, value, "push", "values")
         self._check_shapes(pairs, "push", "a pushed value")
         for k, arrays in pairs:
@@ -130,7 +132,7 @@ class KVStore(_InProcess, KVStoreBase):
                     with torch.no_grad():
                         stored._tensor.copy_(update)
                 else:
-                    self._updater(self._updater_key(k), NDArray(update, stored.context), stored)
+                    self._updater(self._updater_key(k), _pushed_sum(update, stored.context, arrays), stored)
 
     def _merge(self, key, arrays, stored):
         """This process's sum of the values pushed for ``key`` (a new tensor on ``stored``'s
@@ -279,3 +281,11 @@ def _sum(arrays, stored):
     for array in arrays[1:]:
         total.add_(array._tensor.detach().to(device=device, dtype=dtype))
     return total
+
+
+def _pushed_sum(total, context, arrays):
+    """The sum ``total`` of the pushed ``arrays`` as the NDArray the updater gets: row_sparse
+    when every pushed value is (MXNet's reduce of row_sparse gradients), else dense."""
+    if arrays and all(array.stype == "row_sparse" for array in arrays):
+        return with_storage(total, context, "row_sparse")
+    return NDArray(total, context)

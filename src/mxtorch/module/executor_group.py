@@ -22,6 +22,7 @@ from ..base import MXNetError, MXNetValueError, numpy_dtype
 from ..executor import Executor
 from ..executor.binding import normalize_grad_req
 from ..executor.placement import variable_contexts
+from ..executor.storage import argument_storage_types, gradient_storage_types
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ops.registry import known
 from .batch import (DeviceBatch, as_ndarray, batch_size_of, loss_label_inputs, read_batch, split_batch,
@@ -310,10 +311,11 @@ class DataParallelExecutorGroup:
             raise MXNetError(f"bind: cannot infer the shapes of {unknown} from input shapes {input_shapes}")
         return inferred
 
-    def _allocate(self, shape, dtype, context):
+    def _allocate(self, shape, dtype, context, stype="default"):
         tensor = torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=context.torch_device)
         self._total_exec_bytes += tensor.numel() * tensor.element_size()
-        return NDArray(tensor, context)
+        array = NDArray(tensor, context)
+        return array if stype == "default" else array.tostype(stype)
 
     def _bind_ith_exec(self, index, data_shapes, label_shapes, shared_group):
         context = self.contexts[index]
@@ -327,10 +329,10 @@ class DataParallelExecutorGroup:
         shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
         group2ctx = self.group2ctxs[index]
         placement = variable_contexts(self.symbol, context, group2ctx) if group2ctx else {}
-        # parameters declared stype='row_sparse' / 'csr' report that storage type (held dense)
-        storage = {name: {"1": "row_sparse", "2": "csr"}[attrs["__storage_type__"]]
-                   for name, attrs in self.symbol.attr_dict().items()
-                   if attrs.get("__storage_type__") in ("1", "2") and name in self.param_names}
+        # arguments declared stype='row_sparse' / 'csr' (a csr data input, a row_sparse weight)
+        # report that storage type (held dense); gradients take MXNet's backward storage rules
+        storage = argument_storage_types(self.symbol)
+        grad_storage = gradient_storage_types(self.symbol, storage)
         shared_data = self.shared_data_arrays[index]
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
@@ -340,23 +342,23 @@ class DataParallelExecutorGroup:
                 array = shared_args[name]
             elif name not in self.param_names:
                 # inputs and other non-parameter arguments live in shared_data_arrays, which a
-                # shared group hands on (bucketing): an array of the right shape and dtype is reused
+                # shared group hands on (bucketing): an array of the right shape, dtype and
+                # storage type is reused
                 array = shared_data.get(name)
                 if array is None or array.shape != shape or array.dtype != np.dtype(dtype) or \
-                        array.context != where:
-                    array = self._allocate(shape, dtype, where)
+                        array.context != where or array.stype != storage[name]:
+                    array = self._allocate(shape, dtype, where, storage[name])
                     shared_data[name] = array
             else:
-                array = self._allocate(shape, dtype, where)
-                if name in storage:
-                    array = array.tostype(storage[name])
+                array = self._allocate(shape, dtype, where, storage[name])
             args.append(array)
             if self.grad_req[name] == "null":
                 grads.append(None)
-            elif name in self.param_names and name in shared_grads and shared_grads[name].shape == shape:
+            elif name in self.param_names and name in shared_grads and shared_grads[name].shape == shape \
+                    and shared_grads[name].stype == grad_storage[name]:
                 grads.append(shared_grads[name])
             else:
-                grads.append(self._allocate(shape, dtype, where))
+                grads.append(self._allocate(shape, dtype, where, grad_storage[name]))
         aux = []
         for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types):
             if name in shared_aux and shared_aux[name].shape == tuple(shape):
@@ -387,8 +389,8 @@ class DataParallelExecutorGroup:
                 raise MXNetError(f"reshape: parameter {name!r} would change shape from {old.shape} to {shape}; "
                                  f"the new input shapes {[(d.name, d.shape) for d in data_shapes]} do not fit "
                                  f"the bound parameters")
-            args.append(self._allocate(shape, dtype, context))
-            grads.append(None if old_grad is None else self._allocate(shape, dtype, context))
+            args.append(self._allocate(shape, dtype, context, old.stype))
+            grads.append(None if old_grad is None else self._allocate(shape, dtype, context, old_grad.stype))
         aux = []
         for name, shape, old in zip(self.aux_names, aux_shapes, base.aux_arrays):
             if old.shape != tuple(shape):

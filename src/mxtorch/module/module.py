@@ -244,10 +244,9 @@ class Module(BaseModule):
         elif self.params_initialized:
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
-            # a parameter declared with stype='row_sparse' / 'csr' is held in that storage type
-            storage = {name: {"1": "row_sparse", "2": "csr"}.get(attrs.get("__storage_type__"), "default")
-                       for name, attrs in self._symbol.attr_dict().items()}
-            self._arg_params = {name: _cpu_zeros_like(block[0]).tostype(storage.get(name, "default"))
+            # a parameter declared with stype='row_sparse' / 'csr' is held in that storage type,
+            # as the executors bound it
+            self._arg_params = {name: _cpu_zeros_like(block[0]).tostype(block[0].stype)
                                 for name, block in zip(self._param_names, self._exec_group.param_arrays)}
             self._aux_params = {name: _cpu_zeros_like(block[0]) for name, block
                                 in zip(self._aux_names, self._exec_group.aux_arrays)}

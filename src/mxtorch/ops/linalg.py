@@ -73,6 +73,15 @@ class Dot(_Product):
             return ["row_sparse"]
         return ["default"]
 
+    def gradient_storage_types(self, input_stypes):
+        """MXNet's ``_backward_dot`` storage rule (DotBackwardInferStorageType): ``dot(csr,
+        rhs)`` without transposes gives ``rhs`` a row_sparse gradient (``dot(csr.T, head)``);
+        every other gradient is dense."""
+        lhs, rhs = input_stypes
+        if lhs == "csr" and not self.transpose_a and not self.transpose_b:
+            return ["default", "row_sparse"]
+        return ["default", "default"]
+
     def _check(self, lhs, rhs):
         if not lhs or not rhs:
             raise self.error(f"arguments 'lhs' {tuple(lhs)} and 'rhs' {tuple(rhs)} need at least one axis")

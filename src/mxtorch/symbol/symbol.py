@@ -19,6 +19,7 @@ from ..base import MXNetError, MXNetValueError, NotImplementedForSymbol, format_
 from ..name import NameManager
 from ..ndarray.ndarray import NDArray
 from ..ndarray.register import install_fluent_methods
+from ..ndarray.serialization import STORAGE_CSR, STORAGE_DEFAULT, STORAGE_ROW_SPARSE
 from ..ops import registry
 from . import graph_json, inference
 from .graph import Node, _aux_variable_ids, topological_order  # noqa: F401
@@ -342,12 +343,16 @@ class Symbol(SymbolBase):
         """Allocate every argument, gradient and aux array from input shapes and bind.
 
         ``kwargs`` maps input names to shapes; ``type_dict`` names to dtypes (default
-        float32); ``grad_req`` is 'write', 'add', 'null', a list or a dict.  Arrays in
-        ``shared_buffer`` (name -> NDArray) are reused when their shapes match.
+        float32); ``stype_dict`` names to storage types ('default', 'row_sparse', 'csr'; without
+        it a variable's declared ``stype``; with it every argument must be given or declared);
+        ``grad_req`` is 'write', 'add', 'null', a list or a dict.  The gradient arrays take the
+        storage type of MXNet's backward rules (``Embedding(sparse_grad=True)`` gives its weight a
+        row_sparse gradient).  Arrays in ``shared_buffer`` (name -> NDArray) are reused when their
+        shapes match.
         """
         return _binder().simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict, group2ctx=group2ctx,
                                     shared_arg_names=shared_arg_names, shared_exec=shared_exec,
-                                    shared_buffer=shared_buffer, shapes=kwargs)
+                                    shared_buffer=shared_buffer, shapes=kwargs, stype_dict=stype_dict)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the arrays given by name in ``kwargs`` (every argument must be given) on ``ctx``
@@ -528,14 +533,19 @@ def _strip(key):
     return key
 
 
+# MXNet's storage type ids, as a variable's ``__storage_type__`` attribute holds them
+STORAGE_TYPE_IDS = {"default": STORAGE_DEFAULT, "row_sparse": STORAGE_ROW_SPARSE, "csr": STORAGE_CSR}
+
+
 def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
              profiler_scope=None, **kwargs):
     """A named input of the graph (data, label or parameter).
 
     ``shape`` (tuple), ``dtype``, ``lr_mult``, ``wd_mult`` and ``init`` (an Initializer or
     its JSON string) are stored as ``__shape__``, ``__dtype__``, ``__lr_mult__``,
-    ``__wd_mult__`` and ``__init__`` attributes.  Extra keyword attributes must be
-    spelt ``__key__`` (MXNet's rule).
+    ``__wd_mult__`` and ``__init__`` attributes; ``stype`` ('default', 'row_sparse' or 'csr')
+    as ``__storage_type__`` (MXNet's id): binding gives the variable's array that storage
+    type.  Extra keyword attributes must be spelt ``__key__`` (MXNet's rule).
     """
     if not isinstance(name, str):
         raise MXNetError(f"Variable: name must be a string, got {type(name).__name__}")
@@ -553,7 +563,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
-        attrs["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}.get(stype, 0))
+        # an unknown name is a KeyError, as MXNet's lookup of it raised
+        attrs["__storage_type__"] = str(STORAGE_TYPE_IDS[stype])
     for key, value in kwargs.items():
         if not (key.startswith("__") and key.endswith("__")):
             raise MXNetError(f"Variable: extra attribute {key!r} must be written as '__{key}__'")

@@ -19,7 +19,8 @@ class Embedding(Operator):
     output_dim)`` of dtype ``dtype`` (default float32); output ``data.shape + (output_dim,)``.
     The weight gradient adds up the head gradients of repeated indices.  The data (index)
     argument has no gradient: a backward pass that asks for one raises MXNetError, as MXNet
-    did.  ``sparse_grad`` is accepted; mxtorch always produces a dense weight gradient.
+    did.  With ``sparse_grad`` the weight gradient is row_sparse, as in MXNet (held densely: the
+    rows of the looked-up indices, which an optimizer's lazy update touches alone).
     """
 
     traceable = True
@@ -71,6 +72,11 @@ class Embedding(Operator):
     def declares_backward(self, inputs):
         return inputs[0].requires_grad
 
+    def gradient_storage_types(self, input_stypes):
+        """MXNet's ``_backward_Embedding`` storage rule: the data gradient is dense, the weight
+        gradient row_sparse with ``sparse_grad`` (dense without)."""
+        return ["default", "row_sparse" if self.sparse_grad else "default"]
+
     def backward(self, out_grads, inputs, outputs, aux):
         raise MXNetError(f"Operator {self.name}: cannot compute the gradient of argument 'data' "
                          f"(integer indices); bind it with grad_req='null'")
@@ -79,8 +85,12 @@ class Embedding(Operator):
 
 @register("_contrib_SparseEmbedding")
 class SparseEmbedding(Embedding):
-    """MXNet's row-sparse-gradient embedding: the same lookup as ``Embedding`` (mxtorch's
-    weight gradient is dense); ``deterministic`` is accepted (torch's result is always
+    """MXNet's row-sparse-gradient embedding: the same lookup as ``Embedding``, whose weight
+    gradient is always row_sparse; ``deterministic`` is accepted (torch's result is always
     deterministic here)."""
 
     deterministic = Attr(Bool, default=False)
+
+    def gradient_storage_types(self, input_stypes):
+        """MXNet's ``_backward_SparseEmbedding`` storage rule: a row_sparse weight gradient."""
+        return ["default", "row_sparse"]
