@@ -84,9 +84,7 @@ def gradient_storage_types(symbol, variable_stypes):
     for node in symbol._nodes():
         if node.op is None or node.op.stops_gradient:
             continue
-        rule = getattr(node.op, "gradient_storage_types", None)
-        stypes = node_inputs[id(node)]
-        grads = rule(stypes) if rule is not None else None
+        grads = node.op.gradient_storage_types(node_inputs[id(node)])
         for position, (child, _) in enumerate(node.inputs):
             if child.op is None:
                 stype = grads[position] if grads is not None and position < len(grads) else "default"

@@ -348,6 +348,13 @@ class Operator:
         """The numbers written in a given tuple attribute: ``"(3, 3)"`` -> ``['3', '3']``."""
         return re.findall(r"\d+", self.attrs[key])
 
+    def gradient_storage_types(self, input_stypes):
+        """The storage types of the gradients of the inputs for inputs of storage types
+        ``input_stypes`` (MXNet's backward FInferStorageType), or None: all 'default' (dense).
+        Embedding with ``sparse_grad`` and ``dot(csr, w)`` give a row_sparse weight gradient;
+        ``executor/storage.py`` reads it when a graph is bound."""
+        return None
+
     def on_plain_memory(self):
         """The operator a graph traced for oneDNN's blocked memory formats runs in its place:
         itself, or (``memory_format.ChannelsLastKernels``) a copy that computes on the memory
