@@ -487,6 +487,39 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
         """Values limited to [``min``, ``max``]."""
         return call("_npi_clip", self, a_min=min, a_max=max, out=out)
 
+    def cumsum(self, axis=None, dtype=None, out=None):
+        """Cumulative sums along ``axis`` (None: of the flattened array)."""
+        return call("_np_cumsum", self, axis=axis, dtype=dtype, out=out)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        """Whether any element (along ``axis``) is non-zero."""
+        return call("_np_any", self, axis=axis, keepdims=keepdims, out=out)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        """Whether every element (along ``axis``) is non-zero."""
+        return call("_np_all", self, axis=axis, keepdims=keepdims, out=out)
+
+    def take(self, indices, axis=None, mode="raise"):
+        """Elements at ``indices`` along ``axis``."""
+        return call("_npi_take", self, _as_np(indices), axis=axis, mode=mode)
+
+    def sort(self, axis=-1, kind=None, order=None):  # noqa: ARG002
+        """The array sorted along ``axis`` (MXNet returned the sorted copy)."""
+        return call("_npi_sort", self, axis=axis)
+
+    def argsort(self, axis=-1, kind=None, order=None):  # noqa: ARG002
+        """The indices (int64) that sort the array along ``axis``."""
+        return call("_npi_argsort", self, axis=axis)
+
+    def round(self, decimals=0, out=None):
+        """The values rounded to ``decimals``."""
+        return call("_npi_around", self, decimals=decimals, out=out)
+
+    def nonzero(self):
+        """The indices of the non-zero elements, one int64 array per axis."""
+        rows = call("_npx_nonzero", self)
+        return tuple(rows[:, axis] for axis in range(self.ndim))
+
     def dot(self, b, out=None):
         """NumPy's ``dot`` with ``b``."""
         return call("_np_dot", self, _as_np(b), out=out)

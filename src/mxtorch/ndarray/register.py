@@ -191,9 +191,9 @@ def invoke_method(op_name, array, args, kwargs):
     return invoke(registry.get_operator(op_name), (array,) + tuple(args), kwargs)
 
 
-def _make_function(op_name, op_class):
+def _make_function(op_name, op_class, result_class=None):
     def function(*args, **kwargs):
-        return invoke(op_class, args, kwargs)
+        return invoke(op_class, args, kwargs, result_class=result_class)
     function.__name__ = op_name
     function.__doc__ = (op_class.__doc__ or f"The {op_name} operator.") + \
         "\n\nImperative form: arrays as positional or keyword arguments, attributes as keywords."
@@ -214,11 +214,13 @@ def install(namespace):
 class OperatorNamespace:
     """``mx.nd.op`` / ``mx.nd._internal``: every registered operator by its name, public or
     underscore (``mx.nd.op.broadcast_add``, ``mx.nd._internal._plus_scalar``).  ``imported``
-    holds the other names MXNet's module of the same name had (``mx.nd.op.CachedOp``)."""
+    holds the other names MXNet's module of the same name had (``mx.nd.op.CachedOp``);
+    ``result_class``: the class of the results (``mx.nd.np._internal`` gives ``mx.np.ndarray``)."""
 
-    def __init__(self, label, imported=None):
+    def __init__(self, label, imported=None, result_class=None):
         self._label = label
         self._functions = dict(imported or {})
+        self._result_class = result_class
 
     def __getattr__(self, name):
         functions = self.__dict__.get("_functions")
@@ -229,7 +231,7 @@ class OperatorNamespace:
                 op_class = registry.get_operator(name)
             except MXNetError:
                 raise AttributeError(f"{self._label} has no operator {name!r}") from None
-            functions[name] = _make_function(name, op_class)
+            functions[name] = _make_function(name, op_class, self.__dict__.get("_result_class"))
         return functions[name]
 
     def __dir__(self):

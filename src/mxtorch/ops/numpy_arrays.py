@@ -16,7 +16,7 @@ from .registry import Attr, Bool, Float, Int, Str, add_aliases, optional, regist
 from .helpers import device_of
 from .numpy_ops import _Axis, _Ctx, _Dtype, _NumpyOperator, _axes, _shape_attr, _torch_dtype, promote_types
 
-__all__ = ["NPX_ALIASES"]
+__all__ = ["NPX_ALIASES", "npx_operators"]
 
 _Shape = optional(_shape_attr)
 
@@ -535,4 +535,11 @@ def install_npx_aliases():
     from .registry import _REGISTRY
     for name, alias in NPX_ALIASES.items():
         if name in _REGISTRY and alias not in _REGISTRY:
-            add_aliases(name, alias)
+            add_aliases(name, alias, distinct=True)
+
+
+def npx_operators():
+    """``{npx name: registered name}`` of the ``_npx_*`` operators (``relu``: ``_npx_relu``), from
+    which ``mx.nd.npx`` and ``mx.sym.npx`` make their functions."""
+    from .registry import list_operators
+    return {name[len("_npx_"):]: name for name in list_operators() if name.startswith("_npx_")}

@@ -58,11 +58,14 @@ def register(name, *aliases, fluent=False):
     return decorate
 
 
-def add_aliases(name, *aliases):
+def add_aliases(name, *aliases, distinct=False):
     """Register more names for the operator already registered as ``name`` (MXNet's
     ``add_alias``: ``relu`` is also ``_npx_relu``, the name the NumPy front end's
-    ``npx.relu`` calls and writes to symbol JSON under ``npx.set_np()``)."""
+    ``npx.relu`` calls).  ``distinct``: a node made under an alias is written to symbol JSON
+    under it (``Operator.distinct_names``), as MXNet 1.9.1 wrote ``_npx_relu``."""
     cls = get_operator(name)
+    if distinct:
+        cls.distinct_names = tuple(cls.distinct_names) + tuple(a for a in aliases if a not in cls.distinct_names)
     for key in aliases:
         if key in _REGISTRY and _REGISTRY[key] is not cls:
             raise MXNetError(f"operator {key!r} is registered twice")

@@ -4,26 +4,15 @@ registered name (``_npx_relu`` is ``npx.relu``), each returning ``mx.np.ndarray`
 They are the classic operators (``relu``, ``softmax``, ``batch_dot``, ``SequenceMask``, ...)
 under the aliases MXNet registered for the NumPy front end (``ops/numpy_arrays.py``)."""
 from ...ops import registry as _registry
+from ...ops.numpy_arrays import npx_operators as _npx_operators
 from .. import register as _register
 from ..numpy_array import ndarray as _ndarray
 
-PREFIX = "_npx_"
-
-
-def _make(op_name):
-    op_class = _registry.get_operator(op_name)
-
-    def function(*args, **kwargs):
-        return _register.invoke(op_class, args, kwargs, result_class=_ndarray)
-    function.__name__ = function.__qualname__ = op_name[len(PREFIX):]
-    function.__doc__ = (f"``npx.{op_name[len(PREFIX):]}``: the operator {op_class.name!r} (registered as "
-                        f"{op_name!r}) on ``mx.np`` arrays, returning ``mx.np.ndarray``.\n\n"
-                        + (op_class.__doc__ or "").strip())
+def _make(name, op_name):
+    function = _register._make_function(op_name, _registry.get_operator(op_name), _ndarray)
+    function.__name__ = function.__qualname__ = name
     return function
 
 
-__all__ = []
-for _op_name in _registry.list_operators():
-    if _op_name.startswith(PREFIX):
-        globals()[_op_name[len(PREFIX):]] = _make(_op_name)
-        __all__.append(_op_name[len(PREFIX):])
+__all__ = sorted(_npx_operators())
+globals().update({name: _make(name, op_name) for name, op_name in _npx_operators().items()})

@@ -22,4 +22,8 @@ random.__dict__.update(_namespace(_nd_np.random, _nd_np.random.__all__, "mx.sym.
 linalg = _types.ModuleType(__name__ + ".linalg", "mx.sym.np.linalg: linear algebra, building nodes")
 linalg.__dict__.update(_namespace(_nd_np.linalg, _nd_np.linalg.__all__, "mx.sym.np.linalg"))
 
+import sys as _sys
+_sys.modules[__name__ + ".random"] = random     # ``from mxnet.symbol.numpy import random`` and its path
+_sys.modules[__name__ + ".linalg"] = linalg
+
 __all__ = [name for name in _nd_np.__all__] + ["_Symbol"]

@@ -21,6 +21,7 @@ __all__ = ["_Symbol", "symbolic_function"]
 # the NumPy methods and operators _Symbol shares with mx.np.ndarray
 _SHARED = ["T", "reshape", "transpose", "swapaxes", "flatten", "ravel", "squeeze", "expand_dims", "broadcast_to",
            "repeat", "tile", "sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin", "clip", "dot",
+           "cumsum", "any", "all", "take", "sort", "argsort", "round",
            "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
            "__mod__", "__rmod__", "__pow__", "__rpow__", "__and__", "__or__", "__xor__", "__eq__", "__ne__",
            "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__", "__matmul__"]

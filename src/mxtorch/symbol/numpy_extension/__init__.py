@@ -1,24 +1,17 @@
 """``mx.sym.npx``: the NumPy front end's extension operators on symbols, one function per
 ``_npx_*`` registered name (as ``mx.nd.npx``), building ``_Symbol`` nodes."""
-from ...ops import registry as _registry
+import functools as _functools
+
+from ...ops.numpy_arrays import npx_operators as _npx_operators
 from ..numpy._symbol import _build
 
-PREFIX = "_npx_"
 
-
-def _make(op_name):
-    op_class = _registry.get_operator(op_name)
-
-    def function(*args, **kwargs):
-        return _build(op_name, args, kwargs)
-    function.__name__ = function.__qualname__ = op_name[len(PREFIX):]
-    function.__doc__ = (f"``mx.sym.npx.{op_name[len(PREFIX):]}``: a node of {op_class.name!r} (registered as "
-                        f"{op_name!r}).\n\n" + (op_class.__doc__ or "").strip())
+def _make(name, op_name):
+    function = _functools.partial(lambda op, *args, **kwargs: _build(op, args, kwargs), op_name)
+    function.__name__ = name
+    function.__doc__ = f"``mx.sym.npx.{name}``: a node of the operator registered as {op_name!r}."
     return function
 
 
-__all__ = []
-for _op_name in _registry.list_operators():
-    if _op_name.startswith(PREFIX):
-        globals()[_op_name[len(PREFIX):]] = _make(_op_name)
-        __all__.append(_op_name[len(PREFIX):])
+__all__ = sorted(_npx_operators())
+globals().update({name: _make(name, op_name) for name, op_name in _npx_operators().items()})
