@@ -342,3 +342,34 @@ def test_gluon_hybridized_block_under_set_np(numpy_semantics):
         assert type(out) is np.ndarray and out.asnumpy().tolist() == [[4.0, 4.0]] * 4
         assert type(net.dense.weight.data()) is np.ndarray
         assert x.grad.asnumpy().tolist() == [[2.0, 2.0, 2.0]] * 4
+
+
+def test_selection_and_composed_functions():
+    a = np.array([[3.0, 1.0], [2.0, 5.0]])
+    # what MXNet 1.9.1 gave for each call
+    assert np.sort(a).tolist() == [[1.0, 3.0], [2.0, 5.0]]
+    assert np.argsort(a).tolist() == [[1, 0], [0, 1]] and np.argsort(a).dtype == onp.int64
+    assert bool(np.any(a > 4)) is True and np.isnan(a).dtype == onp.bool_
+    assert np.flip(a).tolist() == [[5.0, 2.0], [1.0, 3.0]] and np.tril(a).tolist() == [[3.0, 0.0], [2.0, 5.0]]
+    assert float(np.trace(a)) == 8.0 and np.take(a, np.array([0, 3])).tolist() == [3.0, 5.0]
+    assert [x.tolist() for x in np.nonzero(a > 2)] == [[0, 1], [0, 1]]
+    assert np.einsum("ij,jk->ik", a, a).tolist() == [[11.0, 8.0], [16.0, 27.0]]
+    assert np.hstack([a, a]).shape == (2, 4) and np.vstack([np.ones(2), np.ones(2)]).shape == (2, 2)
+    assert np.logspace(0, 2, 3).tolist() == [1.0, 10.0, 100.0]
+    assert [m.shape for m in np.meshgrid(np.ones(3), np.ones(2))] == [(2, 3), (2, 3)]
+    assert np.cumsum(a).tolist() == [3.0, 4.0, 6.0, 11.0] and np.average(a, axis=0).tolist() == [2.5, 3.0]
+    assert np.round(np.array([1.25, 2.5])).tolist() == [1.0, 2.0]
+    assert np.column_stack([np.ones(2), np.zeros(2)]).tolist() == [[1.0, 0.0], [1.0, 0.0]]
+    assert np.roll(np.arange(4), 1).tolist() == [3.0, 0.0, 1.0, 2.0]
+    assert np.diag(np.array([1.0, 2.0])).tolist() == [[1.0, 0.0], [0.0, 2.0]] and int(np.count_nonzero(a > 2)) == 2
+    x = mx.sym.var("x").as_np_ndarray()
+    assert mx.sym.np.hstack([x, x]).infer_shape(x=(2, 3))[1] == [(2, 6)]
+
+
+def test_npx_reshape_codes():
+    x = np.ones((2, 3, 4))
+    assert npx.reshape(x, (-2, -1)).shape == (2, 12)
+    assert npx.reshape(x, (-6, 1, 2, -4)).shape == (1, 2, 3, 4)
+    assert npx.reshape(x, (-5, -1)).shape == (6, 4)
+    assert npx.reshape(x, (-1, -2), reverse=True).shape == (6, 4)
+    assert npx.reshape(np.ones((2, 1, 4)), (-2, -3, -2)).shape == (2, 4)

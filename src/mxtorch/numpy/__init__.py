@@ -10,7 +10,9 @@ from ..ndarray.numpy import *  # noqa: F401,F403
 from ..ndarray.numpy import __all__ as _functions
 from ..ndarray.numpy_array import ndarray
 from ..util import is_np_array, set_np, reset_np, use_np, np_array, np_shape, set_np_shape  # noqa: F401
-from . import multiarray, random, linalg  # noqa: F401
+from . import multiarray, random, linalg, utils, arrayprint, function_base, stride_tricks, io  # noqa: F401
+from .arrayprint import set_printoptions  # noqa: F401
+from .io import genfromtxt  # noqa: F401
 
 # NumPy's dtypes and constants under their NumPy names (MXNet's mx.np re-exported them)
 bool_ = _onp.bool_
@@ -31,5 +33,5 @@ def promote_types(type1, type2):
     return _onp.dtype(numpy_type(_promote(torch_dtype(_onp.dtype(type1).name), torch_dtype(_onp.dtype(type2).name))))
 
 
-__all__ = list(_functions) + ["ndarray", "promote_types", "bool_", "int8", "uint8", "int32", "int64",
+__all__ = list(_functions) + ["ndarray", "promote_types", "set_printoptions", "genfromtxt", "bool_", "int8", "uint8", "int32", "int64",
                               "float16", "float32", "float64", "pi", "e", "inf", "nan", "newaxis"]

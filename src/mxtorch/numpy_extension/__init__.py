@@ -14,3 +14,5 @@ from .utils import save, load  # noqa: F401
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "gpu_memory_info",
            "is_np_array", "is_np_shape", "set_np", "reset_np", "use_np", "waitall", "save", "load",
            "get_cuda_compute_capability"] + list(_operators)
+from ..base import check_call  # noqa: F401,E402  (MXNet's mx.npx namespace)
+from ..base_ctypes import classproperty, with_metaclass  # noqa: F401,E402

@@ -3,6 +3,9 @@
 from ..ndarray import serialization as _serialization
 from ..ndarray.ndarray import NDArray
 from ..util import is_np_array, is_np_shape  # noqa: F401  (MXNet's module namespace)
+from ..ndarray.numpy_array import ndarray  # noqa: F401
+from ..base import (NDArrayHandle, _LIB, c_handle_array, c_str, c_str_array, check_call, mx_uint,  # noqa: F401
+                    py_str, string_types)
 
 __all__ = ["save", "load"]
 

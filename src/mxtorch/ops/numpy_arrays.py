@@ -543,3 +543,82 @@ def npx_operators():
     which ``mx.nd.npx`` and ``mx.sym.npx`` make their functions."""
     from .registry import list_operators
     return {name[len("_npx_"):]: name for name in list_operators() if name.startswith("_npx_")}
+
+
+def npx_reshape(shape, newshape, reverse=False):
+    """``npx.reshape``'s target shape: -1 inferred, -2 this axis copied, -3 this size-1 axis
+    dropped, -4 all remaining axes copied, -5 two axes merged, -6 one axis split in the two
+    sizes that follow (one may be -1); ``reverse`` reads both from the right."""
+    shape, codes = list(shape), list(newshape)
+    if reverse:
+        shape, codes = shape[::-1], codes[::-1]
+        codes = [c for c in codes]
+    result, position, index = [], 0, 0
+    while index < len(codes):
+        code = codes[index]
+        if code >= 0 or code == -1:
+            result.append(code)
+            position += 1 if code != -1 else 1
+        elif code == -2:
+            result.append(shape[position])
+            position += 1
+        elif code == -3:
+            if shape[position] != 1:
+                raise MXNetError(f"npx.reshape: -3 needs a size-1 axis, axis {position} of {tuple(shape)} is not")
+            position += 1
+        elif code == -4:
+            result.extend(shape[position:])
+            position = len(shape)
+        elif code == -5:
+            result.append(shape[position] * shape[position + 1])
+            position += 2
+        elif code == -6:
+            first, second = codes[index + 1], codes[index + 2]
+            size = shape[position]
+            first = size // second if first == -1 else first
+            second = size // first if second == -1 else second
+            result.extend([first, second])
+            position += 1
+            index += 2
+        else:
+            raise MXNetError(f"npx.reshape: unknown code {code}")
+        index += 1
+    if reverse:
+        result = result[::-1]
+    if result.count(-1) > 1:
+        raise MXNetError("npx.reshape: more than one -1")
+    if -1 in result:
+        known = int(np.prod([d for d in result if d != -1]))
+        result[result.index(-1)] = int(np.prod(shape)) // max(known, 1)
+    if int(np.prod(result)) != int(np.prod(shape)):
+        raise MXNetError(f"npx.reshape: cannot reshape {tuple(shape if not reverse else shape[::-1])} into "
+                         f"{tuple(newshape)}")
+    return tuple(result)
+
+
+@register("_npx_reshape")
+class NumpyExtensionReshape(_NumpyOperator):
+    """``npx.reshape`` with MXNet's NumPy-extension codes (see :func:`npx_reshape`)."""
+
+    newshape = Attr(_shape_attr, default=())
+    reverse = Attr(Bool, default=False)
+    order = Attr(Str, default="C")
+
+    def forward(self, is_train, inputs, aux):
+        return [inputs[0].reshape(npx_reshape(tuple(inputs[0].shape), self.newshape, self.reverse))]
+
+
+@register("_npx_constraint_check")
+class NumpyConstraintCheck(_NumpyOperator):
+    """``npx.constraint_check``: ``True`` when every element of the bool input holds, else
+    MXNetError with ``msg`` (MXNet raised it when the value was read)."""
+
+    deterministic = False
+    traceable = False
+    msg = Attr(Str, default="Constraint violated.")
+
+    def forward(self, is_train, inputs, aux):
+        if inputs[0].device.type != "meta" and not bool(inputs[0].all()):
+            from ..base import OperatorRunError
+            raise OperatorRunError(self.msg)
+        return [torch.ones((), dtype=torch.bool, device=inputs[0].device)]
