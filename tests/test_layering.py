@@ -32,11 +32,11 @@ LAYERS = [
     ("symbol", "symbol"),
     ("executor", "executor"),
     ("autograd", "autograd"),
-    ("numpy front end", "numpy numpy_extension numpy_op_signature numpy_dispatch_protocol"),
     ("training pieces", """io recordio image optimizer lr_scheduler metric initializer kvstore monitor
                            profiler operator"""),
     ("checkpoints and callbacks", "callback model"),
     ("module", "module executor_manager"),
+    ("numpy front end", "numpy numpy_extension numpy_op_signature numpy_dispatch_protocol"),
     ("gluon", "gluon"),
     ("rest of the API", """rnn contrib visualization export notebook torch datasets test_utils
                            test_environment test_compare test_inputs test_checks test_statistics test_data

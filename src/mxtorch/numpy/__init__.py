@@ -14,6 +14,11 @@ from . import multiarray, random, linalg, utils, arrayprint, function_base, stri
 from .arrayprint import set_printoptions  # noqa: F401
 from .io import genfromtxt  # noqa: F401
 
+# the functions MXNet ran through NumPy itself, where mx.np has no operator of its own
+from . import fallback  # noqa: E402
+for _name in fallback.__all__:
+    globals().setdefault(_name, getattr(fallback, _name))
+
 # NumPy's dtypes and constants under their NumPy names (MXNet's mx.np re-exported them)
 bool_ = _onp.bool_
 bool = _onp.bool_  # noqa: A001

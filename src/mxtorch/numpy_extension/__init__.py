@@ -8,7 +8,7 @@ from ..util import (is_np_array, is_np_shape, set_np, reset_np, use_np, use_np_a
 from ..ndarray.ndarray import waitall  # noqa: F401
 from ..ndarray.numpy_extension import *  # noqa: F401,F403
 from ..ndarray.numpy_extension import __all__ as _operators
-from . import utils, random  # noqa: F401
+from . import utils, random, image  # noqa: F401
 from .utils import save, load  # noqa: F401
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "gpu_memory_info",

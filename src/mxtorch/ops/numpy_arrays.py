@@ -533,16 +533,22 @@ def install_npx_aliases():
     """Give the classic operators ``npx`` calls their ``_npx_*`` names (MXNet's aliases);
     run by ``ops/__init__`` once every family has been declared."""
     from .registry import _REGISTRY
-    for name, alias in NPX_ALIASES.items():
+    aliases = dict(NPX_ALIASES)
+    # the image operators: npx.image.resize is _npx_image_resize (the classic _image_resize)
+    aliases.update({name: "_npx" + name for name in _REGISTRY if name.startswith("_image_")})
+    for name, alias in aliases.items():
         if name in _REGISTRY and alias not in _REGISTRY:
             add_aliases(name, alias, distinct=True)
 
 
-def npx_operators():
+def npx_operators(submodule=""):
     """``{npx name: registered name}`` of the ``_npx_*`` operators (``relu``: ``_npx_relu``), from
-    which ``mx.nd.npx`` and ``mx.sym.npx`` make their functions."""
+    which ``mx.nd.npx`` and ``mx.sym.npx`` make their functions; ``submodule='image'``: those of
+    ``npx.image`` (``resize``: ``_npx_image_resize``)."""
     from .registry import list_operators
-    return {name[len("_npx_"):]: name for name in list_operators() if name.startswith("_npx_")}
+    prefix = f"_npx_{submodule}_" if submodule else "_npx_"
+    return {name[len(prefix):]: name for name in list_operators()
+            if name.startswith(prefix) and (submodule or not name.startswith("_npx_image_"))}
 
 
 def npx_reshape(shape, newshape, reverse=False):

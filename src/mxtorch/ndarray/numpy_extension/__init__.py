@@ -3,16 +3,8 @@ registered name (``_npx_relu`` is ``npx.relu``), each returning ``mx.np.ndarray`
 
 They are the classic operators (``relu``, ``softmax``, ``batch_dot``, ``SequenceMask``, ...)
 under the aliases MXNet registered for the NumPy front end (``ops/numpy_arrays.py``)."""
-from ...ops import registry as _registry
-from ...ops.numpy_arrays import npx_operators as _npx_operators
-from .. import register as _register
-from ..numpy_array import ndarray as _ndarray
+from ._generated import functions as _functions
+from . import image  # noqa: F401
 
-def _make(name, op_name):
-    function = _register._make_function(op_name, _registry.get_operator(op_name), _ndarray)
-    function.__name__ = function.__qualname__ = name
-    return function
-
-
-__all__ = sorted(_npx_operators())
-globals().update({name: _make(name, op_name) for name, op_name in _npx_operators().items()})
+__all__ = sorted(_functions())
+globals().update(_functions())
