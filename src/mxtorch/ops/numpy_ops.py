@@ -110,6 +110,20 @@ class _NumpyOperator(Operator):
     traceable = True
     lists_input_names = False
 
+    def __init_subclass__(cls, **kwargs):
+        # every result owns its memory (a view of an input -- reshape, transpose, ... -- is copied
+        # inside the computation), so the gradient carrier a recorded integer result gets stays
+        # on the tensor the caller receives (the front end copies views made outside it)
+        super().__init_subclass__(**kwargs)
+        if "forward" in cls.__dict__:
+            computation = cls.__dict__["forward"]
+
+            def forward(self, is_train, inputs, aux, _computation=computation):
+                outputs = _computation(self, is_train, inputs, aux)
+                return [t.clone() if t._is_view() or any(t is i for i in inputs) else t for t in outputs]
+            forward.__doc__ = computation.__doc__
+            cls.forward = forward
+
     def _meta_outputs(self, in_shapes, in_types):
         tensors = [torch.empty(tuple(shape), dtype=_torch_dtype(dtype) if dtype is not None else torch.float32,
                                device="meta") for shape, dtype in zip(in_shapes, in_types)]

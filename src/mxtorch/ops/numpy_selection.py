@@ -98,7 +98,10 @@ class NumpyRoll(_NumpyOperator):
         shift = tuple(self.shift or (0,))
         if self.axis is None:
             return [torch.roll(data.reshape(-1), shift[0]).reshape(data.shape)]
-        return [torch.roll(data, shift, _axes(self.axis))]
+        axes = _axes(self.axis)
+        if len(shift) == 1 and len(axes) > 1:
+            shift = shift * len(axes)
+        return [torch.roll(data, shift, axes)]
 
 
 @register("_npi_rot90")

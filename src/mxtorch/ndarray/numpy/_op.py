@@ -190,15 +190,23 @@ def _np(value):
 
 # -- element-wise ---------------------------------------------------------------------------------
 def _ufunc_keywords(name, kwargs):
-    """NumPy's ufunc keywords MXNet accepted: ``where=True`` only, and no others."""
+    """NumPy's ufunc keywords MXNet accepted (``where=True``, the default ``casting``, ``order``,
+    ``subok``); returns the ``dtype=`` given (None when not)."""
     where = kwargs.pop("where", True)
     if where is not True:
         raise NotImplementedError(f"{name}: where={where!r} is not supported")
-    for key, default in (("casting", "same_kind"), ("order", "K"), ("dtype", None), ("subok", True)):
+    for key, default in (("casting", "same_kind"), ("order", "K"), ("subok", True)):
         if kwargs.pop(key, default) != default:
             raise NotImplementedError(f"{name}: only {key}={default!r} is supported")
+    dtype = kwargs.pop("dtype", None)
     if kwargs:
         raise TypeError(f"{name}: unsupported arguments {sorted(kwargs)}")
+    return dtype
+
+
+def _with_dtype(result, dtype):
+    """A ufunc's result in the ``dtype=`` it was given (None: as computed)."""
+    return result if dtype is None or is_number(result) else result.astype(dtype, copy=False)
 
 
 def _same_dtypes(function, arrays):
@@ -213,8 +221,8 @@ def _same_dtypes(function, arrays):
 
 def _binary_function(name):
     def function(x1, x2, out=None, **kwargs):
-        _ufunc_keywords(name, kwargs)
-        return binary(name, x1, x2, out=out)
+        dtype = _ufunc_keywords(name, kwargs)
+        return _with_dtype(binary(name, x1, x2, out=out), dtype)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"NumPy's ``{name}(x1, x2)`` element by element, broadcasting (MXNet's dtype rules)."
     return function
@@ -222,10 +230,10 @@ def _binary_function(name):
 
 def _unary_function(name):
     def function(x, out=None, **kwargs):
-        _ufunc_keywords(name, kwargs)
+        dtype = _ufunc_keywords(name, kwargs)
         if is_number(x):
             return getattr(np, name)(x)
-        return call(f"_npi_{name}", _np(x), out=out)
+        return _with_dtype(call(f"_npi_{name}", _np(x), out=out), dtype)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"NumPy's ``{name}(x)`` element by element (the input's dtype kept, as MXNet 1.9.1)."
     return function
