@@ -78,3 +78,19 @@ def test_numpy_array_scope_is_per_thread():
             assert util.is_np_array() is False
         assert util.is_np_array() is True
     assert util.is_np_array() is False
+
+
+def test_numpy_shape_semantics_on_in_every_thread_with_2():
+    from mxtorch import np as mx_np
+    try:
+        util.set_np_shape(2)          # MXNet's GlobalOn
+        assert _in_thread(util.is_np_shape) is True
+        assert _in_thread(lambda: mx_np.ones(shape=(0, 1, 2)).shape) == (0, 1, 2)
+    finally:
+        util.set_np_shape(0)
+    assert util.is_np_shape() is False and _in_thread(util.is_np_shape) is False
+    util.set_np_shape(True)
+    try:
+        assert _in_thread(util.is_np_shape) is False    # 1 / True: this thread only
+    finally:
+        util.set_np_shape(False)

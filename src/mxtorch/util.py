@@ -253,9 +253,14 @@ def get_cuda_compute_capability(ctx):
 _np_shape_state = threading.local()
 
 
+# MXNet's set_np_shape(2): NumPy shape semantics on in every thread (GlobalOn)
+_np_shape_everywhere = [False]
+
+
 def is_np_shape():
-    """Whether NumPy shape semantics are on in this thread (see the module docstring)."""
-    return getattr(_np_shape_state, "active", False)
+    """Whether NumPy shape semantics are on in this thread (see the module docstring): switched
+    on here, or in every thread by ``set_np_shape(2)``."""
+    return _np_shape_everywhere[0] or getattr(_np_shape_state, "active", False)
 
 
 def is_np_array():
@@ -266,8 +271,14 @@ def is_np_array():
 
 
 def set_np_shape(active):
-    """Switch NumPy shape semantics on or off in this thread; returns the previous state."""
+    """Switch NumPy shape semantics on or off in this thread (``active`` 1 / True or 0 / False;
+    off also ends a global switch) or on in every thread (``active=2``, MXNet's GlobalOn);
+    returns the previous state."""
     previous = is_np_shape()
+    if active == 2 and not isinstance(active, bool):
+        _np_shape_everywhere[0] = True
+    elif not active:
+        _np_shape_everywhere[0] = False
     _np_shape_state.active = bool(active)
     return previous
 
