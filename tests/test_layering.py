@@ -36,8 +36,9 @@ LAYERS = [
                            profiler operator"""),
     ("checkpoints and callbacks", "callback model"),
     ("module", "module executor_manager"),
+    ("numpy front end", "numpy numpy_extension numpy_op_signature numpy_dispatch_protocol"),
     ("gluon", "gluon"),
-    ("rest of the API", """rnn contrib visualization export notebook torch numpy datasets test_utils
+    ("rest of the API", """rnn contrib visualization export notebook torch datasets test_utils
                            test_environment test_compare test_inputs test_checks test_statistics test_data
                            install"""),
     ("package", ""),      # mxtorch/__init__.py: gathers every layer below

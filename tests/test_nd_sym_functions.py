@@ -379,7 +379,9 @@ def test_symbol_dunders_abs_idiv_and_truth_value():
         bool(x)
     with pytest.raises(NotImplementedForSymbol):
         x.__nonzero__()
-    assert x.as_nd_ndarray() is x and x.as_np_ndarray() is x
+    assert x.as_nd_ndarray() is x
+    np_symbol = x.as_np_ndarray()
+    assert type(np_symbol).__name__ == "_Symbol" and np_symbol._outputs == x._outputs
 
 
 def test_symbol_attribute_none_is_written_as_mxnet_does():

@@ -65,13 +65,32 @@ def test_name_manager_current_assignment_is_per_thread():
         NameManager.current = saved
 
 
-def test_numpy_array_scope_is_per_thread_and_cannot_be_switched_on():
+def test_numpy_array_scope_is_per_thread():
     assert util.is_np_array() is False
     with util.np_array(False) as scope:
         assert isinstance(scope, util._NumpyArrayScope) and scope._is_np_array is False
         assert _in_thread(lambda: getattr(util._NumpyArrayScope._current, "value", None)) is None
         assert util.is_np_array() is False
-    with pytest.raises(MXNetError, match=r"np_array\(active=True\)"):
-        with util.np_array(True):
-            pass
+    with util.np_array(True):
+        assert util.is_np_array() is True
+        assert _in_thread(util.is_np_array) is False      # another thread keeps its own scope
+        with util.np_array(False):
+            assert util.is_np_array() is False
+        assert util.is_np_array() is True
     assert util.is_np_array() is False
+
+
+def test_numpy_shape_semantics_on_in_every_thread_with_2():
+    from mxtorch import np as mx_np
+    try:
+        util.set_np_shape(2)          # MXNet's GlobalOn
+        assert _in_thread(util.is_np_shape) is True
+        assert _in_thread(lambda: mx_np.ones(shape=(0, 1, 2)).shape) == (0, 1, 2)
+    finally:
+        util.set_np_shape(0)
+    assert util.is_np_shape() is False and _in_thread(util.is_np_shape) is False
+    util.set_np_shape(True)
+    try:
+        assert _in_thread(util.is_np_shape) is False    # 1 / True: this thread only
+    finally:
+        util.set_np_shape(False)

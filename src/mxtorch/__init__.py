@@ -48,6 +48,12 @@ from . import engine
 from . import image
 from . import image as img
 from . import autograd
+from . import numpy
+from . import numpy as np
+from . import numpy_extension
+from . import numpy_extension as npx
+from . import numpy_dispatch_protocol  # noqa: F401  (numpy.sum(x) on mx.np arrays runs mx.np.sum)
+from . import numpy_op_signature  # noqa: F401
 from . import util
 from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape, use_np, use_np_array, use_np_shape
 from . import runtime

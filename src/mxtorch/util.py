@@ -5,10 +5,9 @@ NumPy *shape* semantics (``set_np_shape(True)``, ``with np_shape():``, ``@use_np
 per-thread switch as in MXNet: while on, shape inference reports an unknown dimension as -1 and
 an unknown shape as None (off: 0 and ``()``), and given shapes use -1 for unknown dimensions.
 mxtorch's arrays always allow scalar ``()`` and zero-size shapes, so nothing else changes.
-NumPy *array* semantics (the ``mx.np`` front end, ``npx.set_np()``) are not provided:
-``is_np_array()`` is always False, switching it off is accepted and switching it on raises
-MXNetError (functions decorated with ``use_np`` / ``use_np_array`` raise when called, not when
-decorated, so modules that merely define such functions still import).
+NumPy *array* semantics (``npx.set_np()``, ``with np_array():``, ``@use_np_array``) are a
+per-thread switch as well: while on, Gluon makes ``mx.np.ndarray`` parameters and outputs and
+``is_np_array()`` answers True.  ``set_np()`` / ``@use_np`` switch both on.
 """
 from __future__ import annotations
 
@@ -251,46 +250,58 @@ def get_cuda_compute_capability(ctx):
     return major * 10 + minor
 
 
-_NUMPY_SEMANTICS = ("mxtorch implements MXNet 1.x's legacy NDArray/Symbol semantics; the NumPy-compatible "
-                    "front end (mx.np, npx.set_np) is not provided")
-
-
 _np_shape_state = threading.local()
 
 
+# MXNet's set_np_shape(2): NumPy shape semantics on in every thread (GlobalOn)
+_np_shape_everywhere = [False]
+
+
 def is_np_shape():
-    """Whether NumPy shape semantics are on in this thread (see the module docstring)."""
-    return getattr(_np_shape_state, "active", False)
+    """Whether NumPy shape semantics are on in this thread (see the module docstring): switched
+    on here, or in every thread by ``set_np_shape(2)``."""
+    return _np_shape_everywhere[0] or getattr(_np_shape_state, "active", False)
 
 
 def is_np_array():
     """Whether NumPy array semantics are on in this thread: the ``_is_np_array`` of the
-    :class:`_NumpyArrayScope` in force, False outside any (in practice always False in
-    mxtorch, which cannot enter a scope that switches them on)."""
+    :class:`_NumpyArrayScope` in force (False when the thread never entered one)."""
     scope = getattr(_NumpyArrayScope._current, "value", None)
     return bool(scope._is_np_array) if scope is not None else False
 
 
 def set_np_shape(active):
-    """Switch NumPy shape semantics on or off in this thread; returns the previous state."""
+    """Switch NumPy shape semantics on or off in this thread (``active`` 1 / True or 0 / False;
+    off also ends a global switch) or on in every thread (``active=2``, MXNet's GlobalOn);
+    returns the previous state."""
     previous = is_np_shape()
+    if active == 2 and not isinstance(active, bool):
+        _np_shape_everywhere[0] = True
+    elif not active:
+        _np_shape_everywhere[0] = False
     _np_shape_state.active = bool(active)
     return previous
 
 
+def _set_np_array(active):
+    """Switch NumPy array semantics on or off in this thread; returns the previous state."""
+    previous = is_np_array()
+    _NumpyArrayScope._current.value = _NumpyArrayScope(active)
+    return previous
+
+
 def set_np(shape=True, array=True):
-    """Switch NumPy shape and array semantics together.  ``set_np(False, False)`` is
-    accepted; anything else raises MXNetError (``array`` without ``shape`` is invalid, as
-    in MXNet; the semantics themselves are not provided)."""
+    """Switch NumPy shape and array semantics (``npx.set_np()``): ``mx.np`` arrays from
+    Gluon, zero-dim and zero-size shapes.  ``array`` without ``shape`` raises ValueError, as
+    in MXNet 1.9.1."""
     if array and not shape:
-        raise MXNetError("set_np: NumPy array semantics need NumPy shape semantics (shape=True)")
-    if array:
-        raise MXNetError(f"set_np(shape={shape}, array={array}): {_NUMPY_SEMANTICS}")
+        raise ValueError("NumPy Shape semantics is required in using NumPy array semantics.")
+    _set_np_array(array)
     set_np_shape(shape)
 
 
 def reset_np():
-    """Switch NumPy shape and array semantics off (they always are in mxtorch)."""
+    """Switch NumPy shape and array semantics off (``npx.reset_np()``)."""
     set_np(shape=False, array=False)
 
 
@@ -298,9 +309,8 @@ class _NumpyArrayScope:
     """The NumPy-array-semantics scope ``np_array(active)`` returns (MXNet's class of this name).
 
     The scope in force is per thread: ``_NumpyArrayScope._current.value`` of this thread,
-    read by :func:`is_np_array` (False when the thread never entered one).  Entering a scope
-    with ``is_np_array=True`` raises MXNetError, since mxtorch does not provide the semantics;
-    ``is_np_array=False`` scopes nest and restore the previous scope on exit.
+    read by :func:`is_np_array` (False when the thread never entered one).  Scopes nest and
+    restore the previous one on exit.
     """
     _current = threading.local()
 
@@ -309,8 +319,6 @@ class _NumpyArrayScope:
         self._is_np_array = bool(is_np_array)
 
     def __enter__(self):
-        if self._is_np_array:
-            raise MXNetError(f"np_array(active=True): {_NUMPY_SEMANTICS}")
         current = _NumpyArrayScope._current
         self._old_scope = getattr(current, "value", None) or _NumpyArrayScope(False)
         current.value = self
@@ -342,54 +350,47 @@ def np_shape(active=True):
 
 
 def np_array(active=True):
-    """Scope of NumPy array semantics, a :class:`_NumpyArrayScope`: ``active=False`` switches
-    them off inside the block; entering with ``active=True`` raises MXNetError."""
+    """Scope of NumPy array semantics, a :class:`_NumpyArrayScope` (``active=False`` switches
+    them off inside the block)."""
     return _NumpyArrayScope(active)
 
 
-def _scoped(decorator, function_or_class):
-    if inspect.isclass(function_or_class):
-        for name, member in list(vars(function_or_class).items()):
-            if inspect.isfunction(member):
-                setattr(function_or_class, name, _scoped(decorator, member))
-        return function_or_class
-    if not callable(function_or_class):
-        raise MXNetError(f"{decorator} decorates functions and classes, got {type(function_or_class).__name__}")
+def _scoped(scope, decorator, func):
+    """``func`` (a function, or every function and property of a class) running inside
+    ``scope()`` (a context manager), as MXNet's ``use_np_shape`` / ``use_np_array`` did."""
+    if inspect.isclass(func):
+        for name, member in list(vars(func).items()):
+            if isinstance(member, property):
+                setattr(func, name, property(_scoped(scope, decorator, member.fget) if member.fget else None,
+                                             member.fset, member.fdel, member.__doc__))
+            elif inspect.isfunction(member):
+                setattr(func, name, _scoped(scope, decorator, member))
+        return func
+    if not callable(func):
+        raise TypeError(f"{decorator} can only decorate classes and callable objects, while received a "
+                        f"{type(func)}")
 
-    @functools.wraps(function_or_class)
+    @functools.wraps(func)
     def scoped(*args, **kwargs):
-        raise MXNetError(f"{getattr(function_or_class, '__qualname__', function_or_class)} is decorated "
-                         f"with {decorator}: {_NUMPY_SEMANTICS}")
+        with scope():
+            return func(*args, **kwargs)
     return scoped
 
 
 def use_np_shape(func):
     """Decorator running ``func`` (or every method of a class) under NumPy shape semantics."""
-    if inspect.isclass(func):
-        for name, member in list(vars(func).items()):
-            if inspect.isfunction(member):
-                setattr(func, name, use_np_shape(member))
-        return func
-    if not callable(func):
-        raise MXNetError(f"use_np_shape decorates functions and classes, got {type(func).__name__}")
-
-    @functools.wraps(func)
-    def with_np_shape(*args, **kwargs):
-        with np_shape(True):
-            return func(*args, **kwargs)
-    return with_np_shape
+    return _scoped(lambda: np_shape(True), "use_np_shape", func)
 
 
 def use_np_array(func):
-    """Decorator running ``func`` under NumPy array semantics (raises when called, as
-    ``use_np_shape``)."""
-    return _scoped("use_np_array", func)
+    """Decorator running ``func`` (or every method of a class) under NumPy array semantics."""
+    return _scoped(lambda: np_array(True), "use_np_array", func)
 
 
 def use_np(func):
-    """Decorator running ``func`` under NumPy shape and array semantics (raises when
-    called, as ``use_np_shape``)."""
-    return _scoped("use_np", func)
+    """Decorator running ``func`` (or every method of a class) under NumPy shape and array
+    semantics (MXNet's ``use_np``: ``use_np_shape(use_np_array(func))``)."""
+    return use_np_shape(use_np_array(func))
 
 
 def set_module(module):

@@ -16,7 +16,7 @@ from .. import symbol
 from ..base import MXNetError, MXNetValueError
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
-from ..util import flatten_nested, regroup_nested
+from ..util import flatten_nested, is_np_array, regroup_nested
 from .base_block import Block
 from .cached_graph import _CachedGraph
 from .parameter import DeferredInitializationError, _shape_known
@@ -134,10 +134,10 @@ class HybridBlock(Block):
                     continue
                 variable = symbol.var(f"data{count}" if len(real) > 1 else "data")
                 count += 1
-                inputs.append(variable)
+                inputs.append(variable.as_np_ndarray() if is_np_array() else variable)
                 symbol_inputs.append(variable)
             grouped = _regroup(inputs, self._in_format)[0]
-            params = {key: value.var() for key, value in self._reg_params.items()}
+            params = _parameter_symbols(self._reg_params)
             with self.name_scope():
                 out = _call_hybrid_forward(self, symbol, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
@@ -220,6 +220,8 @@ class HybridBlock(Block):
             for param in params:
                 param._finish_deferred_init()
         out = self._cached_op(flat, ctx)
+        if is_np_array():
+            out = [item.as_np_ndarray() if type(item) is NDArray else item for item in out]
         return _regroup(out, self._out_format)[0]
 
     def forward(self, x, *args):
@@ -244,7 +246,7 @@ class HybridBlock(Block):
                                      f"{sorted({str(a.context) for a in arrays})}")
                 return self._call_cached_op(x, *args)
             return self._imperative_forward(x, *args)
-        params = {key: value.var() for key, value in self._reg_params.items()}
+        params = _parameter_symbols(self._reg_params)
         with self.name_scope():
             return _call_hybrid_forward(self, symbol, x, *args, **params)
 
@@ -299,6 +301,12 @@ class HybridBlock(Block):
         one forward (a backend other than None warns that it has no effect)."""
         self.hybridize(True, backend=backend, **kwargs)
         return self(x, *args)
+
+
+def _parameter_symbols(params):
+    """The variables of a block's Parameters for ``hybrid_forward(mx.sym, ...)``: NumPy-front-end
+    symbols under NumPy array semantics (``npx.set_np()``), as MXNet gave them."""
+    return {key: value.var().as_np_ndarray() if is_np_array() else value.var() for key, value in params.items()}
 
 
 class _MissingFunction(MXNetError, AttributeError):

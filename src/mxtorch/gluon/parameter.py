@@ -304,6 +304,12 @@ class Parameter:
     # -- values ---------------------------------------------------------------------------------------
     def _check_and_get(self, arrays, ctx):
         if arrays is not None:
+            if is_np_array():
+                # under NumPy array semantics (npx.set_np()) a Parameter's arrays are mx.np arrays:
+                # the same tensors, converted once in place (MXNet made them so at initialisation)
+                for index, array in enumerate(arrays):
+                    if type(array) is NDArray:
+                        arrays[index] = array.as_np_ndarray()
             if ctx is list:
                 return arrays
             if ctx is None:

@@ -61,3 +61,11 @@ _internal = _register.OperatorNamespace("mx.nd._internal")
 # MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)
 _registry.expose_namespaces(__name__, {name: globals()[name] for name in
                               list(_registry.NAMESPACE_PREFIXES) + ["op", "_internal"]})
+
+# MXNet's NumPy front end on the same arrays: ``mx.nd.np`` (the functions) and the array class
+# ``mx.np.ndarray`` (numpy_array.py provides NDArray.as_np_ndarray)
+from . import numpy_array as _numpy_array  # noqa: E402,F401
+from . import numpy  # noqa: E402
+np = numpy
+from . import numpy_extension  # noqa: E402
+npx = numpy_extension

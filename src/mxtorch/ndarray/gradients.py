@@ -61,7 +61,7 @@ def make_variable(array, gradient, req):
     array._grad = gradient
     array._grad_req = req
     array._fresh_grad = False
-    if req == "null" or array._tensor.dtype == torch.bool:
+    if req == "null":
         return
     if array._tensor.is_floating_point() or array._tensor.is_complex():
         array.use_storage(array._tensor, requires_grad=True)

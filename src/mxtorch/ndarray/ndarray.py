@@ -287,9 +287,8 @@ class NDArray(NDArrayBase):
         return self
 
     def as_np_ndarray(self):
-        """This array: mxtorch has no separate ``mx.np`` array class, so the same object
-        serves both front ends (MXNet returned an ``mx.np.ndarray`` sharing the memory)."""
-        return self
+        """This array as an ``mx.np.ndarray`` on the same tensor (no copy; ``numpy_array.py``)."""
+        return _provided("as_np_ndarray")(self)
 
     def tostype(self, stype):
         """This array in storage type ``stype`` ('default', 'row_sparse', 'csr'); sparse types

@@ -46,10 +46,12 @@ def _fluent_method(op_name, call, front):
 
 
 @provide("invoke")
-def invoke(op_class, args, kwargs):
+def invoke(op_class, args, kwargs, result_class=None):
     """Run operator ``op_class`` on NDArrays now: positional and keyword arrays fill its
     arguments then aux states in declaration order; other keywords are attributes.
-    ``out=`` receives the result in place.  Returns an NDArray or a list of them.
+    ``out=`` receives the result in place.  Returns an NDArray or a list of them; dense
+    results are of ``result_class`` when given (the NumPy front end's ``mx.np.ndarray``, a
+    subclass of NDArray holding the same kind of tensor).
     """
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
@@ -122,7 +124,7 @@ def invoke(op_class, args, kwargs):
     outputs = [_own_memory(t, shared) for t in outputs]
     if recording:
         _recording.note_operator_call(op, tensors, outputs)   # what autograd.get_symbol rebuilds
-    results = [_with_storage(t, ctx, stype) for t, stype in zip(outputs, output_stypes)]
+    results = [_with_storage(t, ctx, stype, result_class) for t, stype in zip(outputs, output_stypes)]
     if failure is not None:
         pending.mark(outputs, failure)
     if out is not None:
@@ -135,10 +137,11 @@ def invoke(op_class, args, kwargs):
     return results[0] if len(results) == 1 else results
 
 
-def _with_storage(tensor, ctx, stype):
-    """An output as an NDArray, or as the sparse array class of storage type ``stype``."""
+def _with_storage(tensor, ctx, stype, result_class=None):
+    """An output as an NDArray (or ``result_class``), or as the sparse array class of storage
+    type ``stype``."""
     if stype == "default":
-        return NDArray(tensor, ctx)
+        return (result_class or NDArray)(tensor, ctx)
     from .sparse import _with_storage as sparse_array
     return sparse_array(tensor, ctx, stype)
 
@@ -188,9 +191,9 @@ def invoke_method(op_name, array, args, kwargs):
     return invoke(registry.get_operator(op_name), (array,) + tuple(args), kwargs)
 
 
-def _make_function(op_name, op_class):
+def _make_function(op_name, op_class, result_class=None):
     def function(*args, **kwargs):
-        return invoke(op_class, args, kwargs)
+        return invoke(op_class, args, kwargs, result_class=result_class)
     function.__name__ = op_name
     function.__doc__ = (op_class.__doc__ or f"The {op_name} operator.") + \
         "\n\nImperative form: arrays as positional or keyword arguments, attributes as keywords."
@@ -211,11 +214,13 @@ def install(namespace):
 class OperatorNamespace:
     """``mx.nd.op`` / ``mx.nd._internal``: every registered operator by its name, public or
     underscore (``mx.nd.op.broadcast_add``, ``mx.nd._internal._plus_scalar``).  ``imported``
-    holds the other names MXNet's module of the same name had (``mx.nd.op.CachedOp``)."""
+    holds the other names MXNet's module of the same name had (``mx.nd.op.CachedOp``);
+    ``result_class``: the class of the results (``mx.nd.np._internal`` gives ``mx.np.ndarray``)."""
 
-    def __init__(self, label, imported=None):
+    def __init__(self, label, imported=None, result_class=None):
         self._label = label
         self._functions = dict(imported or {})
+        self._result_class = result_class
 
     def __getattr__(self, name):
         functions = self.__dict__.get("_functions")
@@ -226,7 +231,7 @@ class OperatorNamespace:
                 op_class = registry.get_operator(name)
             except MXNetError:
                 raise AttributeError(f"{self._label} has no operator {name!r}") from None
-            functions[name] = _make_function(name, op_class)
+            functions[name] = _make_function(name, op_class, self.__dict__.get("_result_class"))
         return functions[name]
 
     def __dir__(self):

@@ -23,7 +23,7 @@ from ..base import MXNetAssertionError, MXNetError, _Null, format_value
 from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
                       SchemaError, Shape, Str, collect, optional, parse_params)
 
-__all__ = ["Attr", "Operator", "register", "get_operator", "list_operators", "REQUIRED",
+__all__ = ["Attr", "Operator", "register", "add_aliases", "get_operator", "list_operators", "REQUIRED",
            "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "DtypeChoice", "optional",
            "Choice",
            "known", "merge_shape", "OperatorSchemaError", "fluent_operators"]
@@ -56,6 +56,22 @@ def register(name, *aliases, fluent=False):
             _REGISTRY[key] = cls
         return cls
     return decorate
+
+
+def add_aliases(name, *aliases, distinct=False):
+    """Register more names for the operator already registered as ``name`` (MXNet's
+    ``add_alias``: ``relu`` is also ``_npx_relu``, the name the NumPy front end's
+    ``npx.relu`` calls).  ``distinct``: a node made under an alias is written to symbol JSON
+    under it (``Operator.distinct_names``), as MXNet 1.9.1 wrote ``_npx_relu``."""
+    cls = get_operator(name)
+    if distinct:
+        cls.distinct_names = tuple(cls.distinct_names) + tuple(a for a in aliases if a not in cls.distinct_names)
+    for key in aliases:
+        if key in _REGISTRY and _REGISTRY[key] is not cls:
+            raise MXNetError(f"operator {key!r} is registered twice")
+        _REGISTRY[key] = cls
+    cls.aliases = tuple(cls.aliases) + tuple(a for a in aliases if a not in cls.aliases)
+    return cls
 
 
 def get_operator(name):

@@ -61,3 +61,9 @@ from . import functions as _functions  # noqa: E402
 for _name in ("zeros", "ones", "full", "arange", "linspace", "eye", "pow", "power", "maximum", "minimum", "hypot",
               "histogram"):
     setattr(_symbol_module, _name, getattr(_functions, _name))
+
+# MXNet's NumPy front end, symbolic: mx.sym.np (the mx.nd.np functions building nodes)
+from . import numpy  # noqa: E402
+np = numpy
+from . import numpy_extension  # noqa: E402
+npx = numpy_extension

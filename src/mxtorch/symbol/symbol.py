@@ -61,6 +61,16 @@ def _binder():
     return _BINDER[0]
 
 
+# filled by symbol/numpy (above this file): the conversion to its _Symbol class
+_NP_SYMBOL = []
+
+
+def provide_np_symbol(function):
+    """Register ``function(symbol)``: ``Symbol.as_np_ndarray`` (the NumPy front end's symbol)."""
+    _NP_SYMBOL[:] = [function]
+    return function
+
+
 class Symbol(SymbolBase):
     """A symbolic graph with one or more outputs.
 
@@ -180,9 +190,11 @@ class Symbol(SymbolBase):
         return self
 
     def as_np_ndarray(self):
-        """This symbol: mxtorch has no separate ``mx.np`` symbol class, so the same object serves
-        both front ends (MXNet returned a NumPy-front-end symbol sharing the graph)."""
-        return self
+        """This graph as a symbol of the NumPy front end (``mx.sym.np``'s ``_Symbol``, filled in
+        by ``symbol/numpy`` through :func:`provide_np_symbol`)."""
+        if not _NP_SYMBOL:
+            raise MXNetError("as_np_ndarray: mxtorch.symbol.numpy was not imported (import mxtorch first)")
+        return _NP_SYMBOL[0](self)
 
     def __getstate__(self):
         return {"json": self.tojson()}

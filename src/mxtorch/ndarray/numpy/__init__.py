@@ -1,0 +1,18 @@
+"""``mx.nd.np``: the imperative functions of MXNet's NumPy front end (``mx.np`` re-exports them).
+
+The functions run the ``_npi_*`` / ``_np_*`` operators of ``ops/numpy_ops.py`` and
+``ops/numpy_arrays.py`` and return ``mx.np.ndarray`` (``ndarray/numpy_array.py``), the NDArray
+subclass with NumPy semantics.  ``_internal`` reaches every registered operator by name.
+"""
+from ._op import *  # noqa: F401,F403
+from ._op import __all__ as _op_names
+from ._manipulation import *  # noqa: F401,F403
+from ._manipulation import __all__ as _manipulation_names
+from . import random, linalg  # noqa: F401
+from .. import register as _register
+from ..numpy_array import ndarray as _ndarray_class
+
+__all__ = list(_op_names) + list(_manipulation_names) + ["random", "linalg"]
+
+
+_internal = _register.OperatorNamespace("mx.nd.np._internal", result_class=_ndarray_class)

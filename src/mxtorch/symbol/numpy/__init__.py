@@ -1,0 +1,29 @@
+"""``mx.sym.np``: the NumPy front end's symbolic functions (``mx.nd.np``'s, building nodes of the
+same registered operators; see ``_symbol.py``)."""
+import types as _types
+
+from ...ndarray import numpy as _nd_np
+from ._symbol import _Symbol, symbolic_function as _symbolic_function
+
+
+def _namespace(module, names, label):
+    result = {}
+    for name in names:
+        value = getattr(module, name)
+        if isinstance(value, _types.ModuleType):
+            continue
+        result[name] = _symbolic_function(value) if callable(value) else value
+    return result
+
+
+globals().update(_namespace(_nd_np, _nd_np.__all__, "mx.sym.np"))
+random = _types.ModuleType(__name__ + ".random", "mx.sym.np.random: the samplers, building nodes")
+random.__dict__.update(_namespace(_nd_np.random, _nd_np.random.__all__, "mx.sym.np.random"))
+linalg = _types.ModuleType(__name__ + ".linalg", "mx.sym.np.linalg: linear algebra, building nodes")
+linalg.__dict__.update(_namespace(_nd_np.linalg, _nd_np.linalg.__all__, "mx.sym.np.linalg"))
+
+import sys as _sys
+_sys.modules[__name__ + ".random"] = random     # ``from mxnet.symbol.numpy import random`` and its path
+_sys.modules[__name__ + ".linalg"] = linalg
+
+__all__ = [name for name in _nd_np.__all__] + ["_Symbol"]
