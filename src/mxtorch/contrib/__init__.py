@@ -8,3 +8,5 @@ from . import tensorboard  # noqa: F401,E402  (LogMetricsCallback; tensorboard i
 from . import autograd  # noqa: F401,E402
 from . import text  # noqa: F401,E402
 from . import io  # noqa: F401,E402
+from . import quantization  # noqa: F401,E402
+from . import quantization as quant  # noqa: F401,E402  (MXNet's alias: mx.contrib.quant.quantize_model)
