@@ -22,6 +22,7 @@ from ..ndarray.register import install_fluent_methods
 from ..ndarray.serialization import STORAGE_CSR, STORAGE_DEFAULT, STORAGE_ROW_SPARSE
 from ..ops import registry
 from . import graph_json, inference
+from .subgraph_backends import get_backend
 from .graph import Node, _aux_variable_ids, topological_order  # noqa: F401
 # names MXNet 1.9.1's mxnet.symbol.symbol had in its namespace from its ctypes binding
 from ..base import (  # noqa: E402,F401
@@ -380,28 +381,28 @@ class Symbol(SymbolBase):
 
     def optimize_for(self, backend, args=None, aux=None, ctx=None, shape_dict=None, type_dict=None,
                      stype_dict=None, skip_infer=False, **kwargs):
-        """Partition the graph for a subgraph ``backend``.  mxtorch has no subgraph backends (PyTorch
-        runs every operator), so the result is an unchanged copy of this symbol and ``args`` /
-        ``aux`` are left as they are; MXNet 1.9.1 likewise returned the graph unchanged for a backend
-        that partitions nothing.  MXNetError when ``backend`` is not a string or ``args`` / ``aux``
-        are not dicts."""
-        if not isinstance(backend, str):
-            raise MXNetError(f"optimize_for: backend must be a string, got {type(backend).__name__}")
+        """Partition the graph for the subgraph ``backend`` registered in
+        ``symbol.subgraph_backends`` and return the partitioned Symbol, as MXNet 1.9.1's
+        ``optimize_for``.  ``args`` / ``aux`` (name -> NDArray dicts or None) are handed to the
+        backend, which may update them in place; the other arguments reach it in ``options``.
+        MXNetError when ``backend`` is not registered or ``args`` / ``aux`` are not dicts."""
+
+        partitioner = get_backend(backend, "optimize_for")
         for label, value in (("args", args), ("aux", aux)):
             if value is not None and not isinstance(value, dict):
                 raise MXNetError(f"optimize_for: {label} must be a dict of name -> NDArray or None, "
                                  f"got {type(value).__name__}")
-        return copy.deepcopy(self)
+        options = dict(kwargs, ctx=ctx, shape_dict=shape_dict, type_dict=type_dict, stype_dict=stype_dict,
+                       skip_infer=skip_infer)
+        return partitioner.partition(self, args, aux, options)
 
     def get_backend_symbol(self, backend):
-        """The graph rewritten by a subgraph ``backend``.  For MXNet's oneDNN backends ('MKLDNN',
-        'MKLDNN_QUANTIZE') an unchanged copy (PyTorch runs the operators unfused; MXNet replaced
-        groups of nodes by fused ``_sg_mkldnn_*`` nodes with the same results); MXNetError for
-        other names, as MXNet raised for backends it did not have."""
-        if backend not in ("MKLDNN", "MKLDNN_QUANTIZE"):
-            raise MXNetError(f"get_backend_symbol: subgraph backend {backend!r} is not available; "
-                             f"mxtorch accepts 'MKLDNN' and 'MKLDNN_QUANTIZE' (graph returned unchanged)")
-        return copy.deepcopy(self)
+        """The graph rewritten by the subgraph ``backend`` registered in
+        ``symbol.subgraph_backends`` (MXNet's oneDNN passes 'MKLDNN' and 'MKLDNN_QUANTIZE', or
+        a backend of ``MXSetSubgraphPropertyOpNamesV2``); MXNetError for a backend that is not
+        registered, as MXNet raised."""
+
+        return get_backend(backend, "get_backend_symbol").partition(self, None, None, {})
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
