@@ -35,8 +35,10 @@ def test_sparse_constructors_round_trip():
     assert mx.nd.zeros((2, 2), stype="csr").stype == "csr"
     assert mx.nd.sparse.zeros("row_sparse", (2, 2)).asnumpy().sum() == 0
     assert rsp.copyto(mx.cpu(1)).stype == "row_sparse"
+    # as MXNet, an invalid structure is accepted at construction and reported by check_format
+    bad = mx.nd.sparse.row_sparse_array((np.ones((1, 3)), [7]), shape=(4, 3))
     with pytest.raises(MXNetError, match="indices"):
-        mx.nd.sparse.row_sparse_array((np.ones((1, 3)), [7]), shape=(4, 3))
+        bad.check_format()
 
 
 def test_retain_dot_and_row_sparse_pull_match_mxnet():

@@ -92,15 +92,71 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
         array = sparse.row_sparse_array((values, rows), shape=shape, ctx=ctx, dtype=dtype)
         return array, (values, rows)
     if stype == "csr":
-        mask = np.random.uniform(0, 1, size=shape) < density
-        values = np.random.uniform(0, 1, size=shape).astype(dtype)
+        if len(shape) != 2:
+            raise MXNetError(f"rand_sparse_ndarray: a csr array is 2-D, got shape {tuple(shape)}")
+        if distribution in (None, "uniform"):
+            values = _uniform_csr_values(shape, density, dtype)
+        elif distribution == "powerlaw":
+            values = _powerlaw_csr_values(shape, density, dtype)
+        else:
+            raise MXNetError(f"rand_sparse_ndarray: unknown distribution {distribution!r}; "
+                             f"expected 'uniform' or 'powerlaw'")
         if data_init is not None:
-            values[:] = data_init
+            values[values != 0] = data_init
         if modifier_func is not None:
-            values = np.vectorize(modifier_func)(values).astype(dtype)
-        array = sparse.csr_matrix(np.where(mask, values, 0).astype(dtype), ctx=ctx, dtype=dtype)
+            nonzero = values != 0
+            values[nonzero] = np.vectorize(modifier_func)(values[nonzero]).astype(dtype)
+        array = sparse.csr_matrix(values, ctx=ctx, dtype=dtype)
+        if shuffle_csr_indices:
+            shuffle_csr_column_indices(array)
         return array, tuple(part.asnumpy() for part in (array.indptr, array.indices, array.data))
     raise MXNetError(f"rand_sparse_ndarray: unknown storage type {stype!r}; expected 'row_sparse' or 'csr'")
+
+
+def _uniform_csr_values(shape, density, dtype):
+    """Dense values of a uniform random csr array: ``round(density * rows * columns)`` distinct
+    positions (as scipy.sparse.rand, which MXNet used) hold values uniform in [0, 1)."""
+    rows, columns = shape
+    count = int(round(density * rows * columns))
+    values = np.zeros(rows * columns, dtype=dtype)
+    positions = np.random.choice(rows * columns, count, replace=False) if count else np.zeros(0, dtype=np.int64)
+    values[positions] = np.random.uniform(0, 1, size=count)
+    return values.reshape(rows, columns)
+
+
+def _powerlaw_csr_values(shape, density, dtype):
+    """Dense values of MXNet's power-law csr test array: ``int(rows * columns * density)``
+    non-zeros, first one at column 0 of every row, then row ``i`` is filled up to column
+    ``2 ** (i + 1)`` (whole rows once that passes the width) until the count is used; values
+    uniform in [1.001, 3).  ValueError (as MXNet) when the count is below twice the rows or
+    more than the array holds."""
+    rows, columns = shape
+    total = int(rows * columns * density)
+    if total < 2 * rows or total > rows * columns:
+        raise ValueError(f"rand_sparse_ndarray: the powerlaw distribution needs between {2 * rows} and "
+                         f"{rows * columns} non-zeros, density {density} gives {total}")
+    values = np.zeros((rows, columns), dtype=dtype)
+
+    def fill(row, begin, end):
+        values[row, begin:end] = 1 + np.random.uniform(0.001, 2, size=end - begin)
+
+    left = total
+    for row in range(rows):                       # no empty row
+        fill(row, 0, 1)
+        left -= 1
+    width = 2
+    for row in range(rows):
+        if left <= 0:
+            break
+        limit = min(columns, width)
+        take = min(limit - 1, left)
+        fill(row, 1, 1 + take)
+        left -= take
+        width *= 2
+    if left > 0:
+        raise ValueError(f"rand_sparse_ndarray: the powerlaw rows of shape {tuple(shape)} hold fewer than "
+                         f"the {total} non-zeros density {density} asks for")
+    return values
 
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,

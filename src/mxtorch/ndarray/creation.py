@@ -26,8 +26,12 @@ def array(source_array, ctx=None, dtype=None):
     """A new NDArray holding a copy of ``source_array`` (list, numpy array, NDArray, tensor).
 
     Mirrors MXNet: the dtype is ``source_array.dtype`` for an NDArray source and
-    float32 otherwise, unless ``dtype`` is given.
+    float32 otherwise, unless ``dtype`` is given.  A row_sparse / csr NDArray or a scipy
+    sparse matrix gives an array of its storage type (``mx.nd.sparse.array``), as in MXNet.
     """
+    if getattr(source_array, "stype", "default") != "default" or (
+            hasattr(source_array, "tocsr") and hasattr(source_array, "toarray")):
+        return _provided("sparse_array")(source_array, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
     if isinstance(source_array, NDArray):
         dtype = source_array.dtype if dtype is None else dtype

@@ -569,11 +569,16 @@ class NDArray(NDArrayBase):
         else:
             loaded = _provided("load_raw_bytes")(bytes(handle))
             self._tensor = loaded._tensor
+            self._adopt_storage(loaded)
         self._ctx = Context("cpu", 0)
         self._grad = None
         self._grad_req = "null"
         self.writable = True
         self._fresh_grad = False
+
+    def _adopt_storage(self, loaded):
+        """Take over what ``loaded`` (the array an unpickled record gave) stores besides its
+        tensor; a dense array stores nothing more (the sparse classes keep their parts)."""
 
     @staticmethod
     def _basic_indexing_slice_is_contiguous(slices, shape):

@@ -71,7 +71,6 @@ import os
 import secrets
 import stat
 import struct
-import warnings
 
 import numpy as np
 import torch
@@ -80,7 +79,7 @@ from ..base import (MXNetError, MXNetTypeError, UNSUPPORTED_DTYPE_FLAGS, dtype_f
                     torch_dtype)
 from ..context import cpu
 from ..util import is_np_shape
-from .ndarray import NDArray, provide
+from .ndarray import NDArray, _provided, provide
 
 __all__ = ["save", "load", "load_frombuffer", "save_raw_bytes", "load_raw_bytes"]
 
@@ -309,13 +308,12 @@ def _read_sparse(reader, storage_type, storage_shape, shape, array_label):
     aux_values = [_read_values(reader, aux_dtype, aux_shape, f"{name} auxiliary array {index}")
                   for index, (aux_dtype, aux_shape) in enumerate(auxiliary)]
     if storage_type == STORAGE_ROW_SPARSE:
-        dense = _dense_from_row_sparse(reader, values, aux_values[0], shape, dtype)
+        _dense_from_row_sparse(reader, values, aux_values[0], shape, dtype)      # validates
     else:
-        dense = _dense_from_csr(reader, values, aux_values[0], aux_values[1], shape, dtype)
-    warnings.warn(f"{reader.function}: {reader.source}: {array_label} is stored as {name}; "
-                  f"mxtorch arrays are dense, so it is loaded as a dense array of shape {shape}",
-                  UserWarning, stacklevel=reader.warning_stacklevel)
-    return _to_ndarray(reader, dense, flag)
+        _dense_from_csr(reader, values, aux_values[0], aux_values[1], shape, dtype)
+    data = _to_ndarray(reader, values, flag)._tensor
+    aux_tensors = [torch.from_numpy(np.ascontiguousarray(part).astype(np.int64)) for part in aux_values]
+    return _provided("sparse_from_parts")(name, tuple(shape), aux_tensors, data, cpu())
 
 
 def _check_shape_semantics(reader, magic, array_label):
@@ -502,10 +500,9 @@ def load_raw_bytes(buf):
 # ---------------------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------------------
-def _record_chunks(array, function, label):
-    """The record of one dense array (version 3 under NumPy shape semantics, else 2), as a
-    list of bytes-like chunks."""
-    tensor = array._tensor.detach()
+def _tensor_bytes(tensor, function, label):
+    """``(dtype flag, little-endian bytes view)`` of a tensor, for a record."""
+    tensor = tensor.detach()
     flag = _TORCH_TO_FLAG.get(tensor.dtype)
     if flag is None:
         raise MXNetError(f"{function}: {label} has dtype {tensor.dtype}, which the MXNet file "
@@ -516,12 +513,33 @@ def _record_chunks(array, function, label):
         tensor = tensor.view(torch.int16)
     values = tensor.numpy()
     values = values.astype(values.dtype.newbyteorder("<"), copy=False)
-    shape = tuple(values.shape)
+    return flag, memoryview(np.ascontiguousarray(values).reshape(-1)).cast("B")
+
+
+def _shape_bytes(shape):
+    return _INT32.pack(len(shape)) + np.asarray(shape, dtype="<i8").tobytes()
+
+
+def _record_chunks(array, function, label):
+    """The record of one array (version 3 under NumPy shape semantics, else 2), as a list of
+    bytes-like chunks: a dense record, or for a row_sparse / csr array a sparse record of its
+    stored parts (what MXNet writes for them)."""
     magic = NDARRAY_V3_MAGIC if is_np_shape() else NDARRAY_V2_MAGIC
-    header = (_UINT32.pack(magic) + _INT32.pack(STORAGE_DEFAULT)
-              + _INT32.pack(len(shape)) + np.asarray(shape, dtype="<i8").tobytes()
-              + _CPU_CONTEXT + _INT32.pack(flag))
-    return [header, memoryview(np.ascontiguousarray(values).reshape(-1)).cast("B")]
+    stype = getattr(array, "stype", "default")
+    if stype == "default":
+        flag, data = _tensor_bytes(array._tensor, function, label)
+        header = (_UINT32.pack(magic) + _INT32.pack(STORAGE_DEFAULT) + _shape_bytes(tuple(array._tensor.shape))
+                  + _CPU_CONTEXT + _INT32.pack(flag))
+        return [header, data]
+    *aux, values = array._parts()
+    storage = STORAGE_ROW_SPARSE if stype == "row_sparse" else STORAGE_CSR
+    flag, data = _tensor_bytes(values, function, label)
+    aux_chunks = [_tensor_bytes(part.to(torch.int64), function, f"{label} indices") for part in aux]
+    header = (_UINT32.pack(magic) + _INT32.pack(storage) + _shape_bytes(tuple(values.shape))
+              + _shape_bytes(tuple(array._tensor.shape)) + _CPU_CONTEXT + _INT32.pack(flag)
+              + b"".join(_INT32.pack(aux_flag) + _shape_bytes((part.shape[0],))
+                         for (aux_flag, _), part in zip(aux_chunks, aux)))
+    return [header, data] + [chunk for _, chunk in aux_chunks]
 
 
 @provide("save_raw_bytes")

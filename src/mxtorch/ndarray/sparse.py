@@ -1,9 +1,14 @@
 """``mx.nd.sparse``: row-sparse and CSR arrays, far enough for Module-era code.
 
-mxtorch holds every array dense.  A ``RowSparseNDArray`` / ``CSRNDArray`` is an NDArray whose
-values are stored densely and which reports its storage type (``stype``) and derives MXNet's
-sparse views on request: ``indices`` / ``data`` (the rows holding a non-zero value) for
-row-sparse, ``indptr`` / ``indices`` / ``data`` (compressed sparse rows) for CSR.  Every
+mxtorch computes on dense tensors.  A ``RowSparseNDArray`` / ``CSRNDArray`` is an NDArray whose
+values are held densely (so every operator runs on it) and which reports its storage type
+(``stype``) and MXNet's sparse parts: ``indices`` / ``data`` for row-sparse, ``indptr`` /
+``indices`` / ``data`` for CSR.  An array built from explicit parts (``row_sparse_array((data,
+indices))``, ``csr_matrix((data, indices, indptr))``, a scipy matrix, a sparse record of a
+``.params`` file or pickle) keeps those parts as given, explicit zeros and invalid structures
+included (``check_format`` reports the latter, as MXNet); once its values are written in place
+(the tensor's version counter moves) or for an array made from dense values, the parts are
+derived from the non-zero values, which is what MXNet's ``cast_storage`` stores.  Every
 operator works on them as on dense arrays and returns a dense result, which is what MXNet
 computed numerically (MXNet picked sparse kernels for speed; here the dense torch kernels do
 the work).  ``tostype`` / ``cast_storage`` convert between the three storage types.
@@ -24,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..base import (MXNetError, NDArrayHandle, NotSupportedForSparseNDArray, integer_types, mx_real_t,  # noqa: F401
+from ..base import (MXNetError, MXNetValueError, NDArrayHandle, NotSupportedForSparseNDArray, integer_types, mx_real_t,  # noqa: F401
                     numeric_types, c_array_buf, check_call)
 from ..context import Context, current_context  # noqa: F401
 from ..ops import registry
@@ -50,10 +55,12 @@ def __getattr__(name):
 
 
 class BaseSparseNDArray(NDArray):
-    """Base of the sparse storage types: a dense NDArray that reports its ``stype``."""
+    """Base of the sparse storage types: a dense NDArray that reports its ``stype`` and its
+    sparse parts (see the module docstring)."""
 
-    __slots__ = ()
+    __slots__ = ("_given",)
     _storage = None
+    _AUX_NAMES = ()
 
     @property
     def stype(self):
@@ -63,12 +70,77 @@ class BaseSparseNDArray(NDArray):
         shape = "x".join(str(d) for d in self.shape)
         return f"\n<{type(self).__name__} {shape} @{self.context}>"
 
+    def __reduce__(self):
+        """Pickled as MXNet: ``{'handle': record}`` of this storage type, unpickled into this class."""
+        return (type(self), (None,), self.__getstate__())
+
+    def _adopt_storage(self, loaded):
+        parts = loaded._explicit_parts() if isinstance(loaded, BaseSparseNDArray) else None
+        if parts is not None:
+            self._keep_parts(parts)
+
+    # -- the stored parts -----------------------------------------------------------------
+    def _explicit_parts(self):
+        """The parts given at construction, while the values were not written since; else None."""
+        given = getattr(self, "_given", None)
+        if given is not None and given[0] is self._tensor and given[1] == self._tensor._version:
+            return given[2]
+        return None
+
+    def _keep_parts(self, parts):
+        """Remember ``parts`` (a tuple of tensors: aux arrays then data) as this array's structure."""
+        self._given = (self._tensor, self._tensor._version, tuple(parts))
+        return self
+
+    def _parts(self):
+        """``aux arrays + (data,)`` as tensors: the explicit ones, or derived from the values."""
+        parts = self._explicit_parts()
+        return parts if parts is not None else self._derived_parts()
+
+    def _derive_from(self, source, transform=lambda part, index, aux: part):
+        """Carry ``source``'s explicit parts over to this array (``transform(part, index,
+        is_aux)`` converts each: device, dtype of the data)."""
+        parts = source._explicit_parts() if isinstance(source, BaseSparseNDArray) else None
+        if parts is not None:
+            count = len(parts) - 1
+            self._keep_parts(tuple(transform(part, index, index < count) for index, part in enumerate(parts)))
+        return self
+
+    @property
+    def _num_aux(self):
+        """The number of auxiliary arrays: 1 (row_sparse: indices), 2 (csr: indptr, indices)."""
+        return len(self._AUX_NAMES)
+
+    @property
+    def _aux_types(self):
+        """The dtypes of the auxiliary arrays (int64 each, as MXNet)."""
+        return [np.int64] * self._num_aux
+
+    def _aux_type(self, i):
+        """The dtype of auxiliary array ``i``."""
+        return self._aux_types[i]
+
+    def _aux_data(self, i):
+        """Auxiliary array ``i`` as a dense NDArray (row_sparse: 0 indices; csr: 0 indptr, 1 indices)."""
+        if not 0 <= int(i) < self._num_aux:
+            raise MXNetError(f"_aux_data: {type(self).__name__} has {self._num_aux} auxiliary arrays, got index {i}")
+        return NDArray(self._parts()[int(i)], self._ctx)
+
+    def _data(self):
+        """The stored values as a dense NDArray (MXNet's ``data``)."""
+        return NDArray(self._parts()[-1], self._ctx)
+
+    @property
+    def data(self):
+        return self._data()
+
     def copy(self):
-        return _with_storage(self._tensor.clone(), self._ctx, self._storage)
+        return _with_storage(self._tensor.clone(), self._ctx, self._storage)._derive_from(
+            self, lambda part, index, aux: part.clone())
 
     def detach(self):
         """An array of this storage type sharing the data, cut from the recorded computation."""
-        return _with_storage(self._tensor.detach(), self._ctx, self._storage)
+        return _with_storage(self._tensor.detach(), self._ctx, self._storage)._derive_from(self)
 
     # as in MXNet, ``+ - *`` of a sparse array run mx.nd.sparse.add / subtract / multiply
     # (elemwise_* for one shape: csr + csr stays csr)
@@ -86,21 +158,39 @@ class BaseSparseNDArray(NDArray):
         (a new array of this storage type)."""
         from ..context import Context
         if isinstance(other, Context):
-            return _with_storage(self._tensor.detach().to(other.torch_device, copy=True), other, self._storage)
+            moved = self._tensor.detach().to(other.torch_device, copy=True)
+            return _with_storage(moved, other, self._storage)._derive_from(
+                self, lambda part, index, aux: part.to(other.torch_device, copy=True))
         return super().copyto(other)
 
     def astype(self, dtype, copy=True):
         if not copy and np.dtype(dtype) == np.dtype(self.dtype):
             return self
-        return _with_storage(self._tensor.to(to_torch_dtype(dtype)), self._ctx, self._storage)
+        torch_dtype = to_torch_dtype(dtype)
+        return _with_storage(self._tensor.to(torch_dtype), self._ctx, self._storage)._derive_from(
+            self, lambda part, index, aux: part if aux else part.to(torch_dtype))
 
     def as_in_context(self, context):
         if context == self.context:
             return self
-        return _with_storage(self._tensor.to(context.torch_device), context, self._storage)
+        return _with_storage(self._tensor.to(context.torch_device), context, self._storage)._derive_from(
+            self, lambda part, index, aux: part.to(context.torch_device))
 
     def check_format(self, full_check=True):
-        """Dense storage is always well formed."""
+        """Check the stored structure as MXNet's ``check_format``: MXNetError naming what is wrong
+        (row_sparse: indices non-negative, below ``shape[0]``, ascending, one per data row; csr:
+        ``indptr`` from 0 to nnz without decreasing and ``shape[0] + 1`` long, column indices
+        below ``shape[1]``, ascending within a row).  ``full_check=False`` checks only the
+        sizes.  Parts derived from the values are always well formed."""
+        parts = self._explicit_parts()
+        if parts is not None:
+            problem = self._format_problem(parts, bool(full_check))
+            if problem:
+                raise MXNetError(f"check_format: {type(self).__name__} of shape {self.shape}: {problem}")
+
+    def _stored_rows(self):
+        """Row numbers of the stored rows (row_sparse: ``indices``): the rows a lazy update touches."""
+        return self._parts()[0]
 
     def _nonzero_rows(self):
         flat = self._tensor.reshape(self._tensor.shape[0], -1) if self._tensor.dim() else self._tensor
@@ -108,19 +198,38 @@ class BaseSparseNDArray(NDArray):
 
 
 class RowSparseNDArray(BaseSparseNDArray):
-    """A row-sparse array: ``indices`` (int64, sorted) are the rows holding a non-zero value and
-    ``data`` those rows, shape ``(len(indices),) + shape[1:]``."""
+    """A row-sparse array: ``indices`` (int64, ascending) are the stored rows and ``data`` those
+    rows, shape ``(len(indices),) + shape[1:]``."""
 
     __slots__ = ()
     _storage = "row_sparse"
+    _AUX_NAMES = ("indices",)
+
+    def _derived_parts(self):
+        rows = self._nonzero_rows()
+        return rows.to(torch.int64), self._tensor.index_select(0, rows)
+
+    @staticmethod
+    def _format_problem(parts, full_check):
+        indices, data = parts
+        if data.dim() == 0 or data.shape[0] != indices.shape[0]:
+            return f"{indices.shape[0]} indices for data of shape {tuple(data.shape)}"
+        return None
+
+    def check_format(self, full_check=True):
+        super().check_format(full_check)
+        parts = self._explicit_parts()
+        if parts is not None and full_check and parts[0].numel():
+            indices = parts[0]
+            if int(indices.min()) < 0 or int(indices.max()) >= self.shape[0] or \
+                    (indices.numel() > 1 and bool((indices[1:] <= indices[:-1]).any())):
+                raise MXNetError(f"check_format: RowSparseNDArray of shape {self.shape}: indices should be "
+                                 f"non-negative, less than the size of the first dimension ({self.shape[0]}) and "
+                                 f"in ascending order, got {indices.tolist()}")
 
     @property
     def indices(self):
-        return NDArray(self._nonzero_rows().to(torch.int64), self._ctx)
-
-    @property
-    def data(self):
-        return NDArray(self._tensor.index_select(0, self._nonzero_rows()), self._ctx)
+        return NDArray(self._parts()[0], self._ctx)
 
     def retain(self, *args, **kwargs):
         """``mx.nd.sparse.retain`` with this array as ``data``: a RowSparseNDArray keeping only
@@ -130,18 +239,22 @@ class RowSparseNDArray(BaseSparseNDArray):
 
 class CSRNDArray(BaseSparseNDArray):
     """A 2-D array in compressed sparse row form: ``indptr`` (int64, ``shape[0] + 1``),
-    ``indices`` (int64 column of each stored value) and ``data`` (the non-zero values)."""
+    ``indices`` (int64 column of each stored value) and ``data`` (the stored values)."""
 
     __slots__ = ()
     _storage = "csr"
+    _AUX_NAMES = ("indptr", "indices")
 
-    def _parts(self):
+    def _derived_parts(self):
         if self._tensor.dim() != 2:
             raise MXNetError(f"CSRNDArray: a csr array is 2-D, got shape {self.shape}")
         rows, cols = torch.nonzero(self._tensor, as_tuple=True)
         counts = torch.bincount(rows, minlength=self._tensor.shape[0])
         indptr = torch.cat([torch.zeros(1, dtype=torch.int64, device=counts.device), counts.cumsum(0)])
         return indptr, cols, self._tensor[rows, cols]
+
+    def _format_problem(self, parts, full_check):
+        return _csr_problem(parts, self.shape, full_check)
 
     def __getitem__(self, key):
         """Rows of this array as a CSRNDArray, as MXNet: an int row ``i`` (rows ``i:i+1``) or a
@@ -169,10 +282,6 @@ class CSRNDArray(BaseSparseNDArray):
     def indices(self):
         return NDArray(self._parts()[1], self._ctx)
 
-    @property
-    def data(self):
-        return NDArray(self._parts()[2], self._ctx)
-
     def asscipy(self):
         """This array as a ``scipy.sparse.csr_matrix`` (needs scipy)."""
         try:
@@ -183,12 +292,34 @@ class CSRNDArray(BaseSparseNDArray):
         return scipy.sparse.csr_matrix((data, indices, indptr), shape=self.shape)
 
 
+def _csr_problem(parts, shape, full_check):
+    """What is wrong with csr parts ``(indptr, indices, data)`` of ``shape``, or None."""
+    indptr, indices, data = parts
+    rows, columns = shape
+    if indptr.shape[0] != rows + 1:
+        return f"indptr has {indptr.shape[0]} entries for {rows} rows (expected {rows + 1})"
+    if indices.shape[0] != data.shape[0]:
+        return f"{indices.shape[0]} column indices for {data.shape[0]} values"
+    if not full_check:
+        return None
+    if int(indptr[0]) != 0 or int(indptr[-1]) != indices.shape[0] or bool((indptr[1:] < indptr[:-1]).any()):
+        return (f"indptr should rise from 0 to the number of values ({indices.shape[0]}) without decreasing, "
+                f"got {indptr.tolist()}")
+    if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= columns):
+        return f"column indices should lie in [0, {columns}), got {indices.tolist()}"
+    for row in range(rows):
+        segment = indices[int(indptr[row]):int(indptr[row + 1])]
+        if segment.numel() > 1 and bool((segment[1:] <= segment[:-1]).any()):
+            return f"column indices of row {row} should be ascending, got {segment.tolist()}"
+    return None
+
+
 _CLASSES = {"row_sparse": RowSparseNDArray, "csr": CSRNDArray}
 
 
 def _check_stype(stype, where):
     if stype not in STORAGE_TYPES:
-        raise MXNetError(f"{where}: unknown storage type {stype!r}; expected one of {list(STORAGE_TYPES)}")
+        raise MXNetValueError(f"{where}: unknown storage type {stype!r}; expected one of {list(STORAGE_TYPES)}")
 
 
 @provide("with_storage")
@@ -198,7 +329,7 @@ def _with_storage(tensor, ctx, stype):
     if stype == "default":
         return NDArray(tensor, ctx)
     if stype == "csr" and tensor.dim() != 2:
-        raise MXNetError(f"tostype: a csr array must be 2-D, got shape {tuple(tensor.shape)}")
+        raise MXNetValueError(f"tostype: a csr array must be 2-D, got shape {tuple(tensor.shape)}")
     return _CLASSES[stype](tensor, ctx)
 
 
@@ -209,7 +340,10 @@ def to_storage(array, stype):
     _check_stype(stype, "tostype")
     if stype == "default" and type(array) is NDArray:
         return array
-    return _with_storage(array._tensor.clone(), array.context, stype)
+    result = _with_storage(array._tensor.clone(), array.context, stype)
+    if stype == getattr(array, "stype", "default"):
+        result._derive_from(array, lambda part, index, aux: part.clone())
+    return result
 
 
 @provide("sparse_zeros")
@@ -230,55 +364,135 @@ def empty(stype, shape, ctx=None, dtype=None):
 
 def _as_tensor(value, dtype=None):
     if isinstance(value, NDArray):
-        tensor = value._tensor
+        tensor = value._tensor.detach()
     else:
         tensor = torch.as_tensor(np.asarray(value))
     return tensor if dtype is None else tensor.to(to_torch_dtype(dtype))
 
 
+def _default_dtype(source, dtype):
+    """MXNet's dtype rule of the sparse constructors: ``dtype`` if given, else the source's
+    dtype for an NDArray, NumPy array or scipy matrix, else float32."""
+    if dtype is not None:
+        return dtype
+    if isinstance(source, torch.Tensor):
+        return source.dtype
+    if isinstance(source, (NDArray, np.ndarray)) or hasattr(source, "tocsr"):
+        return np.dtype(source.dtype) if not isinstance(source, NDArray) else source.dtype
+    return np.float32
+
+
+def _is_shape(arg1):
+    return isinstance(arg1, tuple) and len(arg1) > 0 and all(
+        isinstance(d, integer_types) and not isinstance(d, bool) for d in arg1)
+
+
+def _check_shape(given, shape):
+    """ValueError when an explicit ``shape`` disagrees with the one the source gives, as MXNet."""
+    if shape is not None and tuple(int(d) for d in given) != tuple(int(d) for d in shape):
+        raise MXNetValueError(f"Shape mismatch detected. {tuple(int(d) for d in given)} v.s. "
+                              f"{tuple(int(d) for d in shape)}")
+
+
+def _sparse_from_dense(cls, arg1, shape, ctx, dtype, where):
+    tensor = _as_tensor(arg1, _default_dtype(arg1, dtype))
+    _check_shape(tensor.shape, shape)
+    if cls is CSRNDArray and tensor.dim() != 2:
+        raise MXNetValueError(f"{where}: a csr array is 2-D, got shape {tuple(tensor.shape)}")
+    return cls(tensor.clone().to(ctx.torch_device), ctx)
+
+
 def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
-    """A RowSparseNDArray from ``(data, indices)`` (``data[i]`` is row ``indices[i]``; ``shape``
-    gives the full shape, default ``(max index + 1,) + data.shape[1:]``), or from a dense
-    array / RowSparseNDArray."""
+    """A RowSparseNDArray, as MXNet's ``mx.nd.sparse.row_sparse_array``.
+
+    ``arg1`` is ``(data, indices)`` (``data[i]`` is row ``indices[i]``; ``shape`` gives the full
+    shape, default ``(max index + 1,) + data.shape[1:]``; the parts are kept as given), a shape
+    tuple (an all-zero array), or a dense array / RowSparseNDArray (the rows with a non-zero
+    value are stored).  dtype: ``dtype``, else the source's (NDArray / NumPy), else float32.
+    ValueError (MXNetValueError) when ``shape`` disagrees with the source or cannot be inferred.
+    """
     ctx = _resolve_ctx(ctx)
-    if isinstance(arg1, tuple) and len(arg1) == 2:
-        data = _as_tensor(arg1[0], dtype or (None if isinstance(arg1[0], NDArray) else np.float32))
+    if _is_shape(arg1):
+        _check_shape(arg1, shape)
+        return zeros("row_sparse", tuple(int(d) for d in arg1), ctx=ctx, dtype=dtype)
+    if isinstance(arg1, tuple):
+        if len(arg1) != 2:
+            raise MXNetValueError(f"row_sparse_array: expected (data, indices), got a tuple of {len(arg1)} items")
+        data = _as_tensor(arg1[0], _default_dtype(arg1[0], dtype))
         indices = _as_tensor(arg1[1]).to(torch.int64).reshape(-1)
+        if data.dim() == 0:
+            raise MXNetValueError("row_sparse_array: data must have at least one dimension")
+        if shape is None:
+            if indices.numel() == 0:
+                raise MXNetValueError("row_sparse_array: invalid shape (cannot infer it from empty indices)")
+            shape = (int(indices.max()) + 1,) + tuple(data.shape[1:])
+        shape = tuple(int(d) for d in shape)
         if data.shape[0] != indices.shape[0]:
             raise MXNetError(f"row_sparse_array: {data.shape[0]} data rows for {indices.shape[0]} indices")
-        if shape is None:
-            shape = (int(indices.max()) + 1 if indices.numel() else 0,) + tuple(data.shape[1:])
-        dense = torch.zeros(tuple(shape), dtype=data.dtype)
-        if indices.numel():
-            if int(indices.max()) >= shape[0] or int(indices.min()) < 0:
-                raise MXNetError(f"row_sparse_array: indices must lie in [0, {shape[0]}), got {indices.tolist()}")
-            dense[indices] = data.cpu()
-        return RowSparseNDArray(dense.to(ctx.torch_device), ctx)
-    tensor = _as_tensor(arg1, dtype or (None if isinstance(arg1, NDArray) else np.float32))
-    return RowSparseNDArray(tensor.clone().to(ctx.torch_device), ctx)
+        dense = torch.zeros(shape, dtype=data.dtype)
+        valid = (indices >= 0) & (indices < shape[0])        # invalid rows: check_format reports them
+        if bool(valid.any()):
+            dense[indices[valid]] = data.cpu()[valid]
+        result = RowSparseNDArray(dense.to(ctx.torch_device), ctx)
+        return result._keep_parts((indices.to(ctx.torch_device), data.to(ctx.torch_device)))
+    if isinstance(arg1, RowSparseNDArray):
+        result = _sparse_from_dense(RowSparseNDArray, arg1, shape, ctx, dtype, "row_sparse_array")
+        return result._derive_from(arg1, lambda part, index, aux: part.to(ctx.torch_device) if aux else
+                                   part.to(result._tensor.dtype).to(ctx.torch_device))
+    return _sparse_from_dense(RowSparseNDArray, arg1, shape, ctx, dtype, "row_sparse_array")
+
+
+def _csr_dense(indptr, indices, data, shape):
+    """The dense values of csr parts; zeros where the parts are not a valid structure (their
+    ``check_format`` reports why)."""
+    dense = torch.zeros(shape, dtype=data.dtype)
+    if _csr_problem((indptr, indices, data), shape, True) is None and indices.numel():
+        counts = indptr[1:] - indptr[:-1]
+        row_of = torch.repeat_interleave(torch.arange(shape[0]), counts)
+        dense[row_of, indices] = data
+    return dense
 
 
 def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
-    """A CSRNDArray from ``(data, indices, indptr)``, ``(data, (row, col))``, a dense 2-D
-    array or a scipy sparse matrix."""
+    """A CSRNDArray, as MXNet's ``mx.nd.sparse.csr_matrix``.
+
+    ``arg1`` is ``(data, indices, indptr)`` (kept as given; ``shape`` default
+    ``(len(indptr) - 1, max index + 1)``), ``(data, (row, col))`` (coordinates, duplicates
+    summed), a shape ``(rows, columns)`` (all zero), a scipy sparse matrix (its canonical csr
+    parts) or a dense 2-D array / CSRNDArray.  dtype: ``dtype``, else the source's (NDArray /
+    NumPy / scipy), else float32.  ValueError (MXNetValueError) when ``shape`` disagrees with
+    the source or cannot be inferred, or the source is not 2-D.
+    """
     ctx = _resolve_ctx(ctx)
     if hasattr(arg1, "tocsr") and hasattr(arg1, "toarray"):        # scipy.sparse
-        tensor = torch.as_tensor(arg1.toarray())
-        return CSRNDArray(tensor.to(to_torch_dtype(dtype or arg1.dtype)).to(ctx.torch_device), ctx)
+        matrix = arg1.tocsr(copy=True)
+        matrix.sum_duplicates()
+        _check_shape(matrix.shape, shape)
+        torch_dtype = to_torch_dtype(_default_dtype(arg1, dtype))
+        parts = (torch.as_tensor(matrix.indptr.astype(np.int64)), torch.as_tensor(matrix.indices.astype(np.int64)),
+                 torch.as_tensor(matrix.data).to(torch_dtype))
+        dense = torch.as_tensor(matrix.toarray()).to(torch_dtype)
+        result = CSRNDArray(dense.to(ctx.torch_device), ctx)
+        return result._keep_parts(tuple(part.to(ctx.torch_device) for part in parts))
+    if _is_shape(arg1) and len(arg1) == 2:
+        _check_shape(arg1, shape)
+        return zeros("csr", tuple(int(d) for d in arg1), ctx=ctx, dtype=dtype)
     if isinstance(arg1, tuple) and len(arg1) == 3:
-        data = _as_tensor(arg1[0], dtype or np.float32)
-        indices = _as_tensor(arg1[1]).to(torch.int64)
-        indptr = _as_tensor(arg1[2]).to(torch.int64)
-        rows = indptr.shape[0] - 1
+        data = _as_tensor(arg1[0], _default_dtype(arg1[0], dtype)).reshape(-1)
+        indices = _as_tensor(arg1[1]).to(torch.int64).reshape(-1)
+        indptr = _as_tensor(arg1[2]).to(torch.int64).reshape(-1)
         if shape is None:
-            shape = (rows, int(indices.max()) + 1 if indices.numel() else 0)
-        counts = indptr[1:] - indptr[:-1]
-        row_of = torch.repeat_interleave(torch.arange(rows), counts)
-        dense = torch.zeros(tuple(shape), dtype=data.dtype)
-        dense[row_of, indices] = data
-        return CSRNDArray(dense.to(ctx.torch_device), ctx)
+            if indices.numel() == 0:
+                raise MXNetValueError("csr_matrix: invalid shape (cannot infer it from empty indices)")
+            shape = (indptr.shape[0] - 1, int(indices.max()) + 1)
+        shape = tuple(int(d) for d in shape)
+        if len(shape) != 2:
+            raise MXNetValueError(f"csr_matrix: a csr array is 2-D, got shape {shape}")
+        dense = _csr_dense(indptr, indices, data.cpu(), shape)
+        result = CSRNDArray(dense.to(ctx.torch_device), ctx)
+        return result._keep_parts(tuple(part.to(ctx.torch_device) for part in (indptr, indices, data)))
     if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
-        data = _as_tensor(arg1[0], dtype or np.float32)
+        data = _as_tensor(arg1[0], _default_dtype(arg1[0], dtype))
         row = _as_tensor(arg1[1][0]).to(torch.int64)
         col = _as_tensor(arg1[1][1]).to(torch.int64)
         if shape is None:
@@ -286,16 +500,34 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         dense = torch.zeros(tuple(shape), dtype=data.dtype)
         dense.index_put_((row, col), data, accumulate=True)
         return CSRNDArray(dense.to(ctx.torch_device), ctx)
-    tensor = _as_tensor(arg1, dtype or (None if isinstance(arg1, NDArray) else np.float32))
-    if tensor.dim() != 2:
-        raise MXNetError(f"csr_matrix: expected a 2-D array, got shape {tuple(tensor.shape)}")
-    return CSRNDArray(tensor.clone().to(ctx.torch_device), ctx)
+    if isinstance(arg1, tuple):
+        raise MXNetValueError(f"csr_matrix: expected (data, indices, indptr), (data, (row, col)) or a shape, "
+                              f"got a tuple of {len(arg1)} items")
+    result = _sparse_from_dense(CSRNDArray, arg1, shape, ctx, dtype, "csr_matrix")
+    if isinstance(arg1, CSRNDArray):
+        result._derive_from(arg1, lambda part, index, aux: part.to(ctx.torch_device) if aux else
+                            part.to(result._tensor.dtype).to(ctx.torch_device))
+    return result
 
 
+@provide("sparse_from_parts")
+def from_parts(stype, shape, aux, data, ctx):
+    """An array of storage type ``stype`` and ``shape`` from its stored parts (tensors):
+    ``aux`` = ``[indices]`` (row_sparse) or ``[indptr, indices]`` (csr) and ``data``, kept as
+    given (what a sparse record of a file or pickle holds)."""
+    if stype == "row_sparse":
+        return row_sparse_array((data, aux[0]), shape=shape, ctx=ctx)
+    if stype == "csr":
+        return csr_matrix((data, aux[1], aux[0]), shape=shape, ctx=ctx)
+    raise MXNetError(f"sparse_from_parts: unknown sparse storage type {stype!r}")
+
+
+@provide("sparse_array")
 def array(source_array, ctx=None, dtype=None):
-    """A sparse array from a sparse NDArray (same storage type) or a scipy sparse matrix (csr)."""
+    """A sparse array from a sparse NDArray (a copy of the same storage type, on ``ctx``,
+    default the current context, as MXNet) or a scipy sparse matrix (csr)."""
     if isinstance(source_array, BaseSparseNDArray):
-        result = to_storage(source_array, source_array.stype)
+        result = to_storage(source_array, source_array.stype).as_in_context(_resolve_ctx(ctx))
         return result if dtype is None else result.astype(dtype)
     if hasattr(source_array, "tocsr"):
         return csr_matrix(source_array, ctx=ctx, dtype=dtype)

@@ -65,6 +65,11 @@ class Take(_IndexTypes, Operator):
     def arguments(self):
         return ["a", "indices"]
 
+    def sparse_storage(self, stypes):
+        """MXNet's take storage rule: rows (``axis=0``) of a csr array by dense indices are csr;
+        everything else is dense."""
+        return ["csr" if stypes[:2] == ["csr", "default"] and self.axis == 0 else "default"]
+
     def infer_shape(self, in_shapes, out_shapes):
         a, indices = in_shapes
         out = out_shapes[0]

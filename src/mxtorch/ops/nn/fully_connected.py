@@ -77,14 +77,15 @@ class FullyConnected(Operator):
         shapes = [data, weight]
         if not self.no_bias:
             bias = in_shapes[2]
-            if data is not None:
+            # MXNet's FullyConnected accepts a (num_hidden,) or a (num_hidden, 1) bias
+            if data is not None and not (bias is not None and tuple(bias) == (self.num_hidden, 1)):
                 bias = merge_shape(bias, (self.num_hidden,), f"{where} argument 'bias'")
             shapes.append(bias)
         return shapes, [out], []
 
     def forward(self, is_train, inputs, aux):
         data, weight = inputs[0], inputs[1]
-        bias = None if self.no_bias else inputs[2]
+        bias = None if self.no_bias else inputs[2].reshape(-1)
         if self.flatten:
             data = data.reshape(data.shape[0], -1)
         return [F.linear(data, weight, bias)]
