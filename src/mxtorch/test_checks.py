@@ -69,6 +69,9 @@ def _parse_aux_states(sym, aux_states, ctx, dtype=np.float32):
 
 
 def _to_ndarray(value, ctx, dtype):
+    if isinstance(value, NDArray) and value.stype != "default":
+        # a sparse array keeps its storage type (and stored parts), as MXNet bound it
+        return _nd_array(value, ctx=ctx, dtype=value.dtype if dtype == "asnumpy" else dtype)
     if isinstance(value, NDArray):
         value = value.asnumpy()
     value = np.asarray(value)
@@ -262,8 +265,6 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     differentiated).  ``grad_req`` 'write', 'add' (gradient added to random initial
     values) or 'null' (array left untouched), per argument with a dict.  Returns
     ``{name: NDArray}`` of the gradient arrays."""
-    if grad_stypes and any(v != "default" for v in grad_stypes.values()):
-        raise MXNetError("check_symbolic_backward: sparse gradient storage is not supported")
     ctx = ctx or default_context()
     names = sym.list_arguments()
     location = _parse_location(sym, location, ctx, dtype)
@@ -273,6 +274,10 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     initial = {name: np.random.normal(size=np.shape(value)) for name, value in expected.items()}
     args_grad = {name: _to_ndarray(value, ctx, location[name].dtype if dtype == "asnumpy" else dtype)
                  for name, value in initial.items()}
+    for name, stype in (grad_stypes or {}).items():
+        # gradient arrays of the requested storage types (``grad_stypes``), as MXNet allocated them
+        if name in args_grad and stype != "default":
+            args_grad[name] = args_grad[name].tostype(stype)
     if isinstance(grad_req, str):
         requests = {name: (grad_req if name in expected else "null") for name in names}
     elif isinstance(grad_req, (list, tuple)):

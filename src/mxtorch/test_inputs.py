@@ -87,7 +87,7 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
         values = np.random.uniform(0, 1, size=(len(rows),) + tuple(shape[1:])).astype(dtype)
         if data_init is not None:
             values[:] = data_init
-        if modifier_func is not None:
+        if modifier_func is not None and values.size:
             values = np.vectorize(modifier_func)(values).astype(dtype)
         array = sparse.row_sparse_array((values, rows), shape=shape, ctx=ctx, dtype=dtype)
         return array, (values, rows)
@@ -103,8 +103,8 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
                              f"expected 'uniform' or 'powerlaw'")
         if data_init is not None:
             values[values != 0] = data_init
-        if modifier_func is not None:
-            nonzero = values != 0
+        nonzero = values != 0
+        if modifier_func is not None and nonzero.any():
             values[nonzero] = np.vectorize(modifier_func)(values[nonzero]).astype(dtype)
         array = sparse.csr_matrix(values, ctx=ctx, dtype=dtype)
         if shuffle_csr_indices:

@@ -30,6 +30,7 @@ from .gradients import store_gradients
 from .inference import InferencePlan
 from .placement import node_contexts
 from .plan import build_plan, dense_views
+from .storage import graph_output_storage_types, zeros_of_storage
 from .reachability import gradient_inputs, head_gradient_inputs, reached_variables
 
 __all__ = ["Executor", "normalize_grad_req"]
@@ -96,9 +97,12 @@ class Executor:
         self._needs_head_gradient = {}     # output position -> bool, filled by _output_needs_head_gradient
         output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]
                            for node, _ in symbol._outputs]
-        self.outputs = [NDArray(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=context.torch_device),
-                                context) for shape, dtype, context in
-                        zip(self._output_shapes, self._output_types, output_contexts)]
+        # the outputs have the storage types MXNet's forward storage inference gives them
+        variable_stypes = {name: array.stype for name, array in
+                           zip(arg_names + aux_names, self.arg_arrays + self.aux_arrays)}
+        self.outputs = [zeros_of_storage(shape, dtype, context, stype) for shape, dtype, context, stype in
+                        zip(self._output_shapes, self._output_types, output_contexts,
+                            graph_output_storage_types(symbol, variable_stypes))]
         # what the last forward recorded for backward: a _Recording, the compiled step's
         # CompiledGradients, or None; set by every forward, taken by backward
         self._recorded = None

@@ -23,7 +23,8 @@ from ..ndarray.sparse import STORAGE_TYPES, _with_storage
 from ..ops.registry import output_storage_types
 from ..symbol.symbol import STORAGE_TYPE_IDS
 
-__all__ = ["argument_storage_types", "gradient_storage_types", "declared_storage_type", "zeros_of_storage"]
+__all__ = ["argument_storage_types", "gradient_storage_types", "graph_output_storage_types", "declared_storage_type",
+           "zeros_of_storage"]
 
 _STORAGE_NAMES = {str(value): key for key, value in STORAGE_TYPE_IDS.items()}
 
@@ -56,9 +57,9 @@ def argument_storage_types(symbol, stype_dict=None):
     return result
 
 
-def _node_input_storage(symbol, variable_stypes):
-    """``{id(node): [input stype, ...]}`` for every operator node, the storage types flowing
-    forward from the variables through each operator's forward rule
+def _node_storage(symbol, variable_stypes):
+    """``({id(node): [input stype, ...]}, {id(node): [output stype, ...]})`` for every node, the
+    storage types flowing forward from the variables through each operator's forward rule
     (``registry.output_storage_types``)."""
     outputs, inputs = {}, {}
     for node in symbol._nodes():
@@ -73,13 +74,24 @@ def _node_input_storage(symbol, variable_stypes):
         except MXNetError:
             visible = []
         outputs[id(node)] = list(visible) + ["default"] * (node.op.num_outputs() - len(visible))
-    return inputs
+    return inputs, outputs
+
+
+def graph_output_storage_types(symbol, variable_stypes):
+    """The storage type of each output of ``symbol`` when its variables have the storage types
+    ``variable_stypes`` (``{name: stype}``; missing names are 'default'): MXNet's forward
+    storage-type inference, which gives a bound executor's ``outputs`` their types."""
+    if all(stype == "default" for stype in variable_stypes.values()):
+        return ["default"] * len(symbol._outputs)
+    _, outputs = _node_storage(symbol, variable_stypes)
+    return [outputs[id(node)][index] if index < len(outputs[id(node)]) else "default"
+            for node, index in symbol._outputs]
 
 
 def gradient_storage_types(symbol, variable_stypes):
     """``{argument name: stype}``: the storage type of each argument's gradient, MXNet's
     backward storage rules (see the module docstring)."""
-    node_inputs = _node_input_storage(symbol, variable_stypes)
+    node_inputs, _ = _node_storage(symbol, variable_stypes)
     contributions = {}
     for node in symbol._nodes():
         if node.op is None or node.op.stops_gradient:

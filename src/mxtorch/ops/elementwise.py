@@ -51,6 +51,11 @@ def _logical(function):
     return apply
 
 
+def _pick(take_lhs, take_rhs, lhs, rhs):
+    """``lhs`` where ``take_lhs``, ``rhs`` where ``take_rhs``, NaN (without gradient) elsewhere."""
+    return torch.where(take_lhs, lhs, torch.where(take_rhs, rhs, (lhs + rhs).detach()))
+
+
 _BINARY = {
     "add": torch.add,
     "sub": torch.sub,
@@ -58,8 +63,10 @@ _BINARY = {
     "div": _divide,
     "mod": _modulo,
     "power": torch.pow,
-    "maximum": torch.maximum,
-    "minimum": torch.minimum,
+    # MXNet's gradient rule: a tie sends the whole gradient to ``lhs`` (torch.maximum splits it);
+    # a NaN operand gives NaN and no gradient
+    "maximum": lambda lhs, rhs: _pick(lhs >= rhs, lhs < rhs, lhs, rhs),
+    "minimum": lambda lhs, rhs: _pick(lhs <= rhs, lhs > rhs, lhs, rhs),
     "hypot": torch.hypot,
     "equal": _as_float(torch.eq),
     "not_equal": _as_float(torch.ne),
@@ -96,7 +103,8 @@ class _Binary(Operator):
 
 # -- storage types of the sparse forms (mx.nd.sparse.elemwise_add, broadcast_mul, add_n, ...) ---
 def _same_storage(op, stypes):
-    """elemwise_add / elemwise_sub: two arrays of one sparse storage type keep it."""
+    """elemwise_add / elemwise_sub / _maximum / _minimum / _hypot: two arrays of one sparse storage
+    type keep it."""
     first = stypes[0]
     return [first if first != "default" and all(s == first for s in stypes) else "default"]
 
@@ -132,7 +140,8 @@ def _on_sparse_pattern(result, inputs, stypes):
     return result
 
 
-_SAME_SHAPE_STORAGE = {"add": _same_storage, "sub": _same_storage, "mul": _product_storage, "div": "dense"}
+_SAME_SHAPE_STORAGE = {"add": _same_storage, "sub": _same_storage, "mul": _product_storage, "div": "dense",
+                       "maximum": _same_storage, "minimum": _same_storage, "hypot": _same_storage}
 _BROADCAST_STORAGE = {"add": "dense", "sub": "dense", "mul": _scaled_csr_storage, "div": _scaled_csr_storage}
 
 
@@ -378,9 +387,34 @@ _SPARSE_PRESERVING = ("abs", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "
 _SPARSE_DENSE = ("arccos", "arccosh", "cos", "cosh", "exp", "gamma", "gammaln", "log", "log10", "log2", "rsqrt",
                  "sigmoid")
 
+def _digamma(x):
+    """digamma with MXNet's value +inf at the poles (0, -1, -2, ...), where torch gives -inf / nan."""
+    return torch.where((x <= 0) & (x == torch.floor(x)), torch.full_like(x, float("inf")), torch.digamma(x))
+
+
+# MXNet's own backward formulas where autograd of the forward above gives other numbers at the
+# singular points (cbrt / rcbrt at 0: sign(0) * inf is nan; digamma at the poles):
+# ``gradient(x, y, head)`` with ``y`` the output
+_UNARY_GRADIENTS = {
+    "cbrt": lambda x, y, head: head / (3 * y * y),
+    "rcbrt": lambda x, y, head: -head * y / (3 * x),
+    "gamma": lambda x, y, head: head * y * _digamma(x),
+    "gammaln": lambda x, y, head: head * _digamma(x),
+}
+
+
+def _declared_unary_backward(gradient):
+    def backward(self, out_grads, inputs, outputs, aux):
+        return [gradient(inputs[0], outputs[0], out_grads[0])]
+    backward.__doc__ = "MXNet's backward formula of this function (see ``_UNARY_GRADIENTS``)."
+    return backward
+
+
 for _names, _function in _UNARY.items():
     register(*_names, fluent=_names[0] not in _NOT_FLUENT)(type(_names[0], (_Unary,), {
         "function": staticmethod(_function),
+        **({"backward": _declared_unary_backward(_UNARY_GRADIENTS[_names[0]])} if _names[0] in _UNARY_GRADIENTS
+           else {}),
         "activation": _names[0] if _names[0] in ("relu", "sigmoid", "tanh") else None,
         "sparse_storage": "preserve" if _names[0] in _SPARSE_PRESERVING else
                           "dense" if _names[0] in _SPARSE_DENSE else None,

@@ -85,10 +85,17 @@ class Sum(_Reduce):
 @register("_square_sum")
 class SquareSum(_Reduce):
     """Sum of squares over ``axis`` (MXNet's row-sparse ``_square_sum``, used by
-    factorization machines): ``sum(data * data, axis)``."""
+    factorization machines): ``sum(data * data, axis)``.  A row_sparse input reduced over
+    ``axis=1`` with ``keepdims`` gives a row_sparse result, any other call a dense one (MXNet's
+    storage rule)."""
 
     def reduce(self, data, axes):
         return (data * data).sum(dim=axes)
+
+    def sparse_storage(self, stypes):
+        axis = self.axis if isinstance(self.axis, (tuple, list)) else (self.axis,)
+        return ["row_sparse" if stypes[0] == "row_sparse" and tuple(axis) in ((1,), (-1,)) and self.keepdims
+                else "default"]
 
 
 @register("mean", fluent=True)

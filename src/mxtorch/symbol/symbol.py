@@ -604,9 +604,11 @@ def Group(symbols, create_fn=Symbol):
 def create(op_name, *args, **kwargs):
     """Create a node of operator ``op_name``: Symbols (positional or by argument name) are
     inputs, other keywords are attributes; ``name=`` and ``attr=`` as in MXNet.  Inputs
-    not given become new variables named ``<name>_<argument>``.
+    not given become new variables named ``<name>_<argument>``.  ``out=`` is accepted and has
+    nothing to write to (a Symbol computes nothing), as in MXNet 1.9.1's symbol functions.
     """
     op_class = registry.get_operator(op_name)
+    kwargs.pop("out", None)
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
     symbol_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
