@@ -112,3 +112,13 @@ def test_rand_sparse_ndarray_distributions():
     assert len(big.data) == 3200
     with pytest.raises(ValueError):
         rand_sparse_ndarray((2, 10), "csr", density=1.0, distribution="powerlaw")
+
+
+def test_lazy_update_touches_every_stored_row():
+    """MXNet 1.9.1: SGD(wd=0.5, lazy_update) on a row_sparse gradient that stores an all-zero
+    row 1 decays row 1 too (the stored rows, not the non-zero ones)."""
+    weight = mx.nd.ones((4, 2))
+    grad = mx.nd.sparse.row_sparse_array(([[0.0, 0.0], [1.0, 1.0]], [1, 2]), shape=(4, 2))
+    sgd = mx.optimizer.SGD(learning_rate=0.1, wd=0.5, lazy_update=True)
+    sgd.update(0, weight, grad, sgd.create_state(0, weight))
+    np.testing.assert_allclose(weight.asnumpy(), [[1, 1], [0.95, 0.95], [0.85, 0.85], [1, 1]], rtol=1e-6)

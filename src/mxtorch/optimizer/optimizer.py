@@ -349,13 +349,14 @@ def _lazy_rows(grad, lazy_update=True):
 
     MXNet's update operators given a ``row_sparse`` gradient (and, for SGD and Adam,
     ``lazy_update=True``; FTRL always) update only the rows the gradient stores: weight decay,
-    momentum and moment decay skip every other row.  mxtorch holds row-sparse arrays dense, so
-    the stored rows are those holding a non-zero value (``RowSparseNDArray.indices``).
+    momentum and moment decay skip every other row.  The stored rows are the gradient's
+    ``indices``: as given when it was built from explicit parts, else the rows holding a
+    non-zero value.
     Returns an int64 tensor of row numbers, or None when the gradient is not row-sparse or
     ``lazy_update`` is False.
     """
     if lazy_update and getattr(grad, "stype", "default") == "row_sparse":
-        return grad._nonzero_rows()
+        return grad._stored_rows()
     return None
 
 
