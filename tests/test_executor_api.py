@@ -1,0 +1,1 @@
+bench/cuda_check.sh: line 34: 11: Bad file descriptor
