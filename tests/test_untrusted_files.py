@@ -76,7 +76,7 @@ def test_a_malicious_states_pickle_does_not_run(tmp_path):
     assert not marker.exists()
     kv = mx.kv.create("local")
     kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1))
-    with pytest.raises(MXNetError, match="refusing to load the global io.open"):
+    with pytest.raises(MXNetError, match=r"refusing to load the global _?io\.open"):
         kv.load_optimizer_states(str(states))
     module = mx.mod.Module(mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2,
                                                                       name="fc"), name="softmax"))
