@@ -27,9 +27,10 @@ from .control_flow import _SubgraphOperator
 from .registry import Attr, optional, register
 from ..schema import Text
 
-__all__ = ["CachedOp", "use_graph_reader"]
+__all__ = ["CachedOp", "use_graph_reader", "use_shape_solver"]
 
 _GRAPH_READER = []
+_SHAPE_SOLVER = []
 
 
 def use_graph_reader(function):
@@ -37,6 +38,14 @@ def use_graph_reader(function):
     ``subgraph`` attribute of ``_CachedOp``: the Symbol class lives above the operators
     (called by ``mxtorch.subgraph`` when it is imported)."""
     _GRAPH_READER[:] = [function]
+    return function
+
+
+def use_shape_solver(function):
+    """Register ``function(graph, in_shapes, out_shapes, where) -> (in_shapes, out_shapes)``,
+    the subgraph shape inference that also reads the node's known output shapes (it walks the
+    graph's nodes, which live above the operators; called by ``mxtorch.subgraph``)."""
+    _SHAPE_SOLVER[:] = [function]
     return function
 
 
@@ -134,7 +143,11 @@ class CachedOp(_SubgraphOperator):
 
     def infer_shape(self, in_shapes, out_shapes):
         self.check_subgraphs("infer_shape")
-        refined, outputs = self.subgraph_shapes(0, self._given(in_shapes))
+        given = self._given(in_shapes)
+        if _SHAPE_SOLVER and any(shape is not None for shape in out_shapes):
+            refined, outputs = _SHAPE_SOLVER[0](self.subgraphs[0], given, list(out_shapes), self.name)
+        else:
+            refined, outputs = self.subgraph_shapes(0, given)
         arguments, states = self._node_values(refined)
         return arguments, [o if o is not None else s for o, s in zip(outputs, out_shapes)], states
 

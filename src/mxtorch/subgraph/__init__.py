@@ -8,11 +8,13 @@
   ``MXListAllOpNames`` behind ``mxnet.base._LIB``.
 
 Importing the package also lets ``_CachedOp(subgraph=<json>)`` read its attribute
-(``ops.subgraph_op.use_graph_reader``).
+(``ops.subgraph_op.use_graph_reader``) and its shape inference use the known output
+shapes (``use_shape_solver``, :mod:`.shapes`).
 """
-from ..ops.subgraph_op import use_graph_reader
+from ..ops.subgraph_op import use_graph_reader, use_shape_solver
 from ..symbol.symbol import load_json
-from . import partition, default, c_api  # noqa: F401
+from . import partition, default, c_api, shapes  # noqa: F401
 from .partition import SubgraphSelector, SubgraphProperty, build_subgraph  # noqa: F401
 
 use_graph_reader(load_json)
+use_shape_solver(shapes.input_output_shapes)
