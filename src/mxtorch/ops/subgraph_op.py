@@ -108,9 +108,21 @@ class CachedOp(_SubgraphOperator):
         return len(self.outputs())
 
     def outputs(self):
+        """The subgraph's output names; an entry given again is named as the ``_copy`` node
+        MXNet's CachedOp put there (``fc_copy0_output``)."""
         if not self.subgraphs:
             return []
-        return list(self.subgraphs[0].list_outputs())
+        graph = self.subgraphs[0]
+        names, copies = [], {}
+        for (node, index), name in zip(graph._outputs, graph.list_outputs()):
+            key = (id(node), index)
+            if key in copies:
+                name = f"{node.name}_copy{copies[key]}_output"
+                copies[key] += 1
+            else:
+                copies[key] = 0
+            names.append(name)
+        return names
 
     def _subgraph_values(self, inputs, aux):
         """The values in the subgraph's input order from the node's arguments and aux states."""
