@@ -348,9 +348,9 @@ class DGLGraphCompact(Operator):
     for each graph ``i`` of the ``num_args / 2`` given (followed by their vertex-id arrays), the
     ``graph_sizes[i] x graph_sizes[i]`` csr matrix of its first rows with each column renumbered
     to the position of its vertex in the vertex-id array and the edges numbered 0, 1, ... in
-    row-major order (with ``return_mapping``, also the same matrix holding the original edge
-    ids).  (mxtorch holds csr arrays densely: the edge numbered 0 is not listed among the stored
-    values.)"""
+    row-major order.  With ``return_mapping`` a second csr matrix of that shape follows per
+    graph, which MXNet 1.9.1 allocates and never fills: it holds no entries.  (mxtorch holds csr
+    arrays densely: the edge numbered 0 is not listed among the stored values.)"""
 
     variadic = True
     num_args = Attr(Int, required=True)
@@ -393,15 +393,13 @@ class DGLGraphCompact(Operator):
             if int(ids[-1]) != size:
                 raise self.error(f"graph_sizes gives {size} vertices, the vertex array's last value says {int(ids[-1])}")
             position = {int(v): i for i, v in enumerate(ids[:size].tolist())}
-            indptr, indices, values = _csr_rows(graph)
+            indptr, indices, _ = _csr_rows(graph)
             renumbered = torch.zeros((size, size), dtype=torch.int64, device=graph.device)
-            original = torch.zeros((size, size), dtype=torch.int64, device=graph.device)
             for row in range(size):
                 for k in range(indptr[row], indptr[row + 1]):
                     if indices[k] not in position:
                         raise self.error(f"column {indices[k]} of graph row {row} is not among the vertex ids")
                     renumbered[row, position[indices[k]]] = k
-                    original[row, position[indices[k]]] = int(values[k])
             compact.append(renumbered)
-            mapping.append(original)
+            mapping.append(torch.zeros_like(renumbered))
         return compact + (mapping if self.return_mapping else [])
