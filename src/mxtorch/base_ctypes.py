@@ -11,8 +11,11 @@ ctypes and Python: each one here behaves as MXNet's did on the same ctypes value
 - ``check_call(ret)`` returns for 0 and raises the last recorded error for any other value, the
   error class chosen through ``register_error`` / ``error_types`` from the message's
   ``"TypeName: ..."`` prefix, as MXNet's FFI error handler did.
-- ``_LIB`` stands in for MXNet's C library: the C API calls that have a meaning on torch memory
-  (``MXNDArrayFromDLPack``); any other name raises AttributeError naming what to use.
+- ``_LIB`` stands in for MXNet's C library: the C API calls that have a meaning here, provided by
+  the layers that implement them (``MXNDArrayFromDLPack``; the subgraph calls and
+  ``MXListAllOpNames``); any other name raises AttributeError naming what to use.
+- ``handle_of`` / ``give_handle`` / ``object_of_handle``: Python objects passed as opaque handles
+  (``sym.handle``, ``Symbol(handle)``); ``c_api_function`` turns errors into MXNet's -1 status.
 - ``classproperty`` and ``with_metaclass`` are the class-level property and six-style metaclass
   helpers MXNet's ``Context`` / ``NameManager`` / ``AttrScope`` used.
 
@@ -395,6 +398,9 @@ class _CLibrary:
       capsule); ``handle`` becomes an ``NDArrayHandle`` for ``mx.nd.NDArray(handle=handle)``,
       which shares that memory.  The array owns the tensor from then on (MXNet's contract:
       the caller renames the capsule to ``'used_dltensor'`` and removes its destructor).
+    - the subgraph API (``mxtorch.subgraph.c_api``): ``MXBuildSubgraphByOpNames``,
+      ``MXSetSubgraphPropertyOpNames[V2]``, ``MXRemoveSubgraphPropertyOpNames[V2]``, and
+      ``MXListAllOpNames``.
 
     Any other name raises AttributeError saying that the function is not available and what to
     use instead."""
