@@ -195,3 +195,22 @@ def test_list_all_op_names_gives_the_registry():
     check_call(_LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(names)))
     listed = [names[i].decode() for i in range(size.value)]
     assert listed == mx.ops.list_operators() and "_CachedOp" in listed and "Convolution" in listed
+
+
+def test_hybridize_gives_the_inputs_a_backend_adds_their_values():
+    from mxtorch.symbol.subgraph_backends import register_backend
+
+    class ScaleBackend:
+        """Multiplies the graph by a new input 'scale' whose value it puts into args."""
+
+        def partition(self, symbol, args, aux, options):
+            args["scale"] = mx.nd.array([float(options["factor"])])
+            return mx.sym.broadcast_mul(symbol, mx.sym.var("scale"))
+
+    register_backend("test_scale", ScaleBackend())
+    net = mx.gluon.nn.Dense(3)
+    net.initialize(mx.init.One())
+    x = mx.nd.ones((2, 4))
+    net.hybridize(backend="test_scale", backend_opts={"factor": 3})
+    np.testing.assert_allclose(net(x).asnumpy(), np.full((2, 3), 12.0))
+    assert "scale" in net._cached_graph[1].list_arguments()

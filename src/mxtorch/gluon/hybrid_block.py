@@ -21,7 +21,7 @@ from ..symbol.subgraph_backends import get_backend
 from ..util import flatten_nested, is_np_array, regroup_nested
 from .base_block import Block
 from .cached_graph import _CachedGraph
-from .parameter import DeferredInitializationError, _shape_known
+from .parameter import DeferredInitializationError, Parameter, _shape_known
 
 __all__ = ["HybridBlock"]
 
@@ -202,14 +202,29 @@ class HybridBlock(Block):
         aux_dict = {k: v for k, v in aux_dict.items() if v is not None}
         out = out.optimize_for(self._backend, arg_dict, aux_dict, ctx, **self._backend_opts)
         self._cached_graph = inputs, out
-        return out
+        # inputs the backend added to the graph (fused weights) come with their values in the
+        # dicts it was given: they become Parameters of the bound graph, as in MXNet
+        added = {}
+        for name in out.list_inputs():
+            if name in data or name in params:
+                continue
+            values = arg_dict if name in arg_dict else aux_dict
+            if name not in values:
+                raise MXNetError(f"hybridize: backend {self._backend!r} added the input {name!r} to the graph "
+                                 f"without giving its value in the args / aux dicts")
+            param = Parameter(name, dtype=values[name].dtype, shape=values[name].shape)
+            param._load_init(values[name], ctx)
+            added[name] = param
+        return out, added
 
     def _build_cache(self, *args):
         inputs, out = self._get_graph(*args)
+        added = {}
         if self._backend is not None:
-            out = self._partition(inputs, out, args)
+            out, added = self._partition(inputs, out, args)
         input_names = [variable.name for variable in inputs]
-        params = self.collect_params()
+        params = dict(self.collect_params().items())
+        params.update(added)
         expected = set(out.list_inputs())
         for name in expected:
             if name not in params and name not in input_names:
