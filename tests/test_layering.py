@@ -31,6 +31,7 @@ LAYERS = [
     ("ndarray", "ndarray random"),
     ("symbol", "symbol"),
     ("executor", "executor"),
+    ("subgraph", "subgraph"),      # partitioning Symbols into subgraph nodes (the backends of optimize_for)
     ("autograd", "autograd"),
     ("training pieces", """io recordio image optimizer lr_scheduler metric initializer kvstore monitor
                            profiler operator"""),

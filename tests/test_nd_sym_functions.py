@@ -355,16 +355,29 @@ def test_symbol_gradient_is_not_supported_as_in_mxnet():
         (mx.sym.var("x") * 2).gradient(["x"])
 
 
-def test_optimize_for_and_backend_symbol_return_the_same_graph():
+def test_optimize_for_and_backend_symbol_partition_with_the_default_backend():
+    from mxtorch.base import _LIB, c_str, c_str_array, check_call, mx_uint
     data = mx.sym.var("data")
-    net = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=3, name="fc"), act_type="relu")
-    for result in (net.optimize_for("MKLDNN"), net.optimize_for("anything", args={}, aux={}),
-                   net.get_backend_symbol("MKLDNN")):
-        assert result is not net and result.tojson() == net.tojson()
+    net = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=3, name="fc"), act_type="relu", name="act")
+    check_call(_LIB.MXSetSubgraphPropertyOpNamesV2(c_str("default"), mx_uint(1), c_str_array(["FullyConnected"])))
+    try:
+        for result in (net.optimize_for("default"), net.optimize_for("default", args={}, aux={}),
+                       net.get_backend_symbol("default")):
+            nodes = json.loads(result.tojson())["nodes"]
+            assert [(node["op"], node["name"]) for node in nodes] == [
+                ("null", "data"), ("null", "fc_weight"), ("null", "fc_bias"), ("_CachedOp", "_CachedOp0"),
+                ("Activation", "act")]
+            assert [n["name"] for n in nodes[3]["subgraphs"][0]["nodes"]] == ["data0", "fc_weight0", "fc_bias0", "fc"]
+            assert result.list_arguments() == net.list_arguments()
+        assert net.tojson().count("_CachedOp") == 0          # the symbol given is left as it was
+    finally:
+        check_call(_LIB.MXRemoveSubgraphPropertyOpNamesV2(c_str("default")))
+    with pytest.raises(MXNetError, match="op_names"):
+        net.optimize_for("default")
     with pytest.raises(MXNetError, match="TensorRT"):
         net.get_backend_symbol("TensorRT")
     with pytest.raises(MXNetError, match="args"):
-        net.optimize_for("MKLDNN", args=[1])
+        net.optimize_for("default", args=[1])
 
 
 def test_symbol_dunders_abs_idiv_and_truth_value():

@@ -11,8 +11,11 @@ ctypes and Python: each one here behaves as MXNet's did on the same ctypes value
 - ``check_call(ret)`` returns for 0 and raises the last recorded error for any other value, the
   error class chosen through ``register_error`` / ``error_types`` from the message's
   ``"TypeName: ..."`` prefix, as MXNet's FFI error handler did.
-- ``_LIB`` stands in for MXNet's C library: the C API calls that have a meaning on torch memory
-  (``MXNDArrayFromDLPack``); any other name raises AttributeError naming what to use.
+- ``_LIB`` stands in for MXNet's C library: the C API calls that have a meaning here, provided by
+  the layers that implement them (``MXNDArrayFromDLPack``; the subgraph calls and
+  ``MXListAllOpNames``); any other name raises AttributeError naming what to use.
+- ``handle_of`` / ``give_handle`` / ``object_of_handle``: Python objects passed as opaque handles
+  (``sym.handle``, ``Symbol(handle)``); ``c_api_function`` turns errors into MXNet's -1 status.
 - ``classproperty`` and ``with_metaclass`` are the class-level property and six-style metaclass
   helpers MXNet's ``Context`` / ``NameManager`` / ``AttrScope`` used.
 
@@ -24,6 +27,7 @@ import ctypes
 import inspect
 import sys
 import threading
+import weakref
 
 import numpy as np
 
@@ -38,6 +42,7 @@ __all__ = [
     "ctypes2numpy_shared", "build_param_doc", "add_fileline_to_docstring",
     "error_types", "register_error", "c2pyerror", "get_last_ffi_error", "check_call",
     "MXCallbackList", "classproperty", "with_metaclass", "NDArrayBase", "SymbolBase", "_LIB",
+    "handle_of", "give_handle", "object_of_handle", "c_api_function",
 ]
 
 basestring = str
@@ -393,6 +398,9 @@ class _CLibrary:
       capsule); ``handle`` becomes an ``NDArrayHandle`` for ``mx.nd.NDArray(handle=handle)``,
       which shares that memory.  The array owns the tensor from then on (MXNet's contract:
       the caller renames the capsule to ``'used_dltensor'`` and removes its destructor).
+    - the subgraph API (``mxtorch.subgraph.c_api``): ``MXBuildSubgraphByOpNames``,
+      ``MXSetSubgraphPropertyOpNames[V2]``, ``MXRemoveSubgraphPropertyOpNames[V2]``, and
+      ``MXListAllOpNames``.
 
     Any other name raises AttributeError saying that the function is not available and what to
     use instead."""
@@ -415,10 +423,63 @@ class _CLibrary:
             f"Python API that does the same work (mx.nd, mx.sym, mx.autograd, ...) instead of the C function")
 
     def __repr__(self):
-        return "<mxtorch stand-in for MXNet's C library (MXNDArrayFromDLPack)>"
+        return f"<mxtorch stand-in for MXNet's C library ({', '.join(sorted(self._functions))})>"
 
 
 _LIB = _CLibrary()
+
+
+# -- handles of Python objects ------------------------------------------------------------------------
+# MXNet's C API passes objects as opaque pointers (``sym.handle``, ``SymbolHandle`` outputs).  Here
+# a handle is the object's id: objects whose handle was read are found again through a weak table;
+# objects a C API function returns through an output handle are held until ``object_of_handle``
+# gives them back to the caller (``Symbol(handle)``), as MXNet's caller took ownership.
+_HANDLE_OBJECTS = weakref.WeakValueDictionary()
+_HANDLE_OWNED = {}
+
+
+def handle_of(obj):
+    """The ``ctypes.c_void_p`` handle of ``obj`` (the same value on every call while it lives)."""
+    _HANDLE_OBJECTS[id(obj)] = obj
+    return ctypes.c_void_p(id(obj))
+
+
+def give_handle(obj, out):
+    """Store the handle of ``obj`` into the output handle ``out`` (``ctypes.byref(h)`` or ``h``),
+    keeping ``obj`` alive until ``object_of_handle`` takes it."""
+    _HANDLE_OWNED[id(obj)] = obj
+    _output_pointer(out).value = id(obj)
+
+
+def object_of_handle(handle, expected=object):
+    """The object behind ``handle`` (a ``c_void_p`` or an address) made by :func:`handle_of` or
+    :func:`give_handle`; MXNetError when the handle is unknown or not an ``expected`` instance."""
+    address = handle.value if isinstance(handle, ctypes.c_void_p) else handle
+    obj = _HANDLE_OWNED.pop(address, None)
+    if obj is not None:
+        _HANDLE_OBJECTS[address] = obj
+    else:
+        obj = _HANDLE_OBJECTS.get(address) if address is not None else None
+    if obj is None or not isinstance(obj, expected):
+        raise MXNetError(f"handle {address!r} is not the handle of a live {expected.__name__} "
+                         f"(handles come from .handle or from a C API output)")
+    return obj
+
+
+def c_api_function(function):
+    """Wrap ``function`` as a C API entry point: it returns 0, and any MXNetError it raises is
+    recorded as the last error and -1 returned, so that ``check_call`` raises it, as MXNet's C
+    library reported errors."""
+    def entry(*args):
+        try:
+            function(*args)
+        except MXNetError as error:
+            _set_last_error(f"{type(error).__name__}: {error}")
+            return -1
+        return 0
+    entry.__name__ = function.__name__
+    entry.__doc__ = function.__doc__
+    return entry
 
 
 # -- the handle-holding base classes ------------------------------------------------------------------

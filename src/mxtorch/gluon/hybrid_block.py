@@ -13,13 +13,15 @@ import warnings
 
 from .. import ndarray
 from .. import symbol
+from .. import subgraph as _subgraph  # noqa: F401  (the 'default' backends and the subgraph C API)
 from ..base import MXNetError, MXNetValueError
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
+from ..symbol.subgraph_backends import get_backend
 from ..util import flatten_nested, is_np_array, regroup_nested
 from .base_block import Block
 from .cached_graph import _CachedGraph
-from .parameter import DeferredInitializationError, _shape_known
+from .parameter import DeferredInitializationError, Parameter, _shape_known
 
 __all__ = ["HybridBlock"]
 
@@ -81,6 +83,8 @@ class HybridBlock(Block):
         self._active = False
         self._flags = []
         self._callback = None
+        self._backend = None
+        self._backend_opts = {}
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
@@ -98,11 +102,15 @@ class HybridBlock(Block):
                   static_shape=False, **kwargs):
         """Trace into a Symbol at the next call (``active``), bound once per input signature.
         ``static_alloc`` / ``static_shape`` are accepted: every binding already keeps its plan
-        for its signature.  ``backend`` (MXNet's subgraph partitioning) is not supported: a
-        value other than None warns and is ignored."""
+        for its signature.  ``backend`` names a subgraph backend (``symbol.subgraph_backends``):
+        the traced graph is partitioned by it (``Symbol.optimize_for(backend, args, aux, ctx,
+        **backend_opts)``) before it is bound, as in MXNet."""
         if backend is not None:
-            warnings.warn(f"hybridize: backend {backend!r} is not supported by mxtorch and is ignored",
-                          stacklevel=2)
+            get_backend(backend, "hybridize")
+            if backend_opts is not None and not isinstance(backend_opts, dict):
+                raise MXNetError(f"hybridize: backend_opts must be a dict, got {type(backend_opts).__name__}")
+        self._backend = backend
+        self._backend_opts = dict(backend_opts or {})
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)] + list(kwargs.items())
         if clear:
@@ -174,10 +182,49 @@ class HybridBlock(Block):
         except Exception as error:
             raise MXNetValueError(f"Deferred initialization failed because shape cannot be inferred. {error}") from None
 
+    def _partition(self, inputs, out, args):
+        """The traced graph ``out`` partitioned by the hybridize backend (MXNet's
+        ``_build_cache``): the arguments and auxiliary states by name (the inputs' arrays and
+        the parameters' values) reach the backend; the partitioned graph replaces the cached one."""
+        flat = [item for item in _flatten(args, "input")[0] if item is not None]
+        ctx = flat[0].context
+        data = {variable.name: array for variable, array in zip(inputs, flat)}
+        params = self.collect_params()
+
+        def value(name):
+            if name in data:
+                return data[name]
+            param = params.get(name)
+            return None if param is None or param._data is None else param.data(ctx)
+        arg_dict = {name: value(name) for name in out.list_arguments()}
+        aux_dict = {name: value(name) for name in out.list_auxiliary_states()}
+        arg_dict = {k: v for k, v in arg_dict.items() if v is not None}
+        aux_dict = {k: v for k, v in aux_dict.items() if v is not None}
+        out = out.optimize_for(self._backend, arg_dict, aux_dict, ctx, **self._backend_opts)
+        self._cached_graph = inputs, out
+        # inputs the backend added to the graph (fused weights) come with their values in the
+        # dicts it was given: they become Parameters of the bound graph, as in MXNet
+        added = {}
+        for name in out.list_inputs():
+            if name in data or name in params:
+                continue
+            values = arg_dict if name in arg_dict else aux_dict
+            if name not in values:
+                raise MXNetError(f"hybridize: backend {self._backend!r} added the input {name!r} to the graph "
+                                 f"without giving its value in the args / aux dicts")
+            param = Parameter(name, dtype=values[name].dtype, shape=values[name].shape)
+            param._load_init(values[name], ctx)
+            added[name] = param
+        return out, added
+
     def _build_cache(self, *args):
         inputs, out = self._get_graph(*args)
+        added = {}
+        if self._backend is not None:
+            out, added = self._partition(inputs, out, args)
         input_names = [variable.name for variable in inputs]
-        params = self.collect_params()
+        params = dict(self.collect_params().items())
+        params.update(added)
         expected = set(out.list_inputs())
         for name in expected:
             if name not in params and name not in input_names:
@@ -296,10 +343,11 @@ class HybridBlock(Block):
         self._clear_cached_op()
         super().register_op_hook(callback, monitor_all)
 
-    def optimize_for(self, x, *args, backend=None, **kwargs):
-        """MXNet's subgraph partitioning: mxtorch runs the graph as traced; hybridizes and runs
-        one forward (a backend other than None warns that it has no effect)."""
-        self.hybridize(True, backend=backend, **kwargs)
+    def optimize_for(self, x, *args, backend=None, backend_opts=None, clear=True, **kwargs):
+        """Hybridize with the subgraph ``backend`` (partitioning the traced graph, see
+        :meth:`hybridize`) and run one forward on ``x, *args``, returning its output, as
+        MXNet 1.9.1's ``optimize_for``."""
+        self.hybridize(True, backend=backend, backend_opts=backend_opts, clear=clear, **kwargs)
         return self(x, *args)
 
 

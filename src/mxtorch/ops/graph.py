@@ -1,4 +1,5 @@
 """Operators on csr matrices and graphs stored as csr adjacency matrices: ``contrib.getnnz``,
+``contrib.dgl_csr_neighbor_uniform_sample`` / ``dgl_csr_neighbor_non_uniform_sample``, ``contrib.dgl_graph_compact``,
 ``contrib.edge_id`` and ``contrib.dgl_adjacency`` (MXNet 1.9.1's).
 
 mxtorch holds csr arrays densely (``mx.nd.sparse``): a stored entry is a non-zero value.
@@ -8,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..base import MXNetError
+from ..schema import IntTuple
 from .registry import Attr, Bool, Int, Operator, optional, register
 
 __all__ = []
@@ -151,3 +154,252 @@ class DGLSubgraph(Operator):
             renumbered.append(torch.where(stored, numbers.to(sub.dtype), torch.zeros_like(sub)))
             original.append(sub.clone())
         return renumbered + (original if self.return_mapping else [])
+
+
+# -- neighbour sampling (DGL) --------------------------------------------------------------------------
+def _csr_rows(graph):
+    """``(indptr, indices, values)`` of the dense-held csr ``graph`` (its non-zero entries)."""
+    rows, cols = torch.nonzero(graph, as_tuple=True)
+    counts = torch.bincount(rows, minlength=graph.shape[0])
+    indptr = torch.cat([torch.zeros(1, dtype=torch.int64), counts.cumsum(0)]).tolist()
+    return indptr, cols.tolist(), graph[rows, cols].tolist()
+
+
+def _uniform_pick(count, wanted):
+    """Positions (sorted) of ``wanted`` of ``count`` neighbours drawn uniformly without
+    replacement; every position when ``count <= wanted`` (MXNet's ``GetUniformSample``)."""
+    if count <= wanted:
+        return list(range(count))
+    return sorted(torch.randperm(count)[:wanted].tolist())
+
+
+def _weighted_pick(weights, wanted):
+    """Positions of ``wanted`` neighbours drawn without replacement with probability
+    proportional to ``weights``; every position when there are no more than ``wanted``."""
+    if len(weights) <= wanted:
+        return list(range(len(weights)))
+    return torch.multinomial(torch.tensor(weights, dtype=torch.float64), wanted, replacement=False).tolist()
+
+
+def _sample_neighbourhood(graph, seeds, hops, neighbours, max_vertices, probability=None):
+    """MXNet's ``SampleSubgraph``: a breadth-first walk from ``seeds`` sampling at most
+    ``neighbours`` neighbours of each vertex met before hop ``hops``, stopping at
+    ``max_vertices`` vertices.  Returns ``(vertex ids + count, csr of the sampled edges, layer
+    of each vertex)`` as lists (the csr as a dense table ``max_vertices x columns``)."""
+    indptr, indices, values = _csr_rows(graph)
+    layer_of, order = {}, []
+    for seed in seeds:
+        if seed not in layer_of:
+            layer_of[seed] = 0
+            order.append(seed)
+    if len(order) > max_vertices:
+        raise MXNetError(f"dgl_csr_neighbor_sample: {len(seeds)} seed vertices exceed max_num_vertices="
+                         f"{max_vertices}")
+    sampled = {}
+    position = 0
+    while position < len(order) and len(layer_of) < max_vertices:
+        vertex = order[position]
+        position += 1
+        level = layer_of[vertex]
+        if level >= hops:
+            continue
+        begin, end = indptr[vertex], indptr[vertex + 1]
+        columns, edges = indices[begin:end], values[begin:end]
+        if probability is None:
+            picks = _uniform_pick(end - begin, neighbours)
+            chosen = [(columns[p], edges[p]) for p in picks]
+        else:
+            picks = _weighted_pick([probability[c] for c in columns], neighbours)
+            # MXNet sorts the sampled vertices and the sampled edge ids each on their own
+            chosen = list(zip(sorted(columns[p] for p in picks), sorted(edges[p] for p in picks)))
+        sampled[vertex] = chosen
+        for column, _ in chosen:
+            if len(layer_of) >= max_vertices:
+                break
+            if column not in layer_of:
+                layer_of[column] = level + 1
+                order.append(column)
+    vertices = sorted(layer_of)
+    table = [[0] * graph.shape[1] for _ in range(max_vertices)]
+    for row, vertex in enumerate(vertices):
+        for column, edge in sampled.get(vertex, ()):
+            table[row][column] = edge
+    ids = vertices + [0] * (max_vertices - len(vertices)) + [len(vertices)]
+    layers = [layer_of[v] for v in vertices] + [0] * (max_vertices - len(vertices))
+    return ids, table, layers, vertices
+
+
+class _NeighborSample(Operator):
+    """Shared by the two DGL neighbour samplers: ``num_args`` inputs, ``num_hops``,
+    ``num_neighbor``, ``max_num_vertices``; per seed array, outputs grouped by kind."""
+
+    variadic = True
+    num_args = Attr(Int, required=True)
+    num_hops = Attr(Int, default=1)
+    num_neighbor = Attr(Int, default=2)
+    max_num_vertices = Attr(Int, default=100)
+    sparse_from_dense = True
+    leading = 1          # inputs before the seed arrays
+    kinds = ()           # the storage type of each output group
+
+    def validate(self):
+        if self.num_args < self.leading + 1:
+            raise self.error(f"num_args counts the graph{', the probability' if self.leading > 1 else ''} and "
+                             f"at least one seed array, got {self.num_args}")
+
+    def _count(self):
+        return self.num_args - self.leading
+
+    def sparse_storage(self, stypes):
+        _require_csr(self, "csr_matrix")
+        return [kind for kind in self.kinds for _ in range(self._count())]
+
+    def outputs(self):
+        return [f"output{i}" for i in range(len(self.kinds) * self._count())]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        graph = in_shapes[0]
+        if graph is not None and (len(graph) != 2 or graph[0] != graph[1]):
+            raise self.error(f"csr_matrix must be a square 2-D matrix, got shape {tuple(graph)}")
+        for shape in in_shapes[self.leading:]:
+            if shape is not None and len(shape) != 1:
+                raise self.error(f"seed arrays must be 1-D, got shape {tuple(shape)}")
+        count, size = self._count(), self.max_num_vertices
+        shapes = {"ids": (size + 1,), "csr": None if graph is None else (size, graph[1]), "vector": (size,)}
+        return list(in_shapes), [shapes[kind] for kind in self.output_kinds() for _ in range(count)], []
+
+    def infer_type(self, in_types):
+        seed_type = in_types[self.leading] if len(in_types) > self.leading else None
+        types = {"ids": seed_type, "csr": in_types[0], "vector": seed_type,
+                 "probability": in_types[1] if self.leading > 1 else None}
+        return list(in_types), [types[kind] for kind in self.type_kinds() for _ in range(self._count())], []
+
+    def _run(self, inputs, probability):
+        graph = inputs[0]
+        ids_out, csr_out, prob_out, layer_out = [], [], [], []
+        for seeds in inputs[self.leading:]:
+            ids, table, layers, vertices = _sample_neighbourhood(
+                graph, seeds.reshape(-1).to(torch.int64).tolist(), self.num_hops, self.num_neighbor,
+                self.max_num_vertices, probability)
+            ids_out.append(torch.tensor(ids, dtype=seeds.dtype, device=seeds.device))
+            csr_out.append(torch.tensor(table, dtype=graph.dtype, device=graph.device))
+            layer_out.append(torch.tensor(layers, dtype=seeds.dtype, device=seeds.device))
+            if probability is not None:
+                values = [probability[v] for v in vertices] + [0.0] * (self.max_num_vertices - len(vertices))
+                prob_out.append(torch.tensor(values, dtype=inputs[1].dtype, device=inputs[1].device))
+        return ids_out, csr_out, prob_out, layer_out
+
+
+@register("_contrib_dgl_csr_neighbor_uniform_sample")
+class DGLNeighborUniformSample(_NeighborSample):
+    """Samples subgraphs of the csr graph ``csr_matrix`` around each int64 seed array (MXNet's
+    ``contrib.dgl_csr_neighbor_uniform_sample``): breadth first from the seeds, up to
+    ``num_hops`` hops, at most ``num_neighbor`` neighbours per vertex drawn uniformly, at most
+    ``max_num_vertices`` vertices.  Outputs, one of each per seed array, grouped: the sorted
+    vertex ids padded to ``max_num_vertices`` with the vertex count last; the csr
+    ``max_num_vertices x N`` matrix of the sampled edges (row ``i`` for vertex ``ids[i]``, the
+    edge ids as values); the hop at which each vertex was reached."""
+
+    kinds = ("default", "csr", "default")
+
+    def output_kinds(self):
+        return ("ids", "csr", "vector")
+
+    type_kinds = output_kinds
+
+    def arguments(self):
+        return ["csr_matrix"] + [f"seed_arrays{i}" for i in range(self._count())]
+
+    def forward(self, is_train, inputs, aux):
+        _require_csr(self, "csr_matrix")
+        ids, csr, _, layers = self._run(inputs, None)
+        return ids + csr + layers
+
+
+@register("_contrib_dgl_csr_neighbor_non_uniform_sample")
+class DGLNeighborNonUniformSample(_NeighborSample):
+    """As ``dgl_csr_neighbor_uniform_sample`` with the neighbours drawn with the probabilities
+    ``probability`` (float32, one per vertex) (MXNet's
+    ``contrib.dgl_csr_neighbor_non_uniform_sample``); an extra output group, before the layers,
+    gives each sampled vertex's probability.  As in MXNet, the sampled neighbours and their edge
+    ids are sorted each on their own."""
+
+    leading = 2
+    kinds = ("default", "csr", "default", "default")
+
+    def output_kinds(self):
+        return ("ids", "csr", "vector", "vector")
+
+    def type_kinds(self):
+        return ("ids", "csr", "probability", "vector")
+
+    def arguments(self):
+        return ["csr_matrix", "probability"] + [f"seed_arrays{i}" for i in range(self._count())]
+
+    def forward(self, is_train, inputs, aux):
+        _require_csr(self, "csr_matrix")
+        ids, csr, prob, layers = self._run(inputs, inputs[1].reshape(-1).tolist())
+        return ids + csr + prob + layers
+
+
+@register("_contrib_dgl_graph_compact")
+class DGLGraphCompact(Operator):
+    """Compacts the csr matrices made by the DGL samplers (MXNet's ``contrib.dgl_graph_compact``):
+    for each graph ``i`` of the ``num_args / 2`` given (followed by their vertex-id arrays), the
+    ``graph_sizes[i] x graph_sizes[i]`` csr matrix of its first rows with each column renumbered
+    to the position of its vertex in the vertex-id array and the edges numbered 0, 1, ... in
+    row-major order.  With ``return_mapping`` a second csr matrix of that shape follows per
+    graph, which MXNet 1.9.1 allocates and never fills: it holds no entries.  (mxtorch holds csr
+    arrays densely: the edge numbered 0 is not listed among the stored values.)"""
+
+    variadic = True
+    num_args = Attr(Int, required=True)
+    return_mapping = Attr(Bool, required=True)
+    graph_sizes = Attr(IntTuple, required=True)
+    sparse_from_dense = True
+
+    def validate(self):
+        if self.num_args < 2 or self.num_args % 2:
+            raise self.error(f"num_args counts the graphs and their vertex arrays (an even number >= 2), "
+                             f"got {self.num_args}")
+        if len(self.graph_sizes) != self.num_args // 2:
+            raise self.error(f"graph_sizes needs one size per graph ({self.num_args // 2}), got {self.graph_sizes}")
+
+    def arguments(self):
+        count = self.num_args // 2
+        return [f"graph{i}" for i in range(count)] + [f"varray{i}" for i in range(count)]
+
+    def outputs(self):
+        count = self.num_args // 2
+        return [f"output{i}" for i in range(count * (2 if self.return_mapping else 1))]
+
+    def sparse_storage(self, stypes):
+        _require_csr(self, "graph_data")
+        return ["csr"] * self.num_outputs()
+
+    def infer_shape(self, in_shapes, out_shapes):
+        shapes = [(size, size) for size in self.graph_sizes]
+        return list(in_shapes), shapes * (2 if self.return_mapping else 1), []
+
+    def infer_type(self, in_types):
+        return list(in_types), [np.dtype(np.int64)] * self.num_outputs(), []
+
+    def forward(self, is_train, inputs, aux):
+        _require_csr(self, "graph_data")
+        count = self.num_args // 2
+        compact, mapping = [], []
+        for graph, vertices, size in zip(inputs[:count], inputs[count:], self.graph_sizes):
+            ids = vertices.reshape(-1).to(torch.int64)
+            if int(ids[-1]) != size:
+                raise self.error(f"graph_sizes gives {size} vertices, the vertex array's last value says {int(ids[-1])}")
+            position = {int(v): i for i, v in enumerate(ids[:size].tolist())}
+            indptr, indices, _ = _csr_rows(graph)
+            renumbered = torch.zeros((size, size), dtype=torch.int64, device=graph.device)
+            for row in range(size):
+                for k in range(indptr[row], indptr[row + 1]):
+                    if indices[k] not in position:
+                        raise self.error(f"column {indices[k]} of graph row {row} is not among the vertex ids")
+                    renumbered[row, position[indices[k]]] = k
+            compact.append(renumbered)
+            mapping.append(torch.zeros_like(renumbered))
+        return compact + (mapping if self.return_mapping else [])

@@ -9,6 +9,7 @@ exactly as in MXNet's NNVM graphs, so ``-symbol.json`` files map one to one.
 from __future__ import annotations
 
 import copy
+import ctypes
 import json
 import numbers
 
@@ -35,6 +36,7 @@ from array import array  # noqa: E402,F401
 from builtins import slice as py_slice  # noqa: E402,F401
 from numbers import Number  # noqa: E402,F401
 from ..base_ctypes import SymbolBase  # noqa: E402,F401
+from ..base_ctypes import handle_of, object_of_handle  # noqa: E402
 from ..context import Context, current_context  # noqa: E402,F401
 from ..util import is_np_shape  # noqa: E402,F401
 
@@ -83,7 +85,16 @@ class Symbol(SymbolBase):
     __array_priority__ = 1000.0
 
     def __init__(self, outputs):
+        if isinstance(outputs, ctypes.c_void_p):
+            # ``Symbol(handle)``: a SymbolHandle from ``sym.handle`` or a C API output (MXNet's form)
+            outputs = object_of_handle(outputs, Symbol)._outputs
         self._outputs = list(outputs)
+
+    @property
+    def handle(self):
+        """The ``SymbolHandle`` (``ctypes.c_void_p``) of this symbol, for MXNet's C API
+        functions in ``mxnet.base._LIB``; ``Symbol(handle)`` gives a symbol of the same graph."""
+        return handle_of(self)
 
     # -- structure ----------------------------------------------------------------------------
     def _nodes(self):
