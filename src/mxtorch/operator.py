@@ -29,6 +29,7 @@ from .base import MXNetError
 from .ops import registry as _registry
 from .ndarray.ndarray import NDArray
 from .ops.custom import register_custom_prop, use_array_class
+from .ops.c_api import describe_attribute
 # names MXNet 1.9.1's mxnet.operator had in its namespace from its ctypes binding
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_int,  # noqa: E402,F401
                     c_void_p, cast, pointer)
@@ -159,18 +160,6 @@ def get_all_registered_operators():
 OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names", "types"])
 
 
-def _describe(attr):
-    parser = getattr(attr.parser, "__name__", "value")
-    kind = {"Int": "int", "Float": "float", "Bool": "boolean", "Str": "string", "Shape": "Shape(tuple)",
-            "FloatTuple": "tuple of <float>", "Dtype": "dtype"}.get(parser.replace("optional_", ""), parser)
-    choices = getattr(attr.parser, "choices", None)
-    if choices:
-        kind = "{" + ", ".join(repr(c) for c in sorted(choices, key=str)) + "}"     # sorted, as MXNet
-    if attr.default is _registry.REQUIRED:
-        return f"{kind}, required"
-    return f"{kind}, optional, default={attr.default!r}"
-
-
 def get_operator_arguments(op_name):
     """``OperatorArguments(narg, names, types)`` of operator ``op_name``: its inputs (for the
     default attributes, when those need no required value) then its attributes."""
@@ -182,7 +171,7 @@ def get_operator_arguments(op_name):
     except MXNetError:
         inputs = ["data"]
     names = list(inputs) + list(op_class.schema)
-    types = ["NDArray-or-Symbol"] * len(inputs) + [_describe(attr) for attr in op_class.schema.values()]
+    types = ["NDArray-or-Symbol"] * len(inputs) + [describe_attribute(a) for a in op_class.schema.values()]
     return OperatorArguments(len(names), names, types)
 
 

@@ -56,6 +56,9 @@ from ..base import numeric_types as _numeric_types  # noqa: E402
 from ..context import current_context as _current_context  # noqa: E402
 random.imported.update(NDArray=NDArray, current_context=_current_context, numeric_types=_numeric_types)  # noqa: F821
 _internal = _register.OperatorNamespace("mx.nd._internal")
+# MXNet's mxnet.ndarray.register imported the internal AdamW operators from its _internal module
+_register._adamw_update = _internal._adamw_update
+_register._mp_adamw_update = _internal._mp_adamw_update
 
 
 # MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)

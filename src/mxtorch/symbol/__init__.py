@@ -49,6 +49,9 @@ class _Internal:
 
 _internal = _Internal()
 op = _Internal()
+# MXNet's mxnet.symbol.register imported the internal AdamW operators from its _internal module
+_register._adamw_update = _internal._adamw_update
+_register._mp_adamw_update = _internal._mp_adamw_update
 
 
 # MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)
