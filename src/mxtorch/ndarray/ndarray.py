@@ -32,7 +32,7 @@ _C_OWNED_HANDLES = {}
 # names MXNet 1.9.1's mxnet.ndarray.ndarray had in its namespace from its ctypes binding
 from array import array as native_array  # noqa: E402,F401
 from functools import reduce  # noqa: E402,F401
-from ..base_ctypes import NDArrayBase  # noqa: E402,F401
+from ..base_ctypes import NDArrayBase, _LIB  # noqa: E402,F401
 from ..runtime import Features  # noqa: E402,F401
 from ..util import is_np_array  # noqa: E402,F401
 from ..base import (  # noqa: E402,F401

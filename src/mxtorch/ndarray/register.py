@@ -288,8 +288,9 @@ def _imperative_invoke(handle, ndargs, keys, vals, out, is_np_op, output_is_list
     """Run the operator of ``handle`` (an ``NNGetOpHandle`` handle or its value) on the input
     arrays ``ndargs`` with attributes ``keys`` / ``vals``, writing into ``out`` when given (MXNet's
     ``mxnet._ctypes.ndarray._imperative_invoke``).  Returns ``out``, the array, or the list of
-    arrays of a multi-output operator; NumPy operators give ``mx.np.ndarray`` results, as a list
-    when ``output_is_list``."""
+    arrays of a multi-output operator, each made by the function ``_set_ndarray_class`` set
+    (``_ndarray_cls``: by storage type); NumPy operators give ``mx.np.ndarray`` results, as a
+    list when ``output_is_list``."""
     op_class = registry.get_operator(_c_api.operator_of_handle(handle))
     kwargs = dict(zip(keys, vals))
     if out is not None:
@@ -300,9 +301,12 @@ def _imperative_invoke(handle, ndargs, keys, vals, out, is_np_op, output_is_list
     result = invoke(op_class, tuple(ndargs), kwargs, result_class=result_class)
     if out is not None:
         return out
-    if is_np_op and output_is_list and not isinstance(result, list):
-        return [result]
-    return result
+    if is_np_op:
+        return [result] if output_is_list and not isinstance(result, list) else result
+    from .handles import wrap_output
+    if isinstance(result, list):
+        return [wrap_output(array) for array in result]
+    return wrap_output(result)
 
 
 def _generate_ndarray_function_code(handle, op_name, func_name, signature_only=False):
