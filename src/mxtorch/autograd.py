@@ -153,3 +153,6 @@ class Function:
 # what ``from mxnet.autograd import *`` gave (MXNet had no __all__ here: every public global)
 from .util import star_exports  # noqa: E402
 __all__ = star_exports(__name__, globals(), _OWN_NAMES)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

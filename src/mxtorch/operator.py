@@ -285,3 +285,6 @@ from . import context, symbol  # noqa: E402,F401  (MXNet's module imported them)
 __all__ = star_exports(__name__, globals(), _OWN_NAMES)
 
 use_array_class(NDArray)      # CustomOp.forward / backward receive NDArrays
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

@@ -12,3 +12,6 @@ from ..base import (  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.executor had in its namespace (imported there, not defined)
 from array import array as py_array  # noqa: E402,F401
 from ..ndarray.ndarray import NDArray  # noqa: E402,F401
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401

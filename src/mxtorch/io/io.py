@@ -28,3 +28,6 @@ from .native import CSVIter, MNISTIter  # noqa: E402,F401
 from .libsvm import LibSVMIter  # noqa: E402,F401
 from .image_record import (ImageDetRecordIter, ImageRecordInt8Iter, ImageRecordIter, ImageRecordIter_v1,  # noqa: E402,F401
                            ImageRecordUInt8Iter, ImageRecordUInt8Iter_v1)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401

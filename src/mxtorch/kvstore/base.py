@@ -213,3 +213,6 @@ def store_factory(name):
         return lambda: _STORE_TYPES[name](name)
     raise MXNetError(f"kvstore.create: unknown kvstore type {name!r}; expected one of "
                      f"{sorted(_STORE_TYPES) + sorted(KVStoreBase.kv_registry)}")
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401

@@ -289,3 +289,6 @@ def _pushed_sum(total, context, arrays):
     if arrays and all(array.stype == "row_sparse" for array in arrays):
         return with_storage(total, context, "row_sparse")
     return NDArray(total, context)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401

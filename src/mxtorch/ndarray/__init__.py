@@ -73,6 +73,12 @@ op = _register.OperatorNamespace("mx.nd.op", imported={"CachedOp": CachedOp})
 from ..base import numeric_types as _numeric_types  # noqa: E402
 from ..context import current_context as _current_context  # noqa: E402
 random.imported.update(NDArray=NDArray, current_context=_current_context, numeric_types=_numeric_types)  # noqa: F821
+# and the private names of MXNet's mxnet.ndarray.random and mxnet.ndarray.contrib
+from ..base import _Null, _as_list as _base_as_list  # noqa: E402
+random.imported.update(_Null=_Null, _random_helper=_random_module._random_helper)  # noqa: F821
+contrib.imported.update(_as_list=_base_as_list, _flatten=_control_flow._flatten, _regroup=_control_flow._regroup,  # noqa: F821
+                        _flatten_list=_control_flow._flatten_list,
+                        _get_rescale_grad=_contrib_functions._get_rescale_grad)
 _internal = _register.OperatorNamespace("mx.nd._internal")
 # MXNet's mxnet.ndarray.register imported the internal AdamW operators from its _internal module
 _register._adamw_update = _internal._adamw_update

@@ -78,11 +78,22 @@ def _verify_legacy_symbol(op_name, func_name, sym):
                         f"convert it to a legacy ndarray, and then feed the converted array to this operator.")
 
 
+_SYMBOL_CLASS = [None]
+
+
+def _set_symbol_class(cls):
+    """Set the class of the Symbols ``_symbol_creator`` makes (MXNet's
+    ``mxnet._ctypes.symbol._set_symbol_class``): ``cls(outputs)`` is called with the node's
+    outputs, so ``cls`` is Symbol or a subclass of it."""
+    _SYMBOL_CLASS[0] = cls
+
+
 def _symbol_creator(handle, args, kwargs, keys, vals, name, is_np_op, output_is_list=False):
     """A node of the operator of ``handle`` (an ``NNGetOpHandle`` handle or its value) with
     attributes ``keys`` / ``vals``, composed with the input Symbols ``args`` (positional) or
     ``kwargs`` (by argument name) under ``name`` (MXNet's ``mxnet._ctypes.symbol._symbol_creator``).
-    TypeError when both ``args`` and ``kwargs`` are given.  A NumPy operator gives a NumPy symbol,
+    TypeError when both ``args`` and ``kwargs`` are given.  The Symbol is of the class set by
+    ``_set_symbol_class`` (Symbol by default).  A NumPy operator gives a NumPy symbol,
     a list of them for several outputs or ``output_is_list``."""
     if args and kwargs:
         raise TypeError("Operators with variable length input can only accept input"
@@ -90,6 +101,8 @@ def _symbol_creator(handle, args, kwargs, keys, vals, name, is_np_op, output_is_
     op_name = _c_api.operator_of_handle(handle)
     attrs = dict(zip(keys, vals))
     result = create(op_name, *(args or ()), **dict(kwargs or {}), **attrs, name=name)
+    if _SYMBOL_CLASS[0] is not None and not is_np_op:
+        result = _SYMBOL_CLASS[0](result._outputs)
     if is_np_op:
         result = result.as_np_ndarray()
         if len(result.list_outputs()) > 1:
