@@ -288,3 +288,42 @@ use_array_class(NDArray)      # CustomOp.forward / backward receive NDArrays
 
 # the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
 from .base_ctypes import _LIB  # noqa: E402,F401
+
+# MXNet's private names of mxnet.operator: the dtype / storage tables, the array wrappers of
+# handles, and the registry of custom operator properties
+from .ndarray.ndarray import (_DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _STORAGE_TYPE_CSR,  # noqa: E402,F401
+                              _STORAGE_TYPE_DEFAULT, _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
+                              _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
+from .ndarray.handles import ndarray_cls as _ndarray_cls  # noqa: E402,F401
+from .ndarray.handles import storage_type as _storage_type  # noqa: E402
+
+
+def _np_ndarray_cls(handle, writable=True, stype=0):
+    """The array of ``handle`` as an ``mx.np.ndarray`` (MXNet's ``mxnet.numpy._np_ndarray_cls``);
+    ValueError for a storage type other than default (-1: read from the handle)."""
+    from .ndarray.numpy_array import ndarray as np_ndarray
+    if stype == -1:
+        stype = _storage_type(handle)
+    if stype != 0:
+        raise ValueError(f"_np_ndarray_cls currently only supports default storage type, while received "
+                         f"stype = {stype}")
+    return np_ndarray(handle, writable=writable)
+
+
+class _Registry:
+    """The registry MXNet's custom operators kept their Python objects in: ``ref_holder``
+    (index -> object kept alive while the C side holds it), ``counter``, ``result_deps`` and a
+    ``lock``; ``inc()`` hands out the next index, thread-safely."""
+
+    def __init__(self):
+        self.ref_holder = {}
+        self.counter = 0
+        self.result_deps = set()
+        self.lock = Lock()
+
+    def inc(self):
+        """The index for a new entry (0, 1, 2, ...)."""
+        with self.lock:
+            current = self.counter
+            self.counter += 1
+        return current
