@@ -37,6 +37,11 @@ from . import model
 from . import module
 from . import module as mod
 from . import executor_manager  # noqa: F401  (registers mx.model.DataParallelExecutorManager)
+# MXNet's mxnet.executor imported these helpers from mxnet.executor_manager, above it here
+for _name in ("_check_arguments", "_load_data", "_load_label"):
+    setattr(executor, _name, getattr(executor_manager, _name))
+executor._split_input_slice = module.executor_group._split_input_slice
+del _name
 from . import monitor
 from . import monitor as mon
 from . import test_utils

@@ -53,3 +53,6 @@ class AttrScope(metaclass=ThreadCurrent):
 
     def __exit__(self, *exc):
         AttrScope._current.value = self._old_scope
+
+# MXNet's module imported the class-property metaclass from mxnet.base
+from .base import _MXClassPropertyMetaClass  # noqa: E402,F401

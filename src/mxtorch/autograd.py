@@ -153,3 +153,29 @@ class Function:
 # what ``from mxnet.autograd import *`` gave (MXNet had no __all__ here: every public global)
 from .util import star_exports  # noqa: E402
 __all__ = star_exports(__name__, globals(), _OWN_NAMES)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401
+
+# MXNet's private names of mxnet.autograd
+from .recording import _Scope as _RecordingStateScope  # noqa: E402,F401  (same (is_record, train_mode) scope)
+from .ndarray.ndarray import _GRAD_REQ_MAP  # noqa: E402,F401
+from .ndarray.handles import ndarray_cls as _ndarray_cls  # noqa: E402,F401
+
+
+def _parse_head(heads, head_grads):
+    """``(head_handles, head_grad_handles)``: the handles of the head arrays as a ctypes array of
+    ``c_void_p``, and those of the head gradients (``c_void_p(0)`` for ``None``: ones; a
+    NULL entry for a ``None`` item), as MXNet passed them to its backward call.  One array
+    counts as a list of one; AssertionError for lists of different lengths."""
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    head_handles = (ctypes.c_void_p * len(heads))(*[head._as_parameter_.value for head in heads])
+    if head_grads is None:
+        return head_handles, ctypes.c_void_p(0)
+    assert len(heads) == len(head_grads), "heads and head_grads must be lists of the same length"
+    grad_handles = c_array(NDArrayHandle, [NDArrayHandle(g._as_parameter_.value) if g is not None
+                                           else NDArrayHandle(0) for g in head_grads])
+    return head_handles, grad_handles

@@ -269,3 +269,230 @@ register_error(NotImplementedForSymbol)
 for _builtin in (ValueError, TypeError, AttributeError, IndexError, NotImplementedError):
     register_error(_builtin)
 del _builtin
+
+# MXNet's names for the class-property helpers (``mxnet.base._MXClassPropertyDescriptor`` and
+# ``_MXClassPropertyMetaClass``; Context, NameManager and AttrScope were built on them)
+from .base_ctypes import _ClassProperty as _MXClassPropertyDescriptor  # noqa: E402,F401
+from .base_ctypes import _ClassPropertyMeta as _MXClassPropertyMetaClass  # noqa: E402,F401
+from .base_ctypes import _error_name as _find_error_type  # noqa: E402,F401
+
+
+def _valid_error_name(name):
+    """True when ``name`` can name an error class: letters, digits, ``_`` and ``.`` only."""
+    return all(ch.isalnum() or ch in "_." for ch in name)
+
+
+def _load_lib():
+    """MXNet loaded ``libmxnet.so`` here; mxtorch has no C library, so this returns the object
+    that stands in for it (``_LIB``: the C entry points that carry over to torch memory)."""
+    return _LIB
+
+
+def _notify_shutdown():
+    """Tell the library the process is shutting down (``MXNotifyShutdown``: pending work is
+    finished first)."""
+    check_call(_LIB.MXNotifyShutdown())
+
+
+# -- operator names and the generated operator modules -------------------------------------------------
+_OP_NAME_PREFIX_LIST = ['_contrib_', '_linalg_', '_sparse_', '_image_', '_random_']
+"""The prefixes of operator names that put an operator in a submodule (``_contrib_X`` is
+``mx.nd.contrib.X``), in MXNet's order."""
+_NP_OP_PREFIX = '_np_'
+_NP_OP_SUBMODULE_LIST = ['_random_', '_linalg_']
+_NP_EXT_OP_PREFIX = '_npx_'
+_NP_EXT_OP_SUBMODULE_LIST = ['_image_', '_random_']
+_NP_INTERNAL_OP_PREFIX = '_npi_'
+_NP_OUTPUT_IS_LIST_OPERATORS = {'_npi_split', '_npi_hsplit'}
+
+
+def _get_op_name_prefix(op_name):
+    """The prefix of ``_OP_NAME_PREFIX_LIST`` that ``op_name`` starts with, '' when none."""
+    for prefix in _OP_NAME_PREFIX_LIST:
+        if op_name.startswith(prefix):
+            return prefix
+    return ""
+
+
+def _is_np_op(op_name):
+    """True for the NumPy front end's operators (``_np_``, ``_npx_``, ``_npi_`` names)."""
+    return op_name.startswith((_NP_OP_PREFIX, _NP_EXT_OP_PREFIX, _NP_INTERNAL_OP_PREFIX))
+
+
+def _output_is_list(op_name):
+    """True when the NumPy front end returns the operator's output as a list even when there
+    is one (``_npi_split``, ``_npi_hsplit``); False for every other operator."""
+    return _is_np_op(op_name) and op_name in _NP_OUTPUT_IS_LIST_OPERATORS
+
+
+def _get_op_submodule_name(op_name, op_name_prefix, submodule_name_list):
+    """The entry of ``submodule_name_list`` that follows ``op_name_prefix`` in ``op_name``
+    (``'_random_'`` for ``_np_random_uniform``), '' when none.  AssertionError when ``op_name``
+    does not start with ``op_name_prefix``."""
+    assert op_name.startswith(op_name_prefix)
+    rest = op_name[len(op_name_prefix):]
+    for submodule_name in submodule_name_list:
+        if rest.startswith(submodule_name):
+            return submodule_name
+    return ""
+
+
+def _all_op_names():
+    """Every operator name the library lists (``MXListAllOpNames``)."""
+    import ctypes
+    names = ctypes.POINTER(ctypes.c_char_p)()
+    size = ctypes.c_uint()
+    check_call(_LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(names)))
+    return [py_str(names[i]) for i in range(size.value)]
+
+
+def _op_handle(op_name):
+    """The operator handle of ``op_name`` (``NNGetOpHandle``)."""
+    import ctypes
+    handle = OpHandle()
+    check_call(_LIB.NNGetOpHandle(c_str(op_name), ctypes.byref(handle)))
+    return handle
+
+
+def _add_to_module(module, function, module_name):
+    """Set ``function`` on ``module`` (a module or a generated namespace) and list it in the
+    module's ``__all__`` when it has one."""
+    function.__module__ = module_name
+    setattr(module, function.__name__, function)
+    names = getattr(module, "__all__", None)
+    if isinstance(names, list) and function.__name__ not in names:
+        names.append(function.__name__)
+
+
+def _init_op_module(root_namespace, module_name, make_op_func):
+    """Put one function per (non-NumPy) operator, made by ``make_op_func(handle, op_name,
+    func_name)``, into ``root_namespace.module_name``'s submodules as MXNet did: a name with a
+    prefix of ``_OP_NAME_PREFIX_LIST`` goes, without it, to that submodule (``_contrib_X`` is
+    ``mxnet.ndarray.contrib.X``, also ``mxnet.contrib.ndarray.X``; ``_random_X`` only when it ends
+    in ``_like``), another underscore name to ``._internal``, the rest to ``.op``.  The modules
+    are looked up in ``sys.modules`` (KeyError when one is not imported, as in MXNet)."""
+    import sys
+    module_op = sys.modules[f"{root_namespace}.{module_name}.op"]
+    module_internal = sys.modules[f"{root_namespace}.{module_name}._internal"]
+    contrib_old_name = f"{root_namespace}.contrib.{module_name}"
+    contrib_old = sys.modules[contrib_old_name]
+    submodules = {prefix: sys.modules[f"{root_namespace}.{module_name}.{prefix[1:-1]}"]
+                  for prefix in _OP_NAME_PREFIX_LIST}
+    for name in _all_op_names():
+        if _is_np_op(name):
+            continue
+        prefix = _get_op_name_prefix(name)
+        local_module_name = module_name
+        if prefix and (prefix != '_random_' or name.endswith('_like')):
+            func_name, target = name[len(prefix):], submodules[prefix]
+            local_module_name = f"{root_namespace}.{module_name}.{prefix[1:-1]}"
+        elif name.startswith('_'):
+            func_name, target = name, module_internal
+        else:
+            func_name, target = name, module_op
+        _add_to_module(target, make_op_func(_op_handle(name), name, func_name), local_module_name)
+        if prefix == '_contrib_':
+            _add_to_module(contrib_old, make_op_func(_op_handle(name), name, name[len(prefix):]),
+                           contrib_old_name)
+
+
+def _init_np_op_module(root_module_name, np_module_name, mx_module_name, make_op_func):
+    """Put one function per NumPy-front-end operator, made by ``make_op_func(handle, op_name,
+    func_name)``, into MXNet's modules: for ``np_module_name`` 'numpy' the ``_np_`` operators,
+    'numpy_extension' the ``_npx_`` ones, 'numpy._internal' the ``_npi_`` ones (names without the
+    prefix); ``mx_module_name`` None for ``mxnet.numpy._op`` / ``mxnet.numpy_extension._op``,
+    'ndarray' or 'symbol' for the front ends' modules.  Submodule operators
+    (``_np_random_X``) go to ``<module>.random``.  ValueError for other module names."""
+    import sys
+    if np_module_name == 'numpy':
+        prefix, submodule_names = _NP_OP_PREFIX, _NP_OP_SUBMODULE_LIST
+    elif np_module_name == 'numpy_extension':
+        prefix, submodule_names = _NP_EXT_OP_PREFIX, _NP_EXT_OP_SUBMODULE_LIST
+    elif np_module_name == 'numpy._internal':
+        prefix, submodule_names = _NP_INTERNAL_OP_PREFIX, []
+    else:
+        raise ValueError(f'unsupported np module name {np_module_name}')
+    if mx_module_name is None:
+        op_module_name = f"{root_module_name}.{np_module_name}._op"
+        submodule_format = f"{root_module_name}.{np_module_name}.%s"
+    elif mx_module_name in ('ndarray', 'symbol'):
+        op_module_name = f"{root_module_name}.{mx_module_name}.{np_module_name}"
+        if prefix != _NP_INTERNAL_OP_PREFIX:
+            op_module_name += '._op'
+        submodule_format = f"{root_module_name}.{mx_module_name}.{np_module_name}.%s"
+    else:
+        raise ValueError(f'unsupported mxnet module {mx_module_name}')
+    op_module = sys.modules[op_module_name]
+    submodules = {name: sys.modules[submodule_format % name[1:-1]] for name in submodule_names}
+    for name in _all_op_names():
+        if not name.startswith(prefix):
+            continue
+        submodule_name = _get_op_submodule_name(name, prefix, submodule_names)
+        if submodule_name:
+            func_name = name[len(prefix) + len(submodule_name):]
+            target, target_name = submodules[submodule_name], submodule_format % submodule_name[1:-1]
+        else:
+            func_name, target, target_name = name[len(prefix):], op_module, op_module_name
+        _add_to_module(target, make_op_func(_op_handle(name), name, func_name), target_name)
+
+
+_LICENSE_HEADER = "\n".join([
+    "# Licensed to the Apache Software Foundation (ASF) under one",
+    "# or more contributor license agreements.  See the NOTICE file",
+    "# distributed with this work for additional information",
+    "# regarding copyright ownership.  The ASF licenses this file",
+    "# to you under the Apache License, Version 2.0 (the",
+    "# \"License\"); you may not use this file except in compliance",
+    "# with the License.  You may obtain a copy of the License at",
+    "#",
+    "#   http://www.apache.org/licenses/LICENSE-2.0",
+    "#",
+    "# Unless required by applicable law or agreed to in writing,",
+    "# software distributed under the License is distributed on an",
+    "# \"AS IS\" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY",
+    "# KIND, either express or implied.  See the License for the",
+    "# specific language governing permissions and limitations",
+    "# under the License.",
+    "",
+])
+
+
+def _generate_op_module_signature(root_namespace, module_name, op_code_gen_func):
+    """Write the signatures of the generated operator functions to source files, as MXNet did
+    for IDEs: ``op_code_gen_func(handle, op_name, func_name, True)`` returns ``(code, doc)`` for
+    each (non-NumPy) operator, written to ``gen_op.py``, ``gen__internal.py`` and
+    ``gen_<submodule>.py`` (one per prefix of ``_OP_NAME_PREFIX_LIST``) in the folder of
+    ``root_namespace.module_name`` (the package's ``ndarray`` or ``symbol`` folder), each ending
+    with its ``__all__``."""
+    import importlib
+    folder = os.path.dirname(importlib.import_module(f"{root_namespace}.{module_name}").__file__)
+    base_class = {"symbol": "SymbolBase", "ndarray": "NDArrayBase"}[module_name]
+    header = ("# coding: utf-8" + _LICENSE_HEADER + "# File content is auto-generated. Do not modify.\n"
+              "# pylint: skip-file\n" + f"from ._internal import {base_class}\nfrom ..base import _Null")
+    files = {}
+
+    def section(short_name):
+        if short_name not in files:
+            files[short_name] = ([header], [])
+        return files[short_name]
+
+    for short_name in ["op", "_internal"] + [prefix[1:-1] for prefix in _OP_NAME_PREFIX_LIST]:
+        section(short_name)
+    for name in _all_op_names():
+        if _is_np_op(name):
+            continue
+        prefix = _get_op_name_prefix(name)
+        if prefix:
+            func_name, short_name = name[len(prefix):], prefix[1:-1]
+        elif name.startswith('_'):
+            func_name, short_name = name, "_internal"
+        else:
+            func_name, short_name = name, "op"
+        code, _ = op_code_gen_func(_op_handle(name), name, func_name, True)
+        chunks, names = section(short_name)
+        chunks.append("\n" + code)
+        names.append(func_name)
+    for short_name, (chunks, names) in files.items():
+        with open(os.path.join(folder, f"gen_{short_name}.py"), "w", encoding="utf-8") as handle:
+            handle.write("".join(chunks))
+            handle.write("\n\n__all__ = [" + ", ".join(f"'{n}'" for n in names) + "]")

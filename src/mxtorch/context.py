@@ -262,3 +262,9 @@ def context_from_torch(device):
     if device.type == "cuda":
         return Context("gpu", device.index or 0)
     return Context("cpu", 0)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401
+
+# MXNet's module imported the class-property metaclass from mxnet.base
+from .base import _MXClassPropertyMetaClass  # noqa: E402,F401

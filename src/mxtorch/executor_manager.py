@@ -213,3 +213,5 @@ class DataParallelExecutorManager:
 
 
 _model.provide_name("DataParallelExecutorManager", DataParallelExecutorManager)   # mxnet.model had it
+_model.provide_name("_check_arguments", _check_arguments)   # and imported these two from here
+_model.provide_name("_load_data", _load_data)

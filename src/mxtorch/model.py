@@ -31,8 +31,10 @@ BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", 
 # ``LogValidationMetricsCallback`` (mxtorch.callback), the pre-Module API ``FeedForward``
 # (mxtorch.module.feedforward, a layer over Module) and ``DataParallelExecutorManager``
 # (mxtorch.executor_manager, on Module's executor group).  Those modules register them here with
-# ``provide_name`` when they are imported (``import mxtorch`` imports all three).
-_UPPER_LAYER_NAMES = ("LogValidationMetricsCallback", "FeedForward", "DataParallelExecutorManager")
+# ``provide_name`` when they are imported (``import mxtorch`` imports all three); so does the
+# executor manager with the two helpers mxnet.model imported from it (``_check_arguments``, ``_load_data``).
+_UPPER_LAYER_NAMES = ("LogValidationMetricsCallback", "FeedForward", "DataParallelExecutorManager",
+                      "_check_arguments", "_load_data")
 
 
 def provide_name(name, value):

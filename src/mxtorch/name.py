@@ -53,3 +53,6 @@ class Prefix(NameManager):
 
     def get(self, name, hint):
         return self._prefix + super().get(name, hint)
+
+# MXNet's module imported the class-property metaclass from mxnet.base
+from .base import _MXClassPropertyMetaClass  # noqa: E402,F401

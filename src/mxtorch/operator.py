@@ -29,6 +29,7 @@ from .base import MXNetError
 from .ops import registry as _registry
 from .ndarray.ndarray import NDArray
 from .ops.custom import register_custom_prop, use_array_class
+from .ops.c_api import describe_attribute
 # names MXNet 1.9.1's mxnet.operator had in its namespace from its ctypes binding
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_int,  # noqa: E402,F401
                     c_void_p, cast, pointer)
@@ -159,18 +160,6 @@ def get_all_registered_operators():
 OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names", "types"])
 
 
-def _describe(attr):
-    parser = getattr(attr.parser, "__name__", "value")
-    kind = {"Int": "int", "Float": "float", "Bool": "boolean", "Str": "string", "Shape": "Shape(tuple)",
-            "FloatTuple": "tuple of <float>", "Dtype": "dtype"}.get(parser.replace("optional_", ""), parser)
-    choices = getattr(attr.parser, "choices", None)
-    if choices:
-        kind = "{" + ", ".join(repr(c) for c in sorted(choices, key=str)) + "}"     # sorted, as MXNet
-    if attr.default is _registry.REQUIRED:
-        return f"{kind}, required"
-    return f"{kind}, optional, default={attr.default!r}"
-
-
 def get_operator_arguments(op_name):
     """``OperatorArguments(narg, names, types)`` of operator ``op_name``: its inputs (for the
     default attributes, when those need no required value) then its attributes."""
@@ -182,7 +171,7 @@ def get_operator_arguments(op_name):
     except MXNetError:
         inputs = ["data"]
     names = list(inputs) + list(op_class.schema)
-    types = ["NDArray-or-Symbol"] * len(inputs) + [_describe(attr) for attr in op_class.schema.values()]
+    types = ["NDArray-or-Symbol"] * len(inputs) + [describe_attribute(a) for a in op_class.schema.values()]
     return OperatorArguments(len(names), names, types)
 
 
@@ -296,3 +285,45 @@ from . import context, symbol  # noqa: E402,F401  (MXNet's module imported them)
 __all__ = star_exports(__name__, globals(), _OWN_NAMES)
 
 use_array_class(NDArray)      # CustomOp.forward / backward receive NDArrays
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401
+
+# MXNet's private names of mxnet.operator: the dtype / storage tables, the array wrappers of
+# handles, and the registry of custom operator properties
+from .ndarray.ndarray import (_DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _STORAGE_TYPE_CSR,  # noqa: E402,F401
+                              _STORAGE_TYPE_DEFAULT, _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
+                              _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
+from .ndarray.handles import ndarray_cls as _ndarray_cls  # noqa: E402,F401
+from .ndarray.handles import storage_type as _storage_type  # noqa: E402
+
+
+def _np_ndarray_cls(handle, writable=True, stype=0):
+    """The array of ``handle`` as an ``mx.np.ndarray`` (MXNet's ``mxnet.numpy._np_ndarray_cls``);
+    ValueError for a storage type other than default (-1: read from the handle)."""
+    from .ndarray.numpy_array import ndarray as np_ndarray
+    if stype == -1:
+        stype = _storage_type(handle)
+    if stype != 0:
+        raise ValueError(f"_np_ndarray_cls currently only supports default storage type, while received "
+                         f"stype = {stype}")
+    return np_ndarray(handle, writable=writable)
+
+
+class _Registry:
+    """The registry MXNet's custom operators kept their Python objects in: ``ref_holder``
+    (index -> object kept alive while the C side holds it), ``counter``, ``result_deps`` and a
+    ``lock``; ``inc()`` hands out the next index, thread-safely."""
+
+    def __init__(self):
+        self.ref_holder = {}
+        self.counter = 0
+        self.result_deps = set()
+        self.lock = Lock()
+
+    def inc(self):
+        """The index for a new entry (0, 1, 2, ...)."""
+        with self.lock:
+            current = self.counter
+            self.counter += 1
+        return current

@@ -593,3 +593,6 @@ class Marker:
 
     def __str__(self):
         return self.name
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

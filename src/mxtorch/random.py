@@ -217,3 +217,36 @@ def shuffle(data, **kwargs):
     out = kwargs.get("out")
     order = torch.randperm(data.shape[0], device=data._tensor.device)
     return _store(data._tensor[order], data.context, out)
+
+
+def _given(**kwargs):
+    """The keyword arguments whose value is not ``_Null`` (MXNet's "not given")."""
+    from .base import _Null
+    return {key: value for key, value in kwargs.items() if value is not _Null}
+
+
+def _random_helper(random, sampler, params, shape, dtype, ctx, out, kwargs):
+    """MXNet's dispatch of ``mx.nd.random.X`` (``mxnet.ndarray.random._random_helper``): when the
+    distribution parameters ``params`` are NDArrays, ``sampler(*params, shape=, dtype=, out=)``
+    (the per-element ``_sample_`` operator); when they are numbers, ``random(*params, shape=,
+    dtype=, ctx=, out=)`` on ``ctx`` (default the current context), ``shape`` 1 when neither it
+    nor ``out`` is given.  ``_Null`` values are not passed on.  AssertionError when the
+    parameters are of mixed kinds, ValueError when they are neither."""
+    from .base import _Null
+    if isinstance(params[0], NDArray):
+        for other in params[1:]:
+            assert isinstance(other, NDArray), (f"Distribution parameters must all have the same type, but got "
+                                                f"both {type(params[0])} and {type(other)}.")
+        return sampler(*params, **_given(shape=shape, dtype=dtype, out=out, **kwargs))
+    if isinstance(params[0], numeric_types):
+        ctx = current_context() if ctx is None else ctx
+        if shape is _Null and out is None:
+            shape = 1
+        for other in params[1:]:
+            assert isinstance(other, numeric_types), (f"Distribution parameters must all have the same type, but "
+                                                      f"got both {type(params[0])} and {type(other)}.")
+        return random(*params, **_given(shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs))
+    raise ValueError(f"Distribution parameters must be either NDArray or numbers, but got {type(params[0])}.")
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

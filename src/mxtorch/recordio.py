@@ -517,3 +517,6 @@ def pack_img(header, img, quality=95, img_fmt=".jpg"):
     if not success:
         raise MXNetError(f"recordio.pack_img: OpenCV failed to encode the image as {img_fmt!r}")
     return pack(header, encoded.tobytes())
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

@@ -120,3 +120,6 @@ class Features(collections.OrderedDict):
         if key not in self:
             raise RuntimeError(f"Feature '{key}' is unknown, known features are: {list(self.keys())}")
         return self[key].enabled
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

@@ -24,3 +24,6 @@ def __getattr__(name):
         f"under mxtorch, which runs on PyTorch; use the mx.nd operator of the same purpose, or PyTorch "
         f"itself through DLPack (torch.from_dlpack(array.to_dlpack_for_read()), and "
         f"mx.nd.from_dlpack back)")
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

@@ -625,3 +625,6 @@ def optional_module(namespace, name, import_name, placeholder):
         module = placeholder
     namespace[name] = module
     return module
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from .base_ctypes import _LIB  # noqa: E402,F401

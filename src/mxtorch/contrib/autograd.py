@@ -107,3 +107,7 @@ def grad(func, argnum=None):
 
 # names MXNet 1.9.1's mxnet.contrib.autograd had in its namespace (imported there, not defined)
 from ..ndarray import zeros_like  # noqa: E402,F401
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401
+from ..ndarray.ndarray import _GRAD_REQ_MAP  # noqa: E402,F401  (MXNet's module imported it)

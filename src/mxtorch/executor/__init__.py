@@ -12,3 +12,17 @@ from ..base import (  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.executor had in its namespace (imported there, not defined)
 from array import array as py_array  # noqa: E402,F401
 from ..ndarray.ndarray import NDArray  # noqa: E402,F401
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401
+from ..ndarray.handles import ndarray_cls as _ndarray_cls  # noqa: E402,F401
+
+
+def _monitor_callback_wrapper(callback):
+    """The C-callback form of a monitor callback: ``handle(name, array, _)`` calls
+    ``callback(name, array)`` (MXNet's wrapper of ``Executor.set_monitor_callback``'s function)."""
+    def callback_handle(name, array, _):
+        callback(name, array)
+    return callback_handle
+# (MXNet's _split_input_slice, _check_arguments, _load_data and _load_label, which it imported from
+# the executor manager above this layer, are added by the package's __init__)

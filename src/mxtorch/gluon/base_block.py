@@ -18,7 +18,7 @@ from .. import initializer
 from .. import name as _name
 from .. import ndarray
 from ..base import MXNetAssertionError, MXNetError, MXNetValueError
-from .parameter import Parameter, ParameterDict
+from .parameter import Parameter, ParameterDict, _indent
 from .summary import print_summary
 from .utils import HookHandle
 
@@ -75,12 +75,6 @@ class _BlockScope:
         self._name_scope.__exit__(*exc)
         self._name_scope = None
         _BlockScope._current.value = self._old_scope
-def _indent(text, spaces):
-    lines = text.split("\n")
-    if len(lines) == 1:
-        return text
-    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
-
 def _brief(names, limit=7):
     names = list(names)
     if len(names) > limit:

@@ -15,6 +15,8 @@ from .symbol_block import SymbolBlock, _common_prefix  # noqa: F401
 # names MXNet 1.9.1's mxnet.gluon.block had in its namespace
 from .parameter import DeferredInitializationError, Parameter, ParameterDict  # noqa: F401
 from .utils import HookHandle  # noqa: F401
+from .utils import (_brief_print_list, _check_all_np_ndarrays, _check_same_symbol_type,  # noqa: F401
+                    _gather_type_ctx_info, _infer_param_types)
 from collections import OrderedDict, defaultdict  # noqa: F401
 from ..base import MXNetError, mx_real_t  # noqa: F401
 from ..ndarray.ndarray import NDArray  # noqa: F401

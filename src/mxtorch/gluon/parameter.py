@@ -61,6 +61,14 @@ class ParameterShapeError(MXNetError, AssertionError):
     AssertionError, as MXNet raised an assertion for these)."""
 
 
+def _indent(s_, numSpaces):
+    """``s_`` with every line after the first indented by ``numSpaces`` spaces (block reprs)."""
+    lines = s_.split("\n")
+    if len(lines) == 1:
+        return s_
+    return lines[0] + "\n" + "\n".join(" " * numSpaces + line for line in lines[1:])
+
+
 def _brief_print_list(names, limit=7):
     names = list(names)
     if len(names) > limit:

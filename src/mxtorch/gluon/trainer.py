@@ -344,3 +344,6 @@ class Trainer:
                 updater.optimizer = self._updaters[0].optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
+
+# MXNet's module imported the sparse-kvstore factory from mxnet.model
+from ..model import _create_sparse_kvstore  # noqa: E402,F401

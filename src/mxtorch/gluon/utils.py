@@ -21,7 +21,7 @@ from ..base import MXNetError, MXNetValueError
 from ..context import Context
 from ..util import is_np_array, is_np_shape  # noqa: F401  (MXNet re-exports them here)
 from .. import ndarray as nd
-from .parameter import _brief_print_list  # noqa: F401  (MXNet 1.9.1 defines it here; code imports it from here)
+from .parameter import _brief_print_list, _indent  # noqa: F401  (MXNet 1.9.1 defines them here; code imports them from here)
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download", "replace_file",
            "shape_is_known", "HookHandle", "DownloadError", "is_np_array", "is_np_shape"]
@@ -281,3 +281,90 @@ class HookHandle:
 
     def __exit__(self, *exc):
         self.detach()
+
+
+# -- MXNet 1.9.1's checks of the kinds of a block's arrays and symbols (mxnet.gluon.utils) -------------
+def _is_np_symbol(value):
+    from ..symbol.numpy import _Symbol as np_symbol
+    return isinstance(value, np_symbol)
+
+
+def _check_same_symbol_type(symbols):
+    """The class shared by all ``symbols``: ``mx.sym.np._Symbol`` when the first is a NumPy
+    symbol, else ``mx.sym.Symbol``; TypeError when classic and NumPy symbols are mixed."""
+    from ..symbol import Symbol as nd_symbol
+    from ..symbol.numpy import _Symbol as np_symbol
+    is_np_sym = _is_np_symbol(symbols[0])
+    for other in symbols[1:]:
+        if is_np_sym != _is_np_symbol(other):
+            raise TypeError("Found both classic symbol (mx.sym.Symbol) and numpy symbol (mx.sym.np._Symbol) in "
+                            "outputs. This will prevent you from building a computation graph by grouping them "
+                            "since different types of symbols are not allowed to be grouped in Gluon to form a "
+                            "computation graph. You will need to convert them to the same type of symbols, either "
+                            "classic or numpy: call `as_np_ndarray()` on the classic symbols for numpy ndarray "
+                            "output(s), or `as_nd_ndarray()` on the numpy symbols for classic ndarray output(s).")
+    return np_symbol if is_np_sym else nd_symbol
+
+
+def _check_all_np_ndarrays(out):
+    """TypeError unless every array or symbol in ``out`` (nested lists and tuples walked) is an
+    ``mx.np.ndarray`` or ``mx.sym.np._Symbol``; other values are not checked."""
+    from ..ndarray.numpy_array import ndarray as np_ndarray
+    from ..symbol import Symbol as nd_symbol
+    if isinstance(out, (nd.NDArray, nd_symbol)) and not (isinstance(out, np_ndarray) or _is_np_symbol(out)):
+        raise TypeError(f"Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
+                        f"`mxnet.symbol.numpy._Symbol`, while got output type {type(out)}")
+    if isinstance(out, (list, tuple)):
+        for item in out:
+            _check_all_np_ndarrays(item)
+
+
+def _gather_type_ctx_info(args):
+    """``(has_symbol, has_ndarray, ctx_set, first_ctx)`` of ``args`` (an NDArray, a Symbol or a
+    nested list of them): whether it holds Symbols, NDArrays, the set of the arrays' contexts
+    and the context of the first array (None without arrays).  The walk of a list stops once
+    both kinds were seen."""
+    from ..symbol import Symbol
+    if isinstance(args, nd.NDArray):
+        return False, True, {args.ctx}, args.ctx
+    if isinstance(args, Symbol):
+        return True, False, set(), None
+    if not isinstance(args, (list, tuple)):
+        return False, False, set(), None
+    has_symbol = has_ndarray = False
+    ctx_set, first_ctx = set(), None
+    for item in args:
+        item_symbol, item_ndarray, item_ctxs, item_first = _gather_type_ctx_info(item)
+        has_symbol, has_ndarray = has_symbol or item_symbol, has_ndarray or item_ndarray
+        if first_ctx is None:
+            first_ctx = item_first
+        ctx_set |= item_ctxs
+        if has_symbol and has_ndarray:
+            break
+    return has_symbol, has_ndarray, ctx_set, first_ctx
+
+
+def _infer_param_types(in_params, out_params, arg_params, aux_params, default_dtype=np.float32):
+    """``(arg_types, aux_types)``: the dtypes of the graph ``out_params``'s arguments and
+    auxiliary states (in the order of ``arg_params`` / ``aux_params``) inferred from the dtypes
+    of the input variables ``in_params``; ``default_dtype`` for every one of a list when the
+    inputs' dtypes are unknown or inference fails or gives another count."""
+    arg_types = aux_types = None
+    input_types = []
+    for in_param in in_params:
+        inferred = in_param.infer_type()[0]
+        if not inferred:
+            input_types = None
+            break
+        input_types.append(inferred[0])
+    if input_types is not None:
+        try:
+            arg_types, _, aux_types = out_params.infer_type(
+                **{param.name: dtype for param, dtype in zip(in_params, input_types)})
+        except MXNetError:
+            arg_types = aux_types = None
+    if arg_types is None or len(arg_types) != len(arg_params):
+        arg_types = [default_dtype for _ in arg_params]
+    if aux_types is None or len(aux_types) != len(aux_params):
+        aux_types = [default_dtype for _ in aux_params]
+    return arg_types, aux_types

@@ -26,3 +26,4 @@ _OWN_NAMES = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIte
 # what ``from mxnet.io import *`` gave: the names above and the modules io, utils
 from ..util import star_exports  # noqa: E402
 __all__ = star_exports(__name__, globals(), _OWN_NAMES)
+from .utils import _getdata_by_idx, _has_instance, _init_data  # noqa: E402,F401  (MXNet's mxnet.io had them)

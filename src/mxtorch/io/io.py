@@ -28,3 +28,61 @@ from .native import CSVIter, MNISTIter  # noqa: E402,F401
 from .libsvm import LibSVMIter  # noqa: E402,F401
 from .image_record import (ImageDetRecordIter, ImageRecordInt8Iter, ImageRecordIter, ImageRecordIter_v1,  # noqa: E402,F401
                            ImageRecordUInt8Iter, ImageRecordUInt8Iter_v1)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401
+
+# -- MXNet's private names of mxnet.io.io: the helpers it imported and its iterator registry ----------
+import ctypes as _ctypes  # noqa: E402
+import sys as _sys  # noqa: E402
+from ..base import MXNetError  # noqa: E402
+from ..base_ctypes import build_param_doc as _build_param_doc  # noqa: E402,F401
+from ..ndarray.handles import ndarray_cls as _ndarray_cls  # noqa: E402,F401
+from .utils import _has_instance, _slice_along_batch_axis  # noqa: E402,F401
+
+# the file-reading iterators, in the order MXNet's MXListDataIters gave them; a creator handle
+# is the c_void_p of the position + 1
+_ITERATOR_CREATORS = (CSVIter, ImageDetRecordIter, ImageRecordInt8Iter, ImageRecordIter, ImageRecordIter_v1,
+                      ImageRecordUInt8Iter, ImageRecordUInt8Iter_v1, LibSVMIter, MNISTIter)
+_CREATOR_HANDLES = (_ctypes.c_void_p * len(_ITERATOR_CREATORS))(*range(1, len(_ITERATOR_CREATORS) + 1))
+
+
+def _list_data_iters(out_size, out_array):
+    """``MXListDataIters(byref(size), byref(void**))``: the creator handles of the iterators."""
+    getattr(out_size, "_obj", out_size).value = len(_ITERATOR_CREATORS)
+    _ctypes.pointer(getattr(out_array, "_obj", out_array))[0] = _ctypes.cast(
+        _CREATOR_HANDLES, _ctypes.POINTER(_ctypes.c_void_p))
+    return 0
+
+
+_LIB.provide("MXListDataIters", _list_data_iters)
+
+
+def _make_io_iterator(handle):
+    """The creator function of the iterator of ``handle`` (from ``MXListDataIters``): it takes
+    the iterator's parameters as keywords (TypeError for positional ones, as in MXNet) and
+    returns the iterator; its name and docstring are the iterator's."""
+    value = getattr(handle, "value", handle)
+    if not isinstance(value, int) or not 1 <= value <= len(_ITERATOR_CREATORS):
+        raise MXNetError(f"_make_io_iterator: {handle!r} is not a data iterator handle (from MXListDataIters)")
+    function = _ITERATOR_CREATORS[value - 1]
+
+    def creator(*args, **kwargs):
+        if args:
+            raise TypeError(f"{function.__name__} can only accept keyword arguments")
+        return function(**kwargs)
+    creator.__name__ = function.__name__
+    creator.__doc__ = function.__doc__
+    return creator
+
+
+def _init_io_module():
+    """Put the creator of every file-reading iterator (``MXListDataIters``) into this module
+    under the iterator's name, as MXNet did at import."""
+    size = _ctypes.c_uint()
+    handles = _ctypes.POINTER(_ctypes.c_void_p)()
+    check_call(_LIB.MXListDataIters(_ctypes.byref(size), _ctypes.byref(handles)))
+    module = _sys.modules[__name__]
+    for index in range(size.value):
+        creator = _make_io_iterator(_ctypes.c_void_p(handles[index]))
+        setattr(module, creator.__name__, creator)

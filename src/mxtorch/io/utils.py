@@ -99,3 +99,8 @@ try:
     import h5py  # noqa: F401
 except ImportError:
     h5py = None
+
+
+def _slice_along_batch_axis(data, s, batch_axis):
+    """``data``'s entries ``s.start:s.stop`` along axis ``batch_axis`` (``slice_axis``)."""
+    return data.slice_axis(axis=batch_axis, begin=s.start, end=s.stop)

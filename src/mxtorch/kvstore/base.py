@@ -213,3 +213,49 @@ def store_factory(name):
         return lambda: _STORE_TYPES[name](name)
     raise MXNetError(f"kvstore.create: unknown kvstore type {name!r}; expected one of "
                      f"{sorted(_STORE_TYPES) + sorted(KVStoreBase.kv_registry)}")
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401
+
+
+# -- MXNet's ctypes argument builders of its KVStore calls ------------------------------------------
+def _ctype_key_value(keys, vals):
+    """``(c_keys, c_vals, use_str_keys)``: the keys as a ctypes array of ``c_char_p`` (str keys)
+    or ``c_int`` (int keys), repeated once per value, and the arrays' handles as a ctypes array,
+    as MXNet passed key-value arguments to its C API.  ``keys`` / ``vals`` are one key with one
+    array or a list of arrays, or lists of those.  AssertionError for mixed key types, lists of
+    different lengths or values that are not NDArrays."""
+    import ctypes
+    from ..base import c_array, c_array_buf, c_str_array, string_types
+    if isinstance(keys, (tuple, list)):
+        assert len(keys) == len(vals)
+        c_keys, c_vals, use_str_keys = [], [], None
+        for key, val in zip(keys, vals):
+            key_i, val_i, str_keys_i = _ctype_key_value(key, val)
+            c_keys += key_i
+            c_vals += val_i
+            use_str_keys = str_keys_i if use_str_keys is None else use_str_keys
+            assert use_str_keys == str_keys_i, "inconsistent types of keys detected."
+        keys_array = c_array(ctypes.c_char_p, c_keys) if use_str_keys else c_array(ctypes.c_int, c_keys)
+        return keys_array, c_array(ctypes.c_void_p, c_vals), use_str_keys
+    assert isinstance(keys, (int,) + string_types), "unexpected type for keys: " + str(type(keys))
+    use_str_keys = isinstance(keys, string_types)
+    values = [vals] if isinstance(vals, NDArray) else list(vals)
+    for value in values:
+        assert isinstance(value, NDArray)
+    c_keys = c_str_array([keys] * len(values)) if use_str_keys else \
+        c_array_buf(ctypes.c_int, array("i", [keys] * len(values)))
+    # the arrays' handles (NDArray._as_parameter_: tokens that NDArray(handle) turns back into them)
+    handles = (ctypes.c_void_p * len(values))(*[value._as_parameter_.value for value in values])
+    return c_keys, handles, use_str_keys
+
+
+def _ctype_dict(param_dict):
+    """``(c_keys, c_vals)``: the keys and the ``str`` of the values of ``param_dict`` as ctypes
+    arrays of ``c_char_p``; AssertionError when it is not a dict."""
+    import ctypes
+    from ..base import c_array
+    assert isinstance(param_dict, dict), "unexpected type for param_dict: " + str(type(param_dict))
+    c_keys = c_array(ctypes.c_char_p, [key.encode("utf-8") for key in param_dict.keys()])
+    c_vals = c_array(ctypes.c_char_p, [str(value).encode("utf-8") for value in param_dict.values()])
+    return c_keys, c_vals

@@ -289,3 +289,28 @@ def _pushed_sum(total, context, arrays):
     if arrays and all(array.stype == "row_sparse" for array in arrays):
         return with_storage(total, context, "row_sparse")
     return NDArray(total, context)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401
+from .base import _ctype_dict, _ctype_key_value  # noqa: E402,F401
+from ..ndarray.handles import ndarray_cls as _ndarray_cls  # noqa: E402
+
+_SERVER_COMMAND_TYPES = {"kController": 0, "kSetMultiPrecision": 1, "kStopServer": 2, "kSyncMode": 3,
+                         "kSetGradientCompression": 4, "kSetProfilerParams": 5}
+
+
+def _get_kvstore_server_command_type(command):
+    """MXNet's id of a command sent to KVStore servers (``'kController'`` 0 ...
+    ``'kSetProfilerParams'`` 5); AssertionError for another name."""
+    assert command in _SERVER_COMMAND_TYPES, "Unknown command type to send to server"
+    return _SERVER_COMMAND_TYPES[command]
+
+
+def _updater_wrapper(updater):
+    """The C-callback form of an updater: ``handle(key, lhs_handle, rhs_handle, _)`` wraps the two
+    array handles (or their integer values) into arrays and calls ``updater(key, lhs, rhs)``."""
+    def updater_handle(key, lhs_handle, rhs_handle, _):
+        lhs = _ndarray_cls(NDArrayHandle(getattr(lhs_handle, "value", lhs_handle)))
+        rhs = _ndarray_cls(NDArrayHandle(getattr(rhs_handle, "value", rhs_handle)))
+        updater(key, lhs, rhs)
+    return updater_handle

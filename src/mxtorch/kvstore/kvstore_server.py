@@ -45,3 +45,6 @@ def _init_kvstore_server_module():
                          f"exiting\n")
         sys.stderr.flush()
         sys.exit(0)
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ..base_ctypes import _LIB  # noqa: E402,F401

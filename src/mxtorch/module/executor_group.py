@@ -598,3 +598,46 @@ def _average_into(block, target):
     for array in block[1:]:
         total.add_(array._tensor.to(device=total.device, dtype=torch.float64))
     target._tensor.copy_((total / len(block)).to(target._tensor.dtype))
+
+
+# -- MXNet's loaders of a batch into per-device arrays (mxnet.module.executor_group) ------------------
+from ..ndarray.ndarray import _DTYPE_MX_TO_NP  # noqa: E402,F401
+
+
+def _load_general(data, targets, major_axis):
+    """Copy each source array of ``data`` into its targets: one NDArray, a list matching a list
+    of sources, or ``(slice, NDArray)`` pairs receiving the slice of the source along its batch
+    axis (``major_axis`` per source; a negative axis copies the whole source)."""
+    for source, destinations, axis in zip(data, targets, major_axis):
+        if isinstance(destinations, NDArray):
+            source.copyto(destinations)
+        elif isinstance(source, (list, tuple)):
+            for part, destination in zip(source, destinations):
+                part.copyto(destination)
+        else:
+            for piece, destination in destinations:
+                if axis < 0 or (piece.start == 0 and source.shape[axis] == piece.stop):
+                    source.copyto(destination)
+                elif axis == 0:
+                    source[piece.start:piece.stop].copyto(destination)
+                else:
+                    source.slice_axis(axis=axis, begin=piece.start, end=piece.stop).copyto(destination)
+
+
+def _load_batch_part(batch, targets, major_axis, field):
+    if isinstance(batch, list):
+        per_device = [[getattr(b, field)[i] for b in batch] for i in range(len(targets))]
+        _load_general(per_device, [[dst for _, dst in target] for target in targets], major_axis)
+    else:
+        _load_general(getattr(batch, field), targets, major_axis)
+
+
+def _load_data(batch, targets, major_axis):
+    """Load ``batch.data`` (or, for a list of per-device batches, each one's data) into
+    ``targets`` (see ``_load_general``)."""
+    _load_batch_part(batch, targets, major_axis, "data")
+
+
+def _load_label(batch, targets, major_axis):
+    """Load ``batch.label`` (or each per-device batch's labels) into ``targets``."""
+    _load_batch_part(batch, targets, major_axis, "label")

@@ -24,6 +24,8 @@ from .executor_group import DataParallelExecutorGroup, is_per_device_shapes
 from ..initializer import InitDesc, Uniform  # noqa: E402,F401
 from ..io import DataDesc  # noqa: E402,F401
 from ..model import load_checkpoint  # noqa: E402,F401
+from ..model import (_create_kvstore, _initialize_kvstore, _update_params,  # noqa: E402,F401
+                     _update_params_on_kvstore)
 from ..ndarray import zeros  # noqa: E402,F401
 
 __all__ = ["Module"]

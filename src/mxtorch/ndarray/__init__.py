@@ -48,6 +48,24 @@ _sparse_operators = globals().get("sparse")
 from . import sparse  # noqa: E402
 from .sparse import RowSparseNDArray, CSRNDArray, BaseSparseNDArray  # noqa: E402,F401
 sparse._operators = _sparse_operators
+
+# the private helpers MXNet's mxnet.ndarray.ndarray / .sparse defined (handles, DLPack, dispatch)
+from . import handles as _handles, interop as _interop, arithmetic as _arithmetic  # noqa: E402
+for _name in ("_c_dlpack_deleter", "_c_str_dltensor", "_c_str_used_dltensor", "_dlpack_deleter"):
+    setattr(_ndarray_module, _name, getattr(_interop, _name))
+_ndarray_module._new_alloc_handle = _handles.new_alloc_handle
+sparse._new_alloc_handle = _handles.new_sparse_alloc_handle
+sparse._ndarray_cls = _handles.ndarray_cls
+sparse._set_ndarray_class = _handles.set_ndarray_class
+utils._sparse_array, utils._empty_sparse_ndarray, utils._zeros_sparse_ndarray = sparse.array, sparse.empty, sparse.zeros
+utils._ndarray_cls = _handles.ndarray_cls
+for _target in (_ndarray_module, sparse):
+    _target._new_empty_handle = _handles.new_empty_handle
+    _target._storage_type = _handles.storage_type
+    _target._ufunc_helper = _arithmetic._ufunc_helper
+# and the names mxnet.ndarray itself had from them
+from .ndarray import _DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _GRAD_REQ_MAP  # noqa: E402,F401
+from .handles import ndarray_cls as _ndarray_cls, new_empty_handle as _new_empty_handle  # noqa: E402,F401
 _register.install_fluent_methods(NDArray, _register.invoke_method, "mx.nd")
 
 op = _register.OperatorNamespace("mx.nd.op", imported={"CachedOp": CachedOp})
@@ -55,7 +73,16 @@ op = _register.OperatorNamespace("mx.nd.op", imported={"CachedOp": CachedOp})
 from ..base import numeric_types as _numeric_types  # noqa: E402
 from ..context import current_context as _current_context  # noqa: E402
 random.imported.update(NDArray=NDArray, current_context=_current_context, numeric_types=_numeric_types)  # noqa: F821
+# and the private names of MXNet's mxnet.ndarray.random and mxnet.ndarray.contrib
+from ..base import _Null, _as_list as _base_as_list  # noqa: E402
+random.imported.update(_Null=_Null, _random_helper=_random_module._random_helper)  # noqa: F821
+contrib.imported.update(_as_list=_base_as_list, _flatten=_control_flow._flatten, _regroup=_control_flow._regroup,  # noqa: F821
+                        _flatten_list=_control_flow._flatten_list,
+                        _get_rescale_grad=_contrib_functions._get_rescale_grad)
 _internal = _register.OperatorNamespace("mx.nd._internal")
+# MXNet's mxnet.ndarray.register imported the internal AdamW operators from its _internal module
+_register._adamw_update = _internal._adamw_update
+_register._mp_adamw_update = _internal._mp_adamw_update
 
 
 # MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)

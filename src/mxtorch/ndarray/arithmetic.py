@@ -32,6 +32,24 @@ def _dispatch(function, lhs, rhs, array_op, scalar_op, reverse_scalar_op, on_sca
                      f"and {type(rhs).__name__}")
 
 
+def _ufunc_helper(lhs, rhs, fn_array, fn_scalar, lfn_scalar, rfn_scalar=None):
+    """MXNet's dispatch helper of its element-wise functions, with the callables given: two
+    numbers give ``fn_scalar(lhs, rhs)``; an array and a number ``lfn_scalar(array, float(number))``
+    (``rfn_scalar(rhs, float(lhs))`` when the number comes first and ``rfn_scalar`` is given: a
+    function that is not commutative); two NDArrays ``fn_array(lhs, rhs)``.  TypeError when
+    ``rhs`` is of another type."""
+    from ..base import numeric_types
+    if isinstance(lhs, numeric_types):
+        if isinstance(rhs, numeric_types):
+            return fn_scalar(lhs, rhs)
+        return (rfn_scalar or lfn_scalar)(rhs, float(lhs))
+    if isinstance(rhs, numeric_types):
+        return lfn_scalar(lhs, float(rhs))
+    if isinstance(rhs, NDArray):
+        return fn_array(lhs, rhs)
+    raise TypeError(f"type {type(rhs)} not supported")
+
+
 def _elementwise(function, array_op, scalar_op, reverse_scalar_op, on_scalars, summary):
     def apply(lhs, rhs):
         return _dispatch(function, lhs, rhs, array_op, scalar_op, reverse_scalar_op, on_scalars)

@@ -46,6 +46,13 @@ def _rescale_array(rescale_grad, ctx):
     return full((1,), rescale_grad, ctx=ctx)
 
 
+def _get_rescale_grad(rescale_grad, ctx=None):
+    """MXNet's name of ``_rescale_array``: ``rescale_grad`` as a ``(1,)`` array on ``ctx``
+    (default cpu)."""
+    from ..context import cpu
+    return _rescale_array(rescale_grad, cpu() if ctx is None else ctx)
+
+
 def _interleave(*lists):
     return [array for group in zip(*lists) for array in group]
 

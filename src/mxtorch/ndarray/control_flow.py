@@ -113,3 +113,15 @@ def cond(pred, then_func, else_func):
     ``mx.nd.contrib.cond``); the result is whatever the chosen function returns.  MXNetError
     when ``pred`` is not a scalar."""
     return then_func() if _scalar(pred, bool, "pred", "cond") else else_func()
+
+
+# -- MXNet 1.9.1's private helpers of mxnet.ndarray.contrib, by their names and signatures ------------
+def _regroup(args, fmt):
+    """The inverse of ``_flatten``: ``(nested value, rest of args)`` for the format ``fmt``."""
+    return regroup_nested(args, fmt, lambda value: MXNetError(
+        f"output must be (nested) list of NDArray, but got {value} of type {type(value)}"))
+
+
+def _flatten_list(nested_list):
+    """The items of the lists in ``nested_list``, one level flattened."""
+    return [item for sublist in nested_list for item in sublist]

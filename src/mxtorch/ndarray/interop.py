@@ -9,11 +9,11 @@ import torch
 import torch.utils.dlpack
 
 from .. import base as _dtypes
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetValueError, check_call
 from ..base_ctypes import _LIB, _output_pointer
 from ..context import Context
 from .creation import array
-from .ndarray import _C_OWNED_HANDLES, _HANDLES, NDArray, to_numpy_dtype
+from .ndarray import _C_OWNED_HANDLES, _HANDLES, NDArray, to_numpy_dtype, waitall
 
 def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
     """An NDArray for a NumPy array.  With ``zero_copy=True`` (default) the NDArray shares the
@@ -81,3 +81,53 @@ def _ndarray_from_dlpack(dlpack, out):
 
 
 _LIB.provide("MXNDArrayFromDLPack", _ndarray_from_dlpack)
+
+
+# -- MXNet's DLPack capsule destructor (``mxnet.ndarray.ndarray._dlpack_deleter``) ---------------------
+class _DLManagedTensorHead(ctypes.Structure):
+    """The leading fields of DLPack's ``DLManagedTensor`` up to its deleter: the ``DLTensor``
+    (data, device type and id, ndim, dtype code / bits / lanes, shape, strides, byte offset),
+    ``manager_ctx`` and ``deleter``."""
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int), ("device_id", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16), ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("byte_offset", ctypes.c_uint64), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.CFUNCTYPE(None, ctypes.c_void_p))]
+
+
+_c_str_dltensor = ctypes.c_char_p(b"dltensor")
+_c_str_used_dltensor = ctypes.c_char_p(b"used_dltensor")
+
+
+def _call_dlpack_deleter(pointer):
+    """``MXNDArrayCallDLPackDeleter(ptr)``: run the deleter of the ``DLManagedTensor`` at
+    ``pointer`` (nothing for NULL or a tensor without deleter)."""
+    address = getattr(pointer, "value", pointer)
+    if address:
+        head = _DLManagedTensorHead.from_address(address)
+        if head.deleter:
+            head.deleter(address)
+    return 0
+
+
+def _dlpack_deleter(pycapsule):
+    """The destructor MXNet gave its DLPack capsules: a capsule still named ``'dltensor'``
+    (not consumed by a framework, which renames it ``'used_dltensor'``) frees its tensor
+    through the tensor's own deleter.  ``pycapsule`` is the capsule's address."""
+    capsule = ctypes.c_void_p(pycapsule)
+    if ctypes.pythonapi.PyCapsule_IsValid(capsule, _c_str_dltensor):
+        pointer = ctypes.c_void_p(ctypes.pythonapi.PyCapsule_GetPointer(capsule, _c_str_dltensor))
+        check_call(_LIB.MXNDArrayCallDLPackDeleter(pointer))
+
+
+_c_dlpack_deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_dlpack_deleter)
+_LIB.provide("MXNDArrayCallDLPackDeleter", _call_dlpack_deleter)
+
+
+def _notify_shutdown():
+    """``MXNotifyShutdown()``: finish the work queued on the devices before the process ends."""
+    waitall()
+    return 0
+
+
+_LIB.provide("MXNotifyShutdown", _notify_shutdown)

@@ -32,7 +32,7 @@ _C_OWNED_HANDLES = {}
 # names MXNet 1.9.1's mxnet.ndarray.ndarray had in its namespace from its ctypes binding
 from array import array as native_array  # noqa: E402,F401
 from functools import reduce  # noqa: E402,F401
-from ..base_ctypes import NDArrayBase  # noqa: E402,F401
+from ..base_ctypes import NDArrayBase, _LIB  # noqa: E402,F401
 from ..runtime import Features  # noqa: E402,F401
 from ..util import is_np_array  # noqa: E402,F401
 from ..base import (  # noqa: E402,F401
@@ -49,9 +49,35 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "lins
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "split_v2", "histogram", "from_numpy",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "CachedOp"]
 
-# MXNet's storage-type ids (mxtorch arrays are always 'default', dense)
-_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+# MXNet's storage-type ids (sparse arrays are held dense and report their storage type)
+_STORAGE_TYPE_UNDEFINED = -1
+_STORAGE_TYPE_DEFAULT = 0
+_STORAGE_TYPE_ROW_SPARSE = 1
+_STORAGE_TYPE_CSR = 2
+_STORAGE_TYPE_STR_TO_ID = {"undefined": _STORAGE_TYPE_UNDEFINED, "default": _STORAGE_TYPE_DEFAULT,
+                           "row_sparse": _STORAGE_TYPE_ROW_SPARSE, "csr": _STORAGE_TYPE_CSR}
 _STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
+_SIGNED_INT32_UPPER_LIMIT = 2 ** 31 - 1
+"""The most elements MXNet built without ``USE_INT64_TENSOR_SIZE`` could hold in an array."""
+# MXNet's type flags <-> NumPy types (None <-> -1, bfloat16 as base.BFLOAT16), from base's table;
+# MXNet 1.9.1's tables had no int16 (flag 8), which only its NumPy front end used
+_DTYPE_NP_TO_MX = {None: -1}
+_DTYPE_NP_TO_MX.update({_dtypes.numpy_type(name): _dtypes.dtype_flag(name) for name in _dtypes.dtype_names()
+                        if name != "int16"})
+_DTYPE_MX_TO_NP = {flag: numpy_type for numpy_type, flag in _DTYPE_NP_TO_MX.items()}
+# grad_req names -> MXNet's OpReqType values (kNullOp, kWriteTo, kAddTo)
+_GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
+# whether the library sizes tensors with 64-bit integers (asked once, from runtime.Features)
+_INT64_TENSOR_SIZE_ENABLED = None
+
+
+def _int64_enabled():
+    """True when arrays may have more than 2**31 - 1 elements (``Features``' INT64_TENSOR_SIZE,
+    always on under torch); the answer is cached in ``_INT64_TENSOR_SIZE_ENABLED``."""
+    global _INT64_TENSOR_SIZE_ENABLED
+    if _INT64_TENSOR_SIZE_ENABLED is None:
+        _INT64_TENSOR_SIZE_ENABLED = Features().is_enabled("INT64_TENSOR_SIZE")
+    return _INT64_TENSOR_SIZE_ENABLED
 
 py_slice = slice  # MXNet's module name for the builtin ``slice`` (its ``slice`` was the operator)
 

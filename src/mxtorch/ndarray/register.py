@@ -236,3 +236,165 @@ class OperatorNamespace:
 
     def __dir__(self):
         return registry.list_operators()
+
+
+# -- MXNet's generated-code front end (``mxnet.ndarray.register``'s private names) -----------------
+# MXNet wrote the source of each mx.nd function from the operator's description and exec'd it;
+# legacy code and tools call these helpers to build such functions themselves.  The generated
+# code runs here: it calls ``_imperative_invoke`` with the operator's handle.
+import numpy as _np  # noqa: E402  (the generated code's dtype handling reads it)
+from ..base import _LIB, _Null, _init_op_module, _is_np_op, _output_is_list  # noqa: E402,F401
+from ..ops import c_api as _c_api  # noqa: E402
+
+
+def _build_doc(func_name, desc, arg_names, arg_types, arg_desc, key_var_num_args=None, ret_type=None):  # noqa: ARG001
+    """The docstring of the imperative function of an operator (MXNet's
+    ``mxnet.ndarray_doc._build_doc``): the description, its parameters, ``out`` and the return."""
+    return _c_api.build_doc(desc, arg_names, arg_types, arg_desc, "ndarray", key_var_num_args)
+
+
+def _verify_arrays(op_name, func_name, args, out, want_numpy):
+    from .numpy_array import ndarray as np_ndarray
+    outputs = [] if out is None else (list(out) if isinstance(out, (list, tuple)) else [out])
+    for position, arr in enumerate(list(args) + outputs):
+        if arr is None or isinstance(arr, np_ndarray) == want_numpy:
+            continue
+        role = "write to" if position >= len(args) else "accept"
+        if want_numpy:
+            raise TypeError(f"Operator `{op_name}` registered in backend is known as `{func_name}` in Python. "
+                            f"This is a numpy operator which can only {role} MXNet numpy ndarrays, while "
+                            f"received a legacy ndarray. Please ensure that you have activated numpy semantics "
+                            f"by calling `npx.set_np()` in your code, or call `as_np_ndarray()` upon the legacy "
+                            f"ndarray to convert it to an MXNet numpy ndarray.")
+        raise TypeError(f"Operator `{op_name}` registered in backend is known as `{func_name}` in Python. "
+                        f"This is a legacy operator which can only {role} legacy ndarrays, while received "
+                        f"an MXNet numpy ndarray. Please call `as_nd_ndarray()` upon the numpy ndarray to "
+                        f"convert it to a legacy ndarray, and then feed the converted array to this operator.")
+
+
+def _verify_all_np_ndarrays(op_name, func_name, args, out):
+    """TypeError naming the operator unless every array of ``args`` and ``out`` (None entries
+    skipped) is an ``mx.np.ndarray``."""
+    _verify_arrays(op_name, func_name, args, out, True)
+
+
+def _verify_all_legacy_ndarrays(op_name, func_name, args, out):
+    """TypeError naming the operator when an array of ``args`` or ``out`` is an
+    ``mx.np.ndarray`` (legacy operators take ``mx.nd.NDArray``)."""
+    _verify_arrays(op_name, func_name, args, out, False)
+
+
+def _imperative_invoke(handle, ndargs, keys, vals, out, is_np_op, output_is_list):
+    """Run the operator of ``handle`` (an ``NNGetOpHandle`` handle or its value) on the input
+    arrays ``ndargs`` with attributes ``keys`` / ``vals``, writing into ``out`` when given (MXNet's
+    ``mxnet._ctypes.ndarray._imperative_invoke``).  Returns ``out``, the array, or the list of
+    arrays of a multi-output operator, each made by the function ``_set_ndarray_class`` set
+    (``_ndarray_cls``: by storage type); NumPy operators give ``mx.np.ndarray`` results, as a
+    list when ``output_is_list``."""
+    op_class = registry.get_operator(_c_api.operator_of_handle(handle))
+    kwargs = dict(zip(keys, vals))
+    if out is not None:
+        kwargs["out"] = out
+    result_class = None
+    if is_np_op:
+        from .numpy_array import ndarray as result_class
+    result = invoke(op_class, tuple(ndargs), kwargs, result_class=result_class)
+    if out is not None:
+        return out
+    if is_np_op:
+        return [result] if output_is_list and not isinstance(result, list) else result
+    from .handles import wrap_output
+    if isinstance(result, list):
+        return [wrap_output(array) for array in result]
+    return wrap_output(result)
+
+
+def _generate_ndarray_function_code(handle, op_name, func_name, signature_only=False):
+    """``(code, doc)``: the Python source of the imperative function ``func_name`` of the
+    operator of ``handle``, as MXNet generated it (inputs ``name=None``, attributes
+    ``name=_Null``, ``out=None``, ``name=None``, ``**kwargs``; a variadic operator takes
+    ``*data``), and its docstring.  The code calls ``_imperative_invoke`` with the handle;
+    with ``signature_only`` the body only returns ``(0,)`` (the stubs of
+    ``base._generate_op_module_signature``)."""
+    _, desc, arg_names, arg_types, arg_descs, key_var_num_args, ret_type = _c_api.atomic_symbol_info(handle)
+    doc = _build_doc(op_name, desc, arg_names, arg_types, arg_descs, key_var_num_args, ret_type)
+    dtype_name, arr_name, ndarg_names, kwarg_names, signature = _c_api.split_signature(arg_names, arg_types)
+    signature += ["out=None", "name=None", "**kwargs"]
+    is_np_op, output_is_list = _is_np_op(op_name), _output_is_list(op_name)
+    code = []
+    if arr_name:
+        code.append(f"\ndef {func_name}(*{arr_name}, **kwargs):")
+        if not signature_only:
+            code.append(f"""
+    ndargs = []
+    for i in {arr_name}:
+        assert isinstance(i, NDArrayBase), \\
+            "Positional arguments must have NDArray type, " \\
+            "but got %s"%str(i)
+        ndargs.append(i)""")
+            if dtype_name is not None:
+                code.append(f"""
+    if '{dtype_name}' in kwargs:
+        if _np.dtype(kwargs['{dtype_name}']).names:
+            kwargs['{dtype_name}'] = _np.dtype(kwargs['{dtype_name}']).names[0]
+        else:
+            kwargs['{dtype_name}'] = _np.dtype(kwargs['{dtype_name}']).name""")
+            code.append("""
+    _ = kwargs.pop('name', None)
+    out = kwargs.pop('out', None)
+    keys = list(kwargs.keys())
+    vals = list(kwargs.values())""")
+    else:
+        code.append(f"\ndef {func_name}({', '.join(signature)}):")
+        if not signature_only:
+            code.append("""
+    ndargs = []
+    keys = list(kwargs.keys())
+    vals = list(kwargs.values())""")
+            for name in ndarg_names:
+                code.append(f"""
+    if {name} is not None:
+        assert isinstance({name}, NDArrayBase), \\
+            "Argument {name} must have NDArray type, but got %s"%str({name})
+        ndargs.append({name})""")
+            for name in kwarg_names:
+                code.append(f"""
+    if {name} is not _Null:
+        keys.append('{name}')
+        vals.append({name})""")
+            if dtype_name is not None and is_np_op:
+                code.append(f"""
+    if {dtype_name} is not _Null and {dtype_name} is not None:
+        keys.append('{dtype_name}')
+        vals.append(_np.dtype({dtype_name}).name)""")
+            elif dtype_name is not None:
+                code.append(f"""
+    if {dtype_name} is not _Null:
+        keys.append('{dtype_name}')
+        if _np.dtype({dtype_name}).names:
+            vals.append(_np.dtype({dtype_name}).names[0])
+        else:
+            vals.append(_np.dtype({dtype_name}).name)""")
+    if signature_only:
+        code.append("""
+    return (0,)""")
+    else:
+        verify = "_verify_all_np_ndarrays" if is_np_op else "_verify_all_legacy_ndarrays"
+        code.append(f"""
+    {verify}("{op_name}", "{func_name}", ndargs, out)
+    return _imperative_invoke({handle.value}, ndargs, keys, vals, out, {is_np_op}, {output_is_list})""")
+    code.insert(2 if is_np_op else 1, _c_api.indent_docstring(doc))
+    return "".join(code), doc
+
+
+def _make_ndarray_function(handle, name, func_name):
+    """The imperative function ``func_name`` of the operator of ``handle``: the code of
+    ``_generate_ndarray_function_code`` run in this module (MXNet's way of making ``mx.nd.X``)."""
+    code, doc = _generate_ndarray_function_code(handle, name, func_name)
+    local = {}
+    exec(code, globals(), local)  # noqa: S102  (the generated function, as MXNet made it)
+    function = local[func_name]
+    function.__name__ = func_name
+    function.__doc__ = doc
+    function.__module__ = "mxnet.ndarray"
+    return function

@@ -570,5 +570,88 @@ def _is_sparse_operator(name):
 
 # what ``from mxnet.ndarray.sparse import *`` gave: the names above and the generated sparse
 # operator functions (resolved by this module's __getattr__)
+# -- MXNet's private helpers of mxnet.ndarray.sparse -------------------------------------------------
+from ..base_ctypes import _LIB  # noqa: E402,F401
+from .ndarray import (_DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: E402,F401
+                      _STORAGE_TYPE_ROW_SPARSE, _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED, _int64_enabled)
+from .creation import array as _array, zeros as _zeros_ndarray  # noqa: E402,F401
+
+_STORAGE_AUX_TYPES = {"row_sparse": [np.int64], "csr": [np.int64, np.int64]}
+"""The dtypes of each sparse storage type's auxiliary arrays (row_sparse: indices; csr: indptr,
+indices), as MXNet stored them."""
+
+
+def _prepare_src_array(source_array, dtype):
+    """``source_array`` itself when it is an NDArray or a NumPy array, else
+    ``numpy.array(source_array, dtype=dtype)``; TypeError when that fails."""
+    if isinstance(source_array, (NDArray, np.ndarray)):
+        return source_array
+    try:
+        return np.array(source_array, dtype=dtype)
+    except Exception:
+        raise TypeError("values must be array like object") from None
+
+
+def _prepare_default_dtype(src_array, dtype):
+    """``dtype``, or when it is None the dtype of ``src_array`` (an NDArray, NumPy array or scipy
+    csr matrix), float32 for anything else."""
+    if dtype is not None:
+        return dtype
+    if isinstance(src_array, (NDArray, np.ndarray)) or (hasattr(src_array, "tocsr") and hasattr(src_array, "dtype")):
+        return src_array.dtype
+    return mx_real_t
+
+
+def _check_shape(s1, s2):
+    """ValueError when both shapes are given (not empty / None) and differ."""
+    if s1 and s2 and s1 != s2:
+        raise ValueError("Shape mismatch detected. " + str(s1) + " v.s. " + str(s2))
+
+
+def _csr_matrix_from_definition(data, indices, indptr, shape=None, ctx=None, dtype=None,
+                                indices_type=None, indptr_type=None):
+    """A CSRNDArray of the CSR triple ``(data, indices, indptr)``; ``shape`` by default
+    ``(len(indptr) - 1, max(indices) + 1)``, ``dtype`` that of ``data`` (float32 for lists).
+    ValueError for inputs that are not 1-D, an empty ``indptr`` or a shape that is not 2-D."""
+    ctx = current_context() if ctx is None else ctx
+    dtype = _prepare_default_dtype(data, dtype)
+    indptr_type = _STORAGE_AUX_TYPES["csr"][0] if indptr_type is None else indptr_type
+    indices_type = _STORAGE_AUX_TYPES["csr"][1] if indices_type is None else indices_type
+    data = _prepare_src_array(data, dtype)
+    indptr = _prepare_src_array(indptr, indptr_type)
+    indices = _prepare_src_array(indices, indices_type)
+    data, indptr, indices = (value if isinstance(value, NDArray) else _array(value, ctx, kind)
+                             for value, kind in ((data, dtype), (indptr, indptr_type), (indices, indices_type)))
+    if shape is None:
+        if indices.shape[0] == 0:
+            raise ValueError("invalid shape")
+        shape = (len(indptr) - 1, int(indices.asnumpy().max()) + 1)
+    if data.ndim != 1 or indptr.ndim != 1 or indices.ndim != 1 or indptr.shape[0] == 0 or len(shape) != 2:
+        raise ValueError("invalid shape")
+    return csr_matrix((data, indices, indptr), shape=shape, ctx=ctx, dtype=dtype)
+
+
+def _row_sparse_ndarray_from_definition(data, indices, shape=None, ctx=None, dtype=None, indices_type=None):
+    """A RowSparseNDArray of the rows ``data`` at the (sorted) row ``indices``; ``shape`` by
+    default ``(indices[-1] + 1,) + data.shape[1:]``, ``dtype`` that of ``data`` (float32 for
+    lists).  ValueError for empty indices without a shape, indices that are not 1-D, a shape of
+    another rank than ``data`` or with an empty row."""
+    ctx = current_context() if ctx is None else ctx
+    dtype = _prepare_default_dtype(data, dtype)
+    indices_type = _STORAGE_AUX_TYPES["row_sparse"][0] if indices_type is None else indices_type
+    data = _prepare_src_array(data, dtype)
+    indices = _prepare_src_array(indices, indices_type)
+    data = data if isinstance(data, NDArray) else _array(data, ctx, dtype)
+    indices = indices if isinstance(indices, NDArray) else _array(indices, ctx, indices_type)
+    if shape is None:
+        num_indices = indices.shape[0]
+        if num_indices == 0:
+            raise ValueError("invalid shape")
+        shape = (int(indices.asnumpy()[num_indices - 1]) + 1,) + data.shape[1:]
+    if data.ndim != len(shape) or indices.ndim != 1 or np.prod(shape[1:]) == 0:
+        raise ValueError("invalid shape")
+    return row_sparse_array((data, indices), shape=tuple(shape), ctx=ctx, dtype=dtype)
+
+
 from ..util import star_exports  # noqa: E402
 __all__ = star_exports(__name__, globals(), _OWN_NAMES, resolves=_is_sparse_operator)

@@ -10,4 +10,10 @@ from ..base import (  # noqa: E402,F401
 # names MXNet 1.9.1's mxnet.ndarray.utils had in its namespace (imported there, not defined)
 from .ndarray import NDArray  # noqa: E402,F401
 
+# MXNet's private names of the dense and sparse constructors it dispatched to
+from ..base_ctypes import _LIB  # noqa: E402,F401
+from .creation import array as _array, empty as _empty_ndarray, zeros as _zeros_ndarray  # noqa: E402,F401
+# (``_sparse_array``, ``_empty_sparse_ndarray``, ``_zeros_sparse_ndarray`` and ``_ndarray_cls``
+# come from sparse.py and handles.py: the package's __init__ adds them once sparse.py is loaded)
+
 __all__ = ["array", "empty", "zeros", "save", "load", "load_frombuffer"]

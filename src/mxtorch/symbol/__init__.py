@@ -34,6 +34,10 @@ for _name in _registry.NAMESPACE_PREFIXES:
 # the names MXNet's generated mxnet.symbol.random had besides the samplers (imported there)
 from ..base import numeric_types as _numeric_types  # noqa: E402
 random.imported.update(Symbol=Symbol, numeric_types=_numeric_types)  # noqa: F821
+# and the private names of MXNet's mxnet.symbol.random and mxnet.symbol.contrib
+from ..base import _Null, _LIB  # noqa: E402
+random.imported.update(_Null=_Null, _random_helper=_samplers._random_helper)  # noqa: F821
+contrib.imported.update(_control_flow.MXNET_PRIVATE_NAMES, _LIB=_LIB)  # noqa: F821
 
 
 class _Internal:
@@ -49,6 +53,9 @@ class _Internal:
 
 _internal = _Internal()
 op = _Internal()
+# MXNet's mxnet.symbol.register imported the internal AdamW operators from its _internal module
+_register._adamw_update = _internal._adamw_update
+_register._mp_adamw_update = _internal._mp_adamw_update
 
 
 # MXNet's submodules of the generated front end (``from mxnet.ndarray.contrib import ...``)
@@ -61,6 +68,13 @@ from . import functions as _functions  # noqa: E402
 for _name in ("zeros", "ones", "full", "arange", "linspace", "eye", "pow", "power", "maximum", "minimum", "hypot",
               "histogram"):
     setattr(_symbol_module, _name, getattr(_functions, _name))
+# and the private names it had from the ndarray modules and its C binding
+from ..ndarray import ndarray as _nd_module, handles as _nd_handles  # noqa: E402
+for _name in ("_DTYPE_MX_TO_NP", "_DTYPE_NP_TO_MX", "_GRAD_REQ_MAP", "_SIGNED_INT32_UPPER_LIMIT",
+              "_STORAGE_TYPE_STR_TO_ID", "_int64_enabled", "_LIB"):
+    setattr(_symbol_module, _name, getattr(_nd_module, _name))
+_symbol_module._ndarray_cls = _nd_handles.ndarray_cls
+_symbol_module._set_symbol_class = _register._set_symbol_class
 
 # MXNet's NumPy front end, symbolic: mx.sym.np (the mx.nd.np functions building nodes)
 from . import numpy  # noqa: E402

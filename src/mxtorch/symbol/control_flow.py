@@ -19,7 +19,7 @@ import copy
 from collections import defaultdict
 
 from ..attribute import AttrScope
-from ..base import MXNetError, MXNetAssertionError
+from ..base import MXNetError, MXNetAssertionError, _as_list as _base_as_list
 from ..name import NameManager
 from ..ops import registry
 from ..util import flatten_nested, regroup_nested
@@ -344,3 +344,68 @@ def cond(pred, then_func, else_func, name="cond"):
         "num_outputs": formats[1][0]})
     outputs, _ = regroup_nested(result, formats[1][1])
     return outputs
+
+
+# -- MXNet 1.9.1's private helpers of mxnet.symbol.contrib, by their names and signatures -------------
+def _regroup(args, fmt):
+    """The inverse of ``_flatten``: ``(nested value, rest of args)`` for the format ``fmt``."""
+    return regroup_nested(args, fmt, lambda value: MXNetError(
+        f"output must be (nested) list of Symbol, but got {value} of type {type(value)}"))
+
+
+def _get_sym_uniq_name(sym):
+    """``<name>-<output index>``: the name a control-flow operator gives the variable standing
+    for ``sym`` inside its body."""
+    return _placeholder_name(sym)
+
+
+def _get_graph_inputs(subg):
+    """The input variables of the graph ``subg`` as Symbols, in ``list_inputs`` order."""
+    inputs = _graph_inputs(subg)
+    return [inputs[name] for name in subg.list_inputs()]
+
+
+def _cut_subgraph_symbols(subg):
+    """Cut the graph ``subg`` out of its surroundings (see ``_cut_subgraph``) and return the
+    Symbols of the outer entries that its nodes read, as MXNet's ``_cut_subgraph`` did."""
+    return list(_cut_subgraph(subg).values())
+
+
+def _construct_subgraph(sym_out, sym_states, name):
+    """A Group of the outputs ``sym_out`` then the states ``sym_states`` of the body of subgraph
+    ``name``, each passed through ``identity`` when it is a graph input, was made outside the
+    subgraph (or, for a state, is also an output), so that outputs are nodes of their own."""
+    sym_out, sym_states = _as_list(sym_out), _as_list(sym_states)
+    input_names = set(Group(sym_out + sym_states).list_inputs())
+    output_names = {symbol.name for symbol in sym_out}
+    closed = []
+    for symbol in sym_out:
+        outside = symbol.name in input_names or not _in_subgraph(symbol, name)
+        closed.append(create("identity", symbol) if outside else symbol)
+    for symbol in sym_states:
+        outside = symbol.name in input_names or symbol.name in output_names or not _in_subgraph(symbol, name)
+        closed.append(create("identity", symbol) if outside else symbol)
+    return Group(closed)
+
+
+def _check_data(inputs, in_type, msg):
+    """AssertionError with ``msg`` unless ``inputs`` is an ``in_type`` or a list of them."""
+    if isinstance(inputs, list):
+        assert all(isinstance(item, in_type) for item in inputs), msg
+    else:
+        assert isinstance(inputs, in_type), msg
+
+
+def _mxnet_flatten(args, inout_str):
+    """``(flat list of Symbols, format)`` of a Symbol or (nested) list of them (MXNet's
+    ``_flatten``; ``inout_str`` names the value in the error)."""
+    return _flatten(args, inout_str)
+
+
+# the names as mxnet.symbol.contrib had them (``symbol/__init__.py`` gives them to mx.sym.contrib)
+MXNET_PRIVATE_NAMES = {
+    "_as_list": _base_as_list, "_check_data": _check_data, "_construct_subgraph": _construct_subgraph,
+    "_cut_subgraph": _cut_subgraph_symbols, "_flatten": _mxnet_flatten, "_get_graph_inputs": _get_graph_inputs,
+    "_get_sym_uniq_name": _get_sym_uniq_name, "_get_unique_subgraph_name": _unique_subgraph_name,
+    "_regroup": _regroup,
+}

@@ -115,3 +115,23 @@ def shuffle(data, **kwargs):
 def randint(low, high, shape=None, dtype=None, **kwargs):
     """Integers drawn uniformly from [``low``, ``high``) (numbers only)."""
     return _sample("randint", [low, high], shape, dtype, kwargs, "randint")
+
+
+def _random_helper(random, sampler, params, shape, dtype, kwargs):
+    """MXNet's dispatch of ``mx.sym.random.X`` (``mxnet.symbol.random._random_helper``): Symbol
+    parameters give ``sampler(*params, shape=, dtype=)`` (the per-element ``_sample_`` node),
+    numbers ``random(*params, shape=, dtype=)``; ``_Null`` values are not passed on.
+    AssertionError for parameters of mixed kinds, ValueError when they are neither."""
+    from ..base import _Null
+    given = {key: value for key, value in dict(kwargs, shape=shape, dtype=dtype).items() if value is not _Null}
+    if isinstance(params[0], Symbol):
+        for other in params[1:]:
+            assert isinstance(other, Symbol), (f"Distribution parameters must all have the same type, but got "
+                                               f"both {type(params[0])} and {type(other)}.")
+        return sampler(*params, **given)
+    if isinstance(params[0], numeric_types):
+        for other in params[1:]:
+            assert isinstance(other, numeric_types), (f"Distribution parameters must all have the same type, but "
+                                                      f"got both {type(params[0])} and {type(other)}.")
+        return random(*params, **given)
+    raise ValueError(f"Distribution parameters must be either Symbol or numbers, but got {type(params[0])}.")

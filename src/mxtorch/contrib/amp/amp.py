@@ -485,3 +485,6 @@ def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype
 from array import array  # noqa: E402,F401
 from ...base import BFLOAT16 as bfloat16  # noqa: E402,F401
 from ...base import (SymbolHandle, c_array_buf, c_str_array, check_call, mx_uint)  # noqa: E402,F401
+
+# the C library object MXNet's module held (``from .base import _LIB``; see base_ctypes._CLibrary)
+from ...base_ctypes import _LIB  # noqa: E402,F401

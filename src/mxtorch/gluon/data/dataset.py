@@ -115,6 +115,45 @@ class _TransformFirstClosure:
         return self._fn(x)
 
 
+class _DownloadedDataset(Dataset):
+    """A data set held in memory: ``_data`` (NDArray) and ``_label`` (numpy), filled by
+    ``_get_data()`` from files in ``root``."""
+
+    def __init__(self, root, transform):
+        super().__init__()
+        self._transform = transform
+        self._data = None
+        self._label = None
+        self._root = os.path.expanduser(root)
+        self._get_data()
+
+    def __getitem__(self, idx):
+        if self._transform is not None:
+            return self._transform(self._data[idx], self._label[idx])
+        return self._data[idx], self._label[idx]
+
+    def __len__(self):
+        return len(self._label)
+
+    def _get_data(self):
+        raise NotImplementedError
+
+
+class _FilteredDataset(Dataset):
+    """The samples of ``dataset`` for which ``fn(sample)`` is true, chosen once when it is made
+    (MXNet's ``_FilteredDataset``)."""
+
+    def __init__(self, dataset, fn):
+        self._dataset = dataset
+        self._indices = [i for i, sample in enumerate(dataset) if fn(sample)]
+
+    def __len__(self):
+        return len(self._indices)
+
+    def __getitem__(self, idx):
+        return self._dataset[self._indices[idx]]
+
+
 class _SampledDataset(Dataset):
     def __init__(self, dataset, sampler):
         self._dataset = dataset

@@ -397,3 +397,6 @@ class HybridConcatenate(HybridSequential):
 
     def hybrid_forward(self, F, x):
         return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
+
+# MXNet's module imported the repr helper from mxnet.gluon.utils
+from ..utils import _indent  # noqa: E402,F401

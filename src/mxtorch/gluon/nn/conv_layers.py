@@ -218,3 +218,17 @@ class ReflectionPad2D(HybridBlock):
 
     def hybrid_forward(self, F, x):
         return F.pad(x, mode="reflect", pad_width=self._padding)
+
+
+def _infer_weight_shape(op_name, data_shape, kwargs):
+    """The argument shapes (data, weight, bias, ...) that operator ``op_name`` (Convolution,
+    Deconvolution, ...; under NumPy semantics ``mx.sym.npx``'s) infers with attributes ``kwargs``
+    for data of ``data_shape`` (MXNet's helper: ``infer_shape_partial`` of a one-node graph)."""
+    from ... import symbol
+    from ...util import is_np_array
+    data = symbol.var("data", shape=data_shape)
+    if is_np_array():
+        op, data = getattr(symbol.npx, op_name), data.as_np_ndarray()
+    else:
+        op = getattr(symbol, op_name)
+    return op(data, **kwargs).infer_shape_partial()[0]

@@ -149,3 +149,6 @@ class WikiText103(_WikiText):
     def __init__(self, root=os.path.join(data_dir(), "datasets", "wikitext-103"), segment="train", vocab=None,
                  seq_len=35):
         super().__init__(root, "wikitext-103", segment, vocab, seq_len)
+
+# MXNet's module imported the repository URL helper from mxnet.gluon.utils
+from ...utils import _get_repo_file_url  # noqa: E402,F401

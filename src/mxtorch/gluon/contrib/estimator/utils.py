@@ -30,13 +30,20 @@ def _suggest_metric_for_loss(loss):
     return None
 
 
+def _check_metric_known(handler, metric, known_metrics):
+    """MXNetValueError (a ValueError, as in MXNet) when the event handler ``handler`` refers to
+    ``metric``, an object that is not one of ``known_metrics`` (the Estimator's train and
+    validation metrics)."""
+    if not any(metric is known for known in known_metrics):
+        raise MXNetValueError(
+            f"{type(handler).__name__} uses the metric {metric.name!r}, which is neither one of the "
+            f"Estimator's train_metrics nor val_metrics; pass est.train_metrics / est.val_metrics "
+            f"(or the metric objects given to the Estimator) to event handlers")
+
+
 def _check_handler_metric_ref(handler, known_metrics):
     """MXNetValueError when ``handler`` uses a metric object the Estimator does not hold."""
     for attribute in ("metrics", "monitor"):
         value = getattr(handler, attribute, None)
         for metric in (value if isinstance(value, list) else [value] if value is not None else []):
-            if not any(metric is known for known in known_metrics):
-                raise MXNetValueError(
-                    f"{type(handler).__name__} uses the metric {metric.name!r}, which is neither one of the "
-                    f"Estimator's train_metrics nor val_metrics; pass est.train_metrics / est.val_metrics "
-                    f"(or the metric objects given to the Estimator) to event handlers")
+            _check_metric_known(handler, metric, known_metrics)

@@ -136,3 +136,7 @@ def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, lay
     if drop_outputs:
         outputs = ndarray.Dropout(outputs, p=drop_outputs, axes=(layout.find("T"),))
     return outputs, states
+
+# MXNet's module imported these helpers from mxnet.base and mxnet.gluon.rnn.rnn_cell
+from ....base import _as_list  # noqa: E402,F401
+from ...rnn.rnn_cell import _format_sequence, _get_begin_state, _mask_sequence_variable_length  # noqa: E402,F401

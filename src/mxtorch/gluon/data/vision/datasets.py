@@ -45,28 +45,8 @@ def _missing(name, root, files, source):
         f"the folder that holds them")
 
 
-class _DownloadedDataset(dataset.Dataset):
-    """A data set held in memory: ``_data`` (NDArray) and ``_label`` (numpy), filled by
-    ``_get_data()`` from files in ``root``."""
-
-    def __init__(self, root, transform):
-        super().__init__()
-        self._transform = transform
-        self._data = None
-        self._label = None
-        self._root = os.path.expanduser(root)
-        self._get_data()
-
-    def __getitem__(self, idx):
-        if self._transform is not None:
-            return self._transform(self._data[idx], self._label[idx])
-        return self._data[idx], self._label[idx]
-
-    def __len__(self):
-        return len(self._label)
-
-    def _get_data(self):
-        raise NotImplementedError
+# the in-memory base of MNIST, CIFAR10, ... (MXNet's mxnet.gluon.data.dataset._DownloadedDataset)
+_DownloadedDataset = dataset._DownloadedDataset
 
 
 def _open_maybe_gzip(root, name):
@@ -306,3 +286,6 @@ class ImageListDataset(dataset.Dataset):
 
     def __len__(self):
         return len(self._items)
+
+# MXNet's module imported the repository URL helper from mxnet.gluon.utils
+from ...utils import _get_repo_file_url  # noqa: E402,F401

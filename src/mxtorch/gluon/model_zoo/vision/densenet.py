@@ -95,3 +95,8 @@ def _constructor(depth):
 
 densenet121, densenet161, densenet169, densenet201 = (_constructor(d) for d in (121, 161, 169, 201))
 _models = {f"densenet{d}": globals()[f"densenet{d}"] for d in (121, 161, 169, 201)}
+
+# MXNet 1.9.1's names of the builders above
+_make_dense_layer = _dense_layer
+_make_dense_block = _dense_block
+_make_transition = _transition

@@ -130,3 +130,7 @@ def inception_v3(pretrained=False, ctx=cpu(), root=os.path.join(data_dir(), "mod
 
 
 _models = {"inceptionv3": inception_v3}
+
+# MXNet 1.9.1's names of the builders above
+_make_basic_conv = _basic_conv
+_make_branch = _branch

@@ -77,3 +77,7 @@ def squeezenet1_1(**kwargs):
 
 
 _models = {"squeezenet1.0": squeezenet1_0, "squeezenet1.1": squeezenet1_1}
+
+# MXNet 1.9.1's names of the builders above
+_make_fire = _fire
+_make_fire_conv = _fire_conv
