@@ -4,8 +4,8 @@
   property and its selectors;
 - :mod:`.default`: the ``default`` / ``default_v2`` properties (subgraphs of named operators run
   by ``_CachedOp`` nodes) and their backends in ``symbol.subgraph_backends``;
-- :mod:`.c_api`: ``MXBuildSubgraphByOpNames``, ``MXSetSubgraphPropertyOpNamesV2``, ... and
-  ``MXListAllOpNames`` behind ``mxnet.base._LIB``.
+- :mod:`.c_api`: ``MXBuildSubgraphByOpNames``, ``MXSetSubgraphPropertyOpNamesV2``, ...
+  behind ``mxnet.base._LIB`` (``MXListAllOpNames`` is ops/c_api.py's).
 
 Importing the package also lets ``_CachedOp(subgraph=<json>)`` read its attribute
 (``ops.subgraph_op.use_graph_reader``) and its shape inference use the known output

@@ -7,7 +7,6 @@
   the operator names ``optimize_for(backend)`` and ``hybridize(backend=...)`` select;
 - ``MXSetSubgraphPropertyOpNames`` / ``MXRemoveSubgraphPropertyOpNames``: MXNet's first form,
   kept apart (its executor read them under ``MXNET_SUBGRAPH_BACKEND``);
-- ``MXListAllOpNames(byref(c_uint), byref(POINTER(c_char_p)))``: the registered operator names.
 
 Each returns 0, or -1 with the error recorded for ``check_call``.
 """
@@ -94,25 +93,6 @@ def MXRemoveSubgraphPropertyOpNames(backend):
     default.BIND_OP_NAMES.pop(_text(backend, "MXRemoveSubgraphPropertyOpNames"), None)
 
 
-_OP_NAME_ARRAY = []     # the last array handed out, kept alive for the caller (MXNet's thread-local store)
-
-
-@c_api_function
-def MXListAllOpNames(out_size, out_array):
-    """The names of every registered operator (aliases included): the count into ``out_size``
-    (a ``c_uint`` by reference), a ``char **`` array into ``out_array``."""
-    names = registry.list_operators()
-    array = (ctypes.c_char_p * len(names))(*[name.encode("utf-8") for name in names])
-    _OP_NAME_ARRAY[:] = [array]
-    size = getattr(out_size, "_obj", out_size)
-    pointer = getattr(out_array, "_obj", out_array)
-    if not isinstance(size, (ctypes.c_uint, ctypes.c_int, ctypes.c_size_t)) or \
-            not isinstance(pointer, ctypes.POINTER(ctypes.c_char_p)):
-        raise MXNetError("MXListAllOpNames: expected byref(c_uint) and byref(POINTER(c_char_p))")
-    size.value = len(names)
-    ctypes.cast(ctypes.byref(pointer), ctypes.POINTER(ctypes.c_void_p))[0] = ctypes.cast(array, ctypes.c_void_p).value
-
-
 for _function in (MXBuildSubgraphByOpNames, MXSetSubgraphPropertyOpNamesV2, MXRemoveSubgraphPropertyOpNamesV2,
-                  MXSetSubgraphPropertyOpNames, MXRemoveSubgraphPropertyOpNames, MXListAllOpNames):
+                  MXSetSubgraphPropertyOpNames, MXRemoveSubgraphPropertyOpNames):
     _LIB.provide(_function.__name__, _function)
