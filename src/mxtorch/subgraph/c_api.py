@@ -16,7 +16,6 @@ import ctypes
 
 from ..base import MXNetError
 from ..base_ctypes import _LIB, c_api_function, give_handle, object_of_handle
-from ..ops import registry
 from ..symbol.subgraph_backends import list_backends
 from ..symbol.symbol import Symbol
 from . import default
