@@ -309,6 +309,31 @@ def _imperative_invoke(handle, ndargs, keys, vals, out, is_np_op, output_is_list
     return wrap_output(result)
 
 
+def attribute_code(kwarg_names, dtype_name, is_np_op, keys, vals):
+    """Lines of MXNet's generated operator functions (imperative and symbolic) that append the
+    given attribute arguments to the lists named ``keys`` / ``vals``: each attribute not left
+    at ``_Null``, and the ``dtype`` attribute as a NumPy dtype name (the first field name for a
+    structured dtype, as MXNet wrote it; a NumPy-front-end operator also skips None)."""
+    code = [f"""
+    if {name} is not _Null:
+        {keys}.append('{name}')
+        {vals}.append({name})""" for name in kwarg_names]
+    if dtype_name is not None and is_np_op:
+        code.append(f"""
+    if {dtype_name} is not _Null and {dtype_name} is not None:
+        {keys}.append('{dtype_name}')
+        {vals}.append(_np.dtype({dtype_name}).name)""")
+    elif dtype_name is not None:
+        code.append(f"""
+    if {dtype_name} is not _Null:
+        {keys}.append('{dtype_name}')
+        if _np.dtype({dtype_name}).names:
+            {vals}.append(_np.dtype({dtype_name}).names[0])
+        else:
+            {vals}.append(_np.dtype({dtype_name}).name)""")
+    return code
+
+
 def _generate_ndarray_function_code(handle, op_name, func_name, signature_only=False):
     """``(code, doc)``: the Python source of the imperative function ``func_name`` of the
     operator of ``handle``, as MXNet generated it (inputs ``name=None``, attributes
@@ -357,24 +382,7 @@ def _generate_ndarray_function_code(handle, op_name, func_name, signature_only=F
         assert isinstance({name}, NDArrayBase), \\
             "Argument {name} must have NDArray type, but got %s"%str({name})
         ndargs.append({name})""")
-            for name in kwarg_names:
-                code.append(f"""
-    if {name} is not _Null:
-        keys.append('{name}')
-        vals.append({name})""")
-            if dtype_name is not None and is_np_op:
-                code.append(f"""
-    if {dtype_name} is not _Null and {dtype_name} is not None:
-        keys.append('{dtype_name}')
-        vals.append(_np.dtype({dtype_name}).name)""")
-            elif dtype_name is not None:
-                code.append(f"""
-    if {dtype_name} is not _Null:
-        keys.append('{dtype_name}')
-        if _np.dtype({dtype_name}).names:
-            vals.append(_np.dtype({dtype_name}).names[0])
-        else:
-            vals.append(_np.dtype({dtype_name}).name)""")
+            code.extend(attribute_code(kwarg_names, dtype_name, is_np_op, "keys", "vals"))
     if signature_only:
         code.append("""
     return (0,)""")

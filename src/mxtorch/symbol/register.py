@@ -46,6 +46,7 @@ def install(namespace):
 import numpy as _np  # noqa: E402  (the generated code's dtype handling reads it)
 from ..base import _LIB, _Null, _init_op_module, _is_np_op, _output_is_list  # noqa: E402,F401
 from ..ops import c_api as _c_api  # noqa: E402
+from ..ndarray.register import attribute_code  # noqa: E402
 
 
 def _build_doc(func_name, desc, arg_names, arg_types, arg_desc, key_var_num_args=None, ret_type=None):  # noqa: ARG001
@@ -112,6 +113,23 @@ def _symbol_creator(handle, args, kwargs, keys, vals, name, is_np_op, output_is_
     return result
 
 
+def _split_keywords_code(verify, op_name, func_name, keys, vals):
+    """Generated lines that split ``kwargs`` into Symbol inputs (``sym_kwargs``, each checked by
+    ``verify``) and attributes (the lists named ``keys`` / ``vals``), as MXNet's generated
+    symbolic functions did."""
+    return f"""
+    {keys} = []
+    {vals} = []
+    sym_kwargs = dict()
+    for _k, _v in kwargs.items():
+        if isinstance(_v, SymbolBase):
+            sym_kwargs[_k] = _v
+            {verify}('{op_name}', '{func_name}', _v)
+        else:
+            {keys}.append(_k)
+            {vals}.append(_v)"""
+
+
 def _generate_symbol_function_code(handle, op_name, func_name, signature_only=False):
     """``(code, doc)``: the Python source of the symbolic function ``func_name`` of the operator
     of ``handle``, as MXNet generated it (inputs ``name=None``, attributes ``name=_Null``,
@@ -151,16 +169,7 @@ def _generate_symbol_function_code(handle, op_name, func_name, signature_only=Fa
     name = kwargs.pop('name', None)
     name = NameManager.current.get(name, '{hint}')
     _ = kwargs.pop('out', None)
-    keys = []
-    vals = []
-    sym_kwargs = dict()
-    for k, v in kwargs.items():
-        if isinstance(v, SymbolBase):
-            sym_kwargs[k] = v
-            {verify}('{op_name}', '{func_name}', v)
-        else:
-            keys.append(k)
-            vals.append(v)""")
+""" + _split_keywords_code(verify, op_name, func_name, "keys", "vals"))
             if key_var_num_args:
                 code.append(f"""
     if '{key_var_num_args}' not in kwargs:
@@ -172,17 +181,7 @@ def _generate_symbol_function_code(handle, op_name, func_name, signature_only=Fa
         code.append(f"\ndef {func_name}({', '.join(signature)}):")
         if not signature_only:
             code.append(f"""
-    kwargs.update(AttrScope.current.get(attr))
-    sym_kwargs = dict()
-    _keys = []
-    _vals = []
-    for _k, _v in kwargs.items():
-        if isinstance(_v, SymbolBase):
-            sym_kwargs[_k] = _v
-            {verify}('{op_name}', '{func_name}', _v)
-        else:
-            _keys.append(_k)
-            _vals.append(_v)""")
+    kwargs.update(AttrScope.current.get(attr))""" + _split_keywords_code(verify, op_name, func_name, "_keys", "_vals"))
             for name in ndarg_names:
                 code.append(f"""
     if {name} is not None:
@@ -190,24 +189,7 @@ def _generate_symbol_function_code(handle, op_name, func_name, signature_only=Fa
             "Argument {name} must be Symbol instances, but got %s"%str({name})
         sym_kwargs['{name}'] = {name}
         {verify}('{op_name}', '{func_name}', {name})""")
-            for name in kwarg_names:
-                code.append(f"""
-    if {name} is not _Null:
-        _keys.append('{name}')
-        _vals.append({name})""")
-            if dtype_name is not None and is_np_op:
-                code.append(f"""
-    if {dtype_name} is not _Null and {dtype_name} is not None:
-        _keys.append('{dtype_name}')
-        _vals.append(_np.dtype({dtype_name}).name)""")
-            elif dtype_name is not None:
-                code.append(f"""
-    if {dtype_name} is not _Null:
-        _keys.append('{dtype_name}')
-        if _np.dtype({dtype_name}).names:
-            _vals.append(_np.dtype({dtype_name}).names[0])
-        else:
-            _vals.append(_np.dtype({dtype_name}).name)""")
+            code.extend(attribute_code(kwarg_names, dtype_name, is_np_op, "_keys", "_vals"))
             code.append(f"""
     name = NameManager.current.get(name, '{hint}')
     return _symbol_creator({handle.value}, None, sym_kwargs, _keys, _vals, name, {is_np_op}, {output_is_list})""")
