@@ -307,9 +307,12 @@ def _csr_problem(parts, shape, full_check):
                 f"got {indptr.tolist()}")
     if indices.numel() and (int(indices.min()) < 0 or int(indices.max()) >= columns):
         return f"column indices should lie in [0, {columns}), got {indices.tolist()}"
-    for row in range(rows):
-        segment = indices[int(indptr[row]):int(indptr[row + 1])]
-        if segment.numel() > 1 and bool((segment[1:] <= segment[:-1]).any()):
+    if indices.numel() > 1:
+        row_of = torch.repeat_interleave(torch.arange(rows, device=indptr.device), indptr[1:] - indptr[:-1])
+        unsorted = (indices[1:] <= indices[:-1]) & (row_of[1:] == row_of[:-1])
+        if bool(unsorted.any()):
+            row = int(row_of[1:][unsorted][0])
+            segment = indices[int(indptr[row]):int(indptr[row + 1])]
             return f"column indices of row {row} should be ascending, got {segment.tolist()}"
     return None
 
@@ -402,6 +405,13 @@ def _sparse_from_dense(cls, arg1, shape, ctx, dtype, where):
     return cls(tensor.clone().to(ctx.torch_device), ctx)
 
 
+def _copy_of_sparse(cls, source, shape, ctx, dtype, where):
+    """A copy of the sparse array ``source`` on ``ctx`` in ``dtype``, its stored parts carried over."""
+    result = _sparse_from_dense(cls, source, shape, ctx, dtype, where)
+    return result._derive_from(source, lambda part, index, aux: part.to(ctx.torch_device) if aux else
+                               part.to(result._tensor.dtype).to(ctx.torch_device))
+
+
 def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
     """A RowSparseNDArray, as MXNet's ``mx.nd.sparse.row_sparse_array``.
 
@@ -436,9 +446,7 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
         result = RowSparseNDArray(dense.to(ctx.torch_device), ctx)
         return result._keep_parts((indices.to(ctx.torch_device), data.to(ctx.torch_device)))
     if isinstance(arg1, RowSparseNDArray):
-        result = _sparse_from_dense(RowSparseNDArray, arg1, shape, ctx, dtype, "row_sparse_array")
-        return result._derive_from(arg1, lambda part, index, aux: part.to(ctx.torch_device) if aux else
-                                   part.to(result._tensor.dtype).to(ctx.torch_device))
+        return _copy_of_sparse(RowSparseNDArray, arg1, shape, ctx, dtype, "row_sparse_array")
     return _sparse_from_dense(RowSparseNDArray, arg1, shape, ctx, dtype, "row_sparse_array")
 
 
@@ -503,11 +511,9 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
     if isinstance(arg1, tuple):
         raise MXNetValueError(f"csr_matrix: expected (data, indices, indptr), (data, (row, col)) or a shape, "
                               f"got a tuple of {len(arg1)} items")
-    result = _sparse_from_dense(CSRNDArray, arg1, shape, ctx, dtype, "csr_matrix")
     if isinstance(arg1, CSRNDArray):
-        result._derive_from(arg1, lambda part, index, aux: part.to(ctx.torch_device) if aux else
-                            part.to(result._tensor.dtype).to(ctx.torch_device))
-    return result
+        return _copy_of_sparse(CSRNDArray, arg1, shape, ctx, dtype, "csr_matrix")
+    return _sparse_from_dense(CSRNDArray, arg1, shape, ctx, dtype, "csr_matrix")
 
 
 @provide("sparse_from_parts")
