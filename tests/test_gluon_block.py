@@ -224,3 +224,25 @@ def test_parameter_dtype_is_kept_as_given_like_mxnet():
     with pytest.raises(mx.MXNetError, match="unknown dtype 'flot16'") as info:
         net.cast("flot16")
     assert isinstance(info.value, TypeError)
+
+
+def test_parameterless_block_export_imports_and_unnamed_files_raise(tmp_path):
+    # A block without Parameters exports a parameter file of zero records, which reads back as a
+    # list (MXNet's format stores no names then); MXNet 1.9.1's ParameterDict.load and
+    # SymbolBlock.imports take it as the empty dict.
+    data = mx.sym.var("data")
+    block = gluon.SymbolBlock(mx.sym.relu(data) * 2, [data])
+    block.hybridize()
+    x = mx.nd.array([[-1.0, 0.5], [2.0, -3.0]])
+    expected = block(x).asnumpy()
+    symbol_file, params_file = block.export(str(tmp_path / "noparams"))
+    assert mx.nd.load(params_file) == []
+    loaded = gluon.SymbolBlock.imports(symbol_file, ["data"], params_file)
+    np.testing.assert_array_equal(loaded(x).asnumpy(), expected)
+    np.testing.assert_array_equal(expected, [[0.0, 1.0], [4.0, 0.0]])
+    path = str(tmp_path / "unnamed.params")
+    mx.nd.save(path, [mx.nd.ones((2,))])
+    with pytest.raises(MXNetError, match="load_parameters: .*list of 1 arrays"):
+        nn.Dense(2, in_units=2).load_parameters(path)
+    with pytest.raises(MXNetError, match="load: .*list of 1 arrays"):
+        gluon.ParameterDict().load(path)

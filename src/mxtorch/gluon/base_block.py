@@ -18,7 +18,7 @@ from .. import initializer
 from .. import name as _name
 from .. import ndarray
 from ..base import MXNetAssertionError, MXNetError, MXNetValueError
-from .parameter import Parameter, ParameterDict, _indent
+from .parameter import Parameter, ParameterDict, _indent, load_named_arrays
 from .summary import print_summary
 from .utils import HookHandle
 
@@ -210,9 +210,7 @@ class Block:
         Parameter names (``save_params`` / ``export``) are read by name with this Block's
         prefix.  Missing or extra names raise MXNetError unless ``allow_missing`` /
         ``ignore_extra``; a shape mismatch names the Parameter and both shapes."""
-        loaded = ndarray.load(filename)
-        if not isinstance(loaded, dict):
-            raise MXNetError(f"load_parameters: {filename} holds a list of arrays, not a name -> array dict")
+        loaded = load_named_arrays(filename, "load_parameters")
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return

@@ -519,6 +519,18 @@ class Constant(Parameter):
         self._grad_req = "null"
 
 
+def load_named_arrays(filename, caller):
+    """The ``{name: NDArray}`` dict of a parameter file.  A file of zero records (what saving an
+    empty dict or list writes: MXNet's format keeps no names then) is the empty dict, as MXNet's
+    loaders treat it; a file of unnamed arrays raises MXNetError naming ``caller``."""
+    loaded = ndarray.load(filename)
+    if isinstance(loaded, list) and not loaded:
+        return {}
+    if not isinstance(loaded, dict):
+        raise MXNetError(f"{caller}: {filename} holds a list of {len(loaded)} arrays, not a name -> array dict")
+    return loaded
+
+
 class ParameterDict:
     """An ordered name -> Parameter dict with a name prefix (MXNet's ``gluon.ParameterDict``).
     ``shared``: another ParameterDict whose Parameters ``get`` returns instead of creating new
@@ -675,9 +687,7 @@ class ParameterDict:
                 if not name.startswith(restore_prefix):
                     raise MXNetError(f"restore_prefix is '{restore_prefix}' but Parameters name '{name}' does "
                                      f"not start with '{restore_prefix}'")
-        loaded = ndarray.load(filename)
-        if not isinstance(loaded, dict):
-            raise MXNetError(f"load: {filename} holds a list of arrays, not a name -> array dict")
+        loaded = load_named_arrays(filename, "load")
         self.load_dict(loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename, cast_dtype,
                        dtype_source)
 
