@@ -6,7 +6,9 @@ Run with the reference MXNet interpreter (not part of the test suite):
 
 Writes reference.json: ``dgl_csr_neighbor_uniform_sample`` / ``_non_uniform_sample`` on a 6-vertex
 graph in the cases where every neighbour is taken (no randomness: ``num_neighbor`` at least the
-degree), each output as a dense list, and ``dgl_graph_compact`` of the sampled graphs.
+degree), each output as a dense list, and ``dgl_graph_compact`` of the sampled graphs; and
+stored_edges.json: ``dgl_adjacency`` and ``dgl_subgraph`` of the same graph with edge ids from 0
+(edge 0 is an explicitly stored zero, kept through ``astype``), their stored parts and dense views.
 """
 import json
 import sys
@@ -52,6 +54,26 @@ def main(folder):
         })
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "reference.json").write_text(json.dumps(record, indent=1) + "\n")
+    (folder / "stored_edges.json").write_text(json.dumps(stored_edges(mx), indent=1) + "\n")
+
+
+def _csr_record(array):
+    return {"indptr": array.indptr.asnumpy().tolist(), "indices": array.indices.asnumpy().tolist(),
+            "data": array.data.asnumpy().tolist(), "dense": array.asnumpy().tolist(), "dtype": str(array.dtype)}
+
+
+def stored_edges(mx):
+    edges = np.arange(len(INDICES), dtype=np.float32)        # edge 0 is stored with the value 0
+    graph = mx.nd.sparse.csr_matrix((edges, np.array(INDICES, dtype=np.int64), np.array(INDPTR, dtype=np.int64)),
+                                    shape=(6, 6)).astype(np.int64)
+    vertices = mx.nd.array([0, 1, 3, 4], dtype=np.int64)
+    subgraph, mapping = mx.nd.contrib.dgl_subgraph(graph, vertices, return_mapping=True)
+    sampled = mx.nd.contrib.dgl_csr_neighbor_uniform_sample(graph, mx.nd.array([0], dtype=np.int64), num_args=2,
+                                                            num_hops=1, num_neighbor=3, max_num_vertices=6)
+    return {"graph": _csr_record(graph), "adjacency": _csr_record(mx.nd.contrib.dgl_adjacency(graph)),
+            "sampled_from_0": _csr_record(sampled[1]),
+            "vertices": vertices.asnumpy().tolist(), "subgraph": _csr_record(subgraph),
+            "mapping": _csr_record(mapping)}
 
 
 if __name__ == "__main__":

@@ -56,8 +56,12 @@ def invoke(op_class, args, kwargs, result_class=None):
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)
     kwargs.pop("attr", None)
-    for key, value in kwargs.items():
-        if isinstance(value, (np.ndarray, torch.Tensor)):
+    for key, value in list(kwargs.items()):
+        if isinstance(value, np.ndarray) and key in op_class.schema:
+            # an attribute given as a NumPy array: MXNet passed ``str(value)``, so a 1-element or
+            # 1-D array reads as the number or tuple it holds (``graph_sizes=sizes.asnumpy()``)
+            kwargs[key] = value.tolist()
+        elif isinstance(value, (np.ndarray, torch.Tensor)):
             raise MXNetError(f"Operator {op_class.name}: argument {key!r} must be an NDArray, got "
                              f"{type(value).__name__} (wrap it with mx.nd.array)")
     arrays = {key: value for key, value in kwargs.items() if isinstance(value, NDArray)}
@@ -97,6 +101,9 @@ def invoke(op_class, args, kwargs, result_class=None):
     tensors = [values[n]._tensor for n in names]
     input_stypes = [values[n].stype for n in names]
     op.input_storage = input_stypes
+    if op.uses_stored_parts:
+        op.input_parts = [values[n]._explicit_parts() if stype != "default" else None
+                          for n, stype in zip(names, input_stypes)]
     output_stypes = registry.output_storage_types(op, input_stypes)
     is_train = _recording.is_training()
     recording = _recording.is_recording()
@@ -125,6 +132,9 @@ def invoke(op_class, args, kwargs, result_class=None):
     if recording:
         _recording.note_operator_call(op, tensors, outputs)   # what autograd.get_symbol rebuilds
     results = [_with_storage(t, ctx, stype, result_class) for t, stype in zip(outputs, output_stypes)]
+    for result, parts in zip(results, op.output_parts or ()):
+        if parts is not None and result.stype != "default":
+            result._keep_parts(parts)
     if failure is not None:
         pending.mark(outputs, failure)
     if out is not None:

@@ -2,7 +2,9 @@
 ``contrib.dgl_csr_neighbor_uniform_sample`` / ``dgl_csr_neighbor_non_uniform_sample``, ``contrib.dgl_graph_compact``,
 ``contrib.edge_id`` and ``contrib.dgl_adjacency`` (MXNet 1.9.1's).
 
-mxtorch holds csr arrays densely (``mx.nd.sparse``): a stored entry is a non-zero value.
+mxtorch holds csr arrays densely (``mx.nd.sparse``); the operators that follow a graph's edges
+read its stored entries where the imperative call carries them (``Operator.uses_stored_parts``),
+else its non-zero values.
 """
 from __future__ import annotations
 
@@ -14,6 +16,32 @@ from ..schema import IntTuple
 from .registry import Attr, Bool, Int, Operator, optional, register
 
 __all__ = []
+
+
+def _stored_csr(op, graph, position=0):
+    """``(indptr, indices, values)`` tensors of the csr input at ``position``: its stored
+    entries where the imperative call carries them (explicit zeros included, as MXNet's csr
+    kernels read them), else the non-zero entries of the dense-held matrix (a bound graph)."""
+    parts = op.input_parts[position] if op.input_parts else None
+    if parts is not None:
+        indptr, indices, values = parts
+        return indptr.to(torch.int64), indices.to(torch.int64), values
+    rows, cols = torch.nonzero(graph, as_tuple=True)
+    counts = torch.bincount(rows, minlength=graph.shape[0])
+    indptr = torch.cat([torch.zeros(1, dtype=torch.int64, device=graph.device), counts.cumsum(0)])
+    return indptr, cols, graph[rows, cols]
+
+
+def _dense_csr(shape, rows, cols, values):
+    """The dense-held form of a csr matrix of ``shape`` with ``values`` at ``(rows, cols)``."""
+    dense = torch.zeros(shape, dtype=values.dtype, device=values.device)
+    dense[rows, cols] = values
+    return dense
+
+
+def _entry_rows(indptr):
+    """The row of each stored entry of a csr matrix with row pointer ``indptr``."""
+    return torch.repeat_interleave(torch.arange(indptr.numel() - 1, device=indptr.device), indptr.diff())
 
 
 def _require_csr(op, argument="data"):
@@ -92,13 +120,17 @@ class DGLAdjacency(Operator):
     with 1 at every stored entry (MXNet's ``contrib.dgl_adjacency``)."""
 
     sparse_storage = "preserve"
+    uses_stored_parts = True
 
     def infer_type(self, in_types):
         return list(in_types), [np.dtype(np.float32)], []
 
     def forward(self, is_train, inputs, aux):
         _require_csr(self)
-        return [(inputs[0] != 0).to(torch.float32)]
+        indptr, indices, _ = _stored_csr(self, inputs[0])
+        ones = torch.ones(indices.numel(), dtype=torch.float32, device=inputs[0].device)
+        self.output_parts = [(indptr, indices, ones)]
+        return [_dense_csr(tuple(inputs[0].shape), _entry_rows(indptr), indices, ones)]
 
 
 @register("_contrib_dgl_subgraph")
@@ -107,15 +139,16 @@ class DGLSubgraph(Operator):
     for each of the ``num_args - 1`` sorted int64 vertex lists ``v``, the csr matrix
     ``graph[v][:, v]`` with its edges renumbered 0, 1, ... in row-major order, and, with
     ``return_mapping``, after all of them the same subgraphs holding the original edge ids.
-    An unsorted vertex list raises MXNetError, as in MXNet.  (mxtorch holds csr arrays densely,
-    so the edge numbered 0 reads as 0 in the dense view, as MXNet's ``asnumpy`` showed it, and
-    is not listed among the stored values.)"""
+    An unsorted vertex list raises MXNetError, as in MXNet.  The stored entries of ``graph``
+    are its edges (an explicitly stored 0, edge id 0, included); the results store every edge of
+    the subgraph, so edge number 0 is stored although its dense view reads 0, as in MXNet."""
 
     variadic = True
     num_args = Attr(Int, required=True)
     return_mapping = Attr(Bool, required=True)
 
     sparse_from_dense = True
+    uses_stored_parts = True
 
     def sparse_storage(self, stypes):
         _require_csr(self, "graph")
@@ -143,28 +176,32 @@ class DGLSubgraph(Operator):
     def forward(self, is_train, inputs, aux):
         _require_csr(self, "graph")
         graph = inputs[0]
-        renumbered, original = [], []
+        indptr, indices, values = _stored_csr(self, graph)
+        entry_rows = _entry_rows(indptr)
+        renumbered, original, renumbered_parts, original_parts = [], [], [], []
         for vertices in inputs[1:]:
             ids = vertices.reshape(-1).to(torch.int64)
             if ids.numel() > 1 and bool((ids[1:] < ids[:-1]).any()):
                 raise self.error(f"the vertex list must be sorted, got {ids.tolist()}")
-            sub = graph.index_select(0, ids).index_select(1, ids)
-            stored = sub != 0
-            numbers = (torch.cumsum(stored.reshape(-1), 0) - 1).reshape(sub.shape)
-            renumbered.append(torch.where(stored, numbers.to(sub.dtype), torch.zeros_like(sub)))
-            original.append(sub.clone())
+            # the new number of each vertex (-1: not in the subgraph); ids are sorted, so the
+            # kept entries stay in row-major order
+            position = torch.full((graph.shape[0],), -1, dtype=torch.int64, device=graph.device)
+            position[ids] = torch.arange(ids.numel(), device=graph.device)
+            keep = (position[entry_rows] >= 0) & (position[indices] >= 0)
+            rows, cols, kept = position[entry_rows[keep]], position[indices[keep]], values[keep]
+            sub_indptr = torch.cat([torch.zeros(1, dtype=torch.int64, device=graph.device),
+                                    torch.bincount(rows, minlength=ids.numel()).cumsum(0)])
+            numbers = torch.arange(kept.numel(), device=graph.device).to(graph.dtype)
+            shape = (ids.numel(), ids.numel())
+            renumbered.append(_dense_csr(shape, rows, cols, numbers))
+            original.append(_dense_csr(shape, rows, cols, kept))
+            renumbered_parts.append((sub_indptr, cols, numbers))
+            original_parts.append((sub_indptr, cols, kept.clone()))
+        self.output_parts = renumbered_parts + (original_parts if self.return_mapping else [])
         return renumbered + (original if self.return_mapping else [])
 
 
 # -- neighbour sampling (DGL) --------------------------------------------------------------------------
-def _csr_rows(graph):
-    """``(indptr, indices, values)`` of the dense-held csr ``graph`` (its non-zero entries)."""
-    rows, cols = torch.nonzero(graph, as_tuple=True)
-    counts = torch.bincount(rows, minlength=graph.shape[0])
-    indptr = torch.cat([torch.zeros(1, dtype=torch.int64), counts.cumsum(0)]).tolist()
-    return indptr, cols.tolist(), graph[rows, cols].tolist()
-
-
 def _uniform_pick(count, wanted):
     """Positions (sorted) of ``wanted`` of ``count`` neighbours drawn uniformly without
     replacement; every position when ``count <= wanted`` (MXNet's ``GetUniformSample``)."""
@@ -181,12 +218,13 @@ def _weighted_pick(weights, wanted):
     return torch.multinomial(torch.tensor(weights, dtype=torch.float64), wanted, replacement=False).tolist()
 
 
-def _sample_neighbourhood(graph, seeds, hops, neighbours, max_vertices, probability=None):
-    """MXNet's ``SampleSubgraph``: a breadth-first walk from ``seeds`` sampling at most
-    ``neighbours`` neighbours of each vertex met before hop ``hops``, stopping at
-    ``max_vertices`` vertices.  Returns ``(vertex ids + count, csr of the sampled edges, layer
-    of each vertex)`` as lists (the csr as a dense table ``max_vertices x columns``)."""
-    indptr, indices, values = _csr_rows(graph)
+def _sample_neighbourhood(stored, columns_count, seeds, hops, neighbours, max_vertices, probability=None):
+    """MXNet's ``SampleSubgraph`` on the graph of ``stored`` edges (``(indptr, indices,
+    edge ids)`` lists): a breadth-first walk from ``seeds`` sampling at most ``neighbours``
+    neighbours of each vertex met before hop ``hops``, stopping at ``max_vertices`` vertices.
+    Returns ``(vertex ids + count, csr of the sampled edges, layer of each vertex, vertices,
+    stored parts of that csr)`` as lists (the csr as a dense table ``max_vertices x columns``)."""
+    indptr, indices, values = stored
     layer_of, order = {}, []
     for seed in seeds:
         if seed not in layer_of:
@@ -220,13 +258,17 @@ def _sample_neighbourhood(graph, seeds, hops, neighbours, max_vertices, probabil
                 layer_of[column] = level + 1
                 order.append(column)
     vertices = sorted(layer_of)
-    table = [[0] * graph.shape[1] for _ in range(max_vertices)]
-    for row, vertex in enumerate(vertices):
-        for column, edge in sampled.get(vertex, ()):
+    table = [[0] * columns_count for _ in range(max_vertices)]
+    row_pointer, stored_columns, stored_edges = [0], [], []
+    for row in range(max_vertices):
+        for column, edge in (sampled.get(vertices[row], ()) if row < len(vertices) else ()):
             table[row][column] = edge
+            stored_columns.append(column)
+            stored_edges.append(edge)
+        row_pointer.append(len(stored_columns))
     ids = vertices + [0] * (max_vertices - len(vertices)) + [len(vertices)]
     layers = [layer_of[v] for v in vertices] + [0] * (max_vertices - len(vertices))
-    return ids, table, layers, vertices
+    return ids, table, layers, vertices, (row_pointer, stored_columns, stored_edges)
 
 
 class _NeighborSample(Operator):
@@ -239,6 +281,7 @@ class _NeighborSample(Operator):
     num_neighbor = Attr(Int, default=2)
     max_num_vertices = Attr(Int, default=100)
     sparse_from_dense = True
+    uses_stored_parts = True
     leading = 1          # inputs before the seed arrays
     kinds = ()           # the storage type of each output group
 
@@ -275,18 +318,25 @@ class _NeighborSample(Operator):
         return list(in_types), [types[kind] for kind in self.type_kinds() for _ in range(self._count())], []
 
     def _run(self, inputs, probability):
+        """The output groups; sets ``output_parts`` (the sampled edges stored, edge id 0 too)."""
         graph = inputs[0]
-        ids_out, csr_out, prob_out, layer_out = [], [], [], []
+        stored = [part.tolist() for part in _stored_csr(self, graph)]
+        ids_out, csr_out, prob_out, layer_out, parts = [], [], [], [], []
         for seeds in inputs[self.leading:]:
-            ids, table, layers, vertices = _sample_neighbourhood(
-                graph, seeds.reshape(-1).to(torch.int64).tolist(), self.num_hops, self.num_neighbor,
-                self.max_num_vertices, probability)
+            ids, table, layers, vertices, csr_parts = _sample_neighbourhood(
+                stored, graph.shape[1], seeds.reshape(-1).to(torch.int64).tolist(), self.num_hops,
+                self.num_neighbor, self.max_num_vertices, probability)
             ids_out.append(torch.tensor(ids, dtype=seeds.dtype, device=seeds.device))
             csr_out.append(torch.tensor(table, dtype=graph.dtype, device=graph.device))
+            parts.append((torch.tensor(csr_parts[0], dtype=torch.int64, device=graph.device),
+                          torch.tensor(csr_parts[1], dtype=torch.int64, device=graph.device),
+                          torch.tensor(csr_parts[2], dtype=graph.dtype, device=graph.device)))
             layer_out.append(torch.tensor(layers, dtype=seeds.dtype, device=seeds.device))
             if probability is not None:
                 values = [probability[v] for v in vertices] + [0.0] * (self.max_num_vertices - len(vertices))
                 prob_out.append(torch.tensor(values, dtype=inputs[1].dtype, device=inputs[1].device))
+        # outputs are grouped by kind and the csr group comes second
+        self.output_parts = [None] * len(ids_out) + parts
         return ids_out, csr_out, prob_out, layer_out
 
 
@@ -349,14 +399,15 @@ class DGLGraphCompact(Operator):
     ``graph_sizes[i] x graph_sizes[i]`` csr matrix of its first rows with each column renumbered
     to the position of its vertex in the vertex-id array and the edges numbered 0, 1, ... in
     row-major order.  With ``return_mapping`` a second csr matrix of that shape follows per
-    graph, which MXNet 1.9.1 allocates and never fills: it holds no entries.  (mxtorch holds csr
-    arrays densely: the edge numbered 0 is not listed among the stored values.)"""
+    graph, which MXNet 1.9.1 allocates and never fills: it holds no entries.  Edge number 0 is
+    stored, although its dense view reads 0, as in MXNet."""
 
     variadic = True
     num_args = Attr(Int, required=True)
     return_mapping = Attr(Bool, required=True)
     graph_sizes = Attr(IntTuple, required=True)
     sparse_from_dense = True
+    uses_stored_parts = True
 
     def validate(self):
         if self.num_args < 2 or self.num_args % 2:
@@ -387,19 +438,24 @@ class DGLGraphCompact(Operator):
     def forward(self, is_train, inputs, aux):
         _require_csr(self, "graph_data")
         count = self.num_args // 2
-        compact, mapping = [], []
-        for graph, vertices, size in zip(inputs[:count], inputs[count:], self.graph_sizes):
+        compact, mapping, compact_parts, mapping_parts = [], [], [], []
+        for index, (graph, vertices, size) in enumerate(zip(inputs[:count], inputs[count:], self.graph_sizes)):
             ids = vertices.reshape(-1).to(torch.int64)
             if int(ids[-1]) != size:
                 raise self.error(f"graph_sizes gives {size} vertices, the vertex array's last value says {int(ids[-1])}")
-            position = {int(v): i for i, v in enumerate(ids[:size].tolist())}
-            indptr, indices, _ = _csr_rows(graph)
-            renumbered = torch.zeros((size, size), dtype=torch.int64, device=graph.device)
-            for row in range(size):
-                for k in range(indptr[row], indptr[row + 1]):
-                    if indices[k] not in position:
-                        raise self.error(f"column {indices[k]} of graph row {row} is not among the vertex ids")
-                    renumbered[row, position[indices[k]]] = k
-            compact.append(renumbered)
-            mapping.append(torch.zeros_like(renumbered))
+            position = torch.full((max(graph.shape[1], 1),), -1, dtype=torch.int64, device=graph.device)
+            position[ids[:size]] = torch.arange(size, device=graph.device)
+            indptr, indices, _ = _stored_csr(self, graph, index)
+            indptr = indptr[:size + 1]
+            columns = position[indices[:int(indptr[-1])]]
+            if bool((columns < 0).any()):
+                missing = int(indices[int(torch.nonzero(columns < 0)[0])])
+                raise self.error(f"column {missing} of graph {index} is not among the vertex ids")
+            numbers = torch.arange(columns.numel(), dtype=torch.int64, device=graph.device)
+            compact.append(_dense_csr((size, size), _entry_rows(indptr), columns, numbers))
+            compact_parts.append((indptr, columns, numbers))
+            mapping.append(torch.zeros_like(compact[-1]))
+            empty = torch.zeros(0, dtype=torch.int64, device=graph.device)
+            mapping_parts.append((torch.zeros(size + 1, dtype=torch.int64, device=graph.device), empty, empty))
+        self.output_parts = compact_parts + (mapping_parts if self.return_mapping else [])
         return compact + (mapping if self.return_mapping else [])

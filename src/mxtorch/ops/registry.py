@@ -178,6 +178,15 @@ class Operator:
     # dense arrays), for the few operators whose numbers depend on them (the lazy row-sparse
     # optimizer updates) or that need a sparse input (contrib.getnnz)
     input_storage = None
+    # the stored structure of each input of an imperative call, for the operators that declare
+    # ``uses_stored_parts``: a tuple of tensors (aux arrays then data, see ndarray.sparse) for a
+    # sparse input whose stored entries were given explicitly (explicit zeros included), else
+    # None.  Such an operator's forward may set ``output_parts`` (one tuple or None per visible
+    # output), which the imperative call keeps as its sparse results' stored structure, as
+    # MXNet's sparse kernels carried stored entries through.  Both stay None in a bound graph.
+    uses_stored_parts = False
+    input_parts = None
+    output_parts = None
     # True where equal inputs and attributes always give equal outputs and the operator changes
     # nothing else (no randomness, no state, no aux update): the executor then computes one node
     # for several equal ones, as MXNet's common-subexpression elimination did.  Declared by the
