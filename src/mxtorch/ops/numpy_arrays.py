@@ -220,12 +220,17 @@ class NumpySplit(_NumpyOperator):
     def outputs(self):
         return [f"output{i}" for i in range(self.num_outputs())]
 
+    def _split_axis(self, data):
+        """The axis ``data`` (a tensor) is split along."""
+        return self.axis
+
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
-        length = data.shape[self.axis]
-        parts = [data.narrow(self.axis, start, stop - start) for start, stop in self._bounds(length)]
+        axis = self._split_axis(data)
+        length = data.shape[axis]
+        parts = [data.narrow(axis, start, stop - start) for start, stop in self._bounds(length)]
         if self.squeeze_axis:
-            parts = [part.squeeze(self.axis) for part in parts]
+            parts = [part.squeeze(axis) for part in parts]
         return parts
 
 

@@ -210,7 +210,11 @@ def append(arr, values, axis=None):
 
 def hsplit(ary, indices_or_sections):
     """``split`` along axis 1 (axis 0 for 1-D arrays)."""
-    return split(ary, indices_or_sections, axis=0 if _np(ary).ndim == 1 else 1)
+    if isinstance(indices_or_sections, (numbers.Integral, np.integer)):
+        result = call("_npi_hsplit", _np(ary), sections=int(indices_or_sections))
+    else:
+        result = call("_npi_hsplit", _np(ary), indices=(0,) + tuple(int(i) for i in indices_or_sections))
+    return list(result) if isinstance(result, list) else [result]
 
 
 def vsplit(ary, indices_or_sections):
