@@ -340,6 +340,8 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
         """NumPy indexing: basic keys give views, integer / boolean arrays select.  A result of
         no axes has shape ``()`` under NumPy shape semantics (``npx.set_np()``), ``(1,)``
         otherwise, as in MXNet 1.9.1."""
+        if isinstance(key, tuple) and not key:
+            return self         # MXNet 1.9.1: x[()] is x itself, of any rank
         numpy_shapes = is_np_shape()
 
         def read(tensor):
