@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
+from ..exceptions import MXNetValueError
 from .registry import Attr, Bool, Float, Int, Str, add_aliases, merge_shape, optional, register
 from .helpers import device_of
 from .numpy_ops import _Axis, _Ctx, _Dtype, _NumpyOperator, _axes, _shape_attr, _torch_dtype, promote_types
@@ -208,7 +209,8 @@ class NumpySplit(_NumpyOperator):
     def _bounds(self, length):
         if self.sections > 0:
             if length % self.sections:
-                raise MXNetError("split: array split does not result in an equal division")
+                # a ValueError too, as NumPy and MXNet 1.9.1 raise
+                raise MXNetValueError("split: array split does not result in an equal division")
             step = length // self.sections
             return [(i * step, (i + 1) * step) for i in range(self.sections)]
         points = [0] + [min(max(int(i), 0), length) for i in self.indices if int(i) != 0] + [length]

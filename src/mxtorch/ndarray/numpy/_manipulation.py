@@ -8,7 +8,8 @@ import numbers
 
 import numpy as np
 
-from ..numpy_array import call, is_number
+from ...exceptions import MXNetValueError
+from ..numpy_array import call, is_number, is_symbol
 from ._op import _np, _same_dtypes, broadcast_to, concatenate, linspace, power, reshape, split
 from ...ops.numpy_selection import NUMPY_TESTS
 
@@ -217,13 +218,23 @@ def hsplit(ary, indices_or_sections):
     return list(result) if isinstance(result, list) else [result]
 
 
+def _check_split_rank(function, ary, rank):
+    """MXNetValueError (a ValueError, as NumPy and MXNet 1.9.1 raise) when array ``ary`` has
+    fewer than ``rank`` axes; a symbol's rank is not known here and is not checked."""
+    if not is_symbol(ary) and _np(ary).ndim < rank:
+        raise MXNetValueError(f"{function} only works on arrays of {rank} or more dimensions, got an array of "
+                              f"shape {tuple(_np(ary).shape)}")
+
+
 def vsplit(ary, indices_or_sections):
-    """``split`` along axis 0."""
+    """``split`` along axis 0 of an array of 2 or more axes (MXNetValueError otherwise)."""
+    _check_split_rank("vsplit", ary, 2)
     return split(ary, indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
-    """``split`` along axis 2."""
+    """``split`` along axis 2 of an array of 3 or more axes (MXNetValueError otherwise)."""
+    _check_split_rank("dsplit", ary, 3)
     return split(ary, indices_or_sections, axis=2)
 
 
