@@ -153,7 +153,7 @@ def einsum(*operands, **kwargs):
 def atleast_1d(*arys):
     """Each array with at least one axis."""
     results = [_np(a) if _np(a).ndim >= 1 else reshape(a, (1,)) for a in arys]
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
 
 
 def atleast_2d(*arys):
@@ -162,7 +162,7 @@ def atleast_2d(*arys):
     for a in arys:
         a = _np(a)
         results.append(a if a.ndim >= 2 else reshape(a, (1, -1) if a.ndim == 1 else (1, 1)))
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
 
 
 def atleast_3d(*arys):
@@ -172,7 +172,7 @@ def atleast_3d(*arys):
         a = _np(a)
         shape = {0: (1, 1, 1), 1: (1, -1, 1), 2: tuple(a.shape) + (1,)}.get(a.ndim)
         results.append(a if shape is None else reshape(a, shape))
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
 
 
 def _stacked(kind, arrays):
@@ -245,14 +245,16 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 
 def broadcast_arrays(*args):
-    """The arrays broadcast to their common shape."""
+    """The arrays broadcast to their common shape, a tuple as NumPy 2 returns (MXNet 1.9.1 and
+    NumPy 1: a list)."""
     arrays = [_np(a) for a in args]
     shape = np.broadcast_shapes(*[a.shape for a in arrays])
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def meshgrid(*xi, **kwargs):
-    """Coordinate matrices of the 1-D arrays ``xi`` (``indexing`` 'xy' or 'ij')."""
+    """Coordinate matrices of the 1-D arrays ``xi`` (``indexing`` 'xy' or 'ij'), a tuple as
+    NumPy 2 returns (MXNet 1.9.1 and NumPy 1: a list)."""
     indexing = kwargs.pop("indexing", "xy")
     arrays = [_np(x) for x in xi]
     count = len(arrays)
