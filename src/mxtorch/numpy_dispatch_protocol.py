@@ -32,6 +32,14 @@ _NUMPY_ARRAY_UFUNC_LIST = """abs fabs add arctan2 copysign degrees hypot lcm sub
     greater_equal""".split()
 
 
+def _in_numpy(names):
+    """The names of ``names`` that the installed NumPy provides.  MXNet 1.9.1 listed some that
+    NumPy 2 removed (``sometrue``, ``round_``, ``product``: aliases of ``any``, ``round``,
+    ``prod``); NumPy cannot dispatch those, so they are left out of the lists (mx.np keeps its
+    own functions of those names)."""
+    return [name for name in names if _lookup(_np, name) is not None]
+
+
 def _find_duplicate(strs):
     """The first name that occurs twice in ``strs``, or None."""
     seen = set()
@@ -101,5 +109,7 @@ def _register_array_ufunc():
             _NUMPY_ARRAY_UFUNC_DICT[name] = mine
 
 
+_NUMPY_ARRAY_FUNCTION_LIST = _in_numpy(_NUMPY_ARRAY_FUNCTION_LIST)
+_NUMPY_ARRAY_UFUNC_LIST = _in_numpy(_NUMPY_ARRAY_UFUNC_LIST)
 _register_array_function()
 _register_array_ufunc()

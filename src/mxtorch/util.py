@@ -357,12 +357,25 @@ def np_array(active=True):
 
 def _scoped(scope, decorator, func):
     """``func`` (a function, or every function and property of a class) running inside
-    ``scope()`` (a context manager), as MXNet's ``use_np_shape`` / ``use_np_array`` did."""
+    ``scope()`` (a context manager), as MXNet's ``use_np_shape`` / ``use_np_array`` did.
+
+    For a class, every Python function and property the class has, its own and the ones it
+    inherits (MXNet walked ``inspect.getmembers``, so a ``HybridBlock`` subclass gets its
+    inherited ``__call__``, ``forward`` and ``initialize`` scoped too), is replaced on the
+    class by the scoped one.  Static and class methods keep their kind (MXNet turned them
+    into plain methods)."""
     if inspect.isclass(func):
-        for name, member in list(vars(func).items()):
+        for name, _ in inspect.getmembers(
+                func, lambda m: inspect.isfunction(m) or inspect.ismethod(m) or isinstance(m, property)):
+            member = inspect.getattr_static(func, name)
             if isinstance(member, property):
                 setattr(func, name, property(_scoped(scope, decorator, member.fget) if member.fget else None,
-                                             member.fset, member.fdel, member.__doc__))
+                                             _scoped(scope, decorator, member.fset) if member.fset else None,
+                                             member.fdel, member.__doc__))
+            elif isinstance(member, staticmethod):
+                setattr(func, name, staticmethod(_scoped(scope, decorator, member.__func__)))
+            elif isinstance(member, classmethod):
+                setattr(func, name, classmethod(_scoped(scope, decorator, member.__func__)))
             elif inspect.isfunction(member):
                 setattr(func, name, _scoped(scope, decorator, member))
         return func

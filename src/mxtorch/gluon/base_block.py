@@ -20,7 +20,8 @@ from .. import ndarray
 from ..base import MXNetAssertionError, MXNetError, MXNetValueError
 from .parameter import Parameter, ParameterDict, _indent, load_named_arrays
 from .summary import print_summary
-from .utils import HookHandle
+from ..util import is_np_array
+from .utils import HookHandle, _check_all_np_ndarrays
 
 __all__ = ["Block"]
 
@@ -315,6 +316,10 @@ class Block:
         out = self.forward(*args)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
+        if is_np_array():
+            # MXNet 1.9.1: under NumPy array semantics a Block gives mx.np arrays (or NumPy
+            # symbols) only; a classic one raises TypeError
+            _check_all_np_ndarrays(out)
         return out
 
     def forward(self, *args):

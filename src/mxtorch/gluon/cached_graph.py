@@ -10,6 +10,7 @@ import torch
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
+from ..ops.registry import attach_zero_carriers
 from ..symbol.symbol import topological_order
 
 
@@ -89,4 +90,7 @@ class _CachedGraph:
         tensors = [array._tensor for array in arrays]
         with torch.set_grad_enabled(autograd.is_recording()):
             outputs = executor.run_tensors(tensors[:count], tensors[count:], is_train=autograd.is_training())
+            # an output no gradient passes through (a comparison's bool, argsort's indices) still
+            # reaches the recorded inputs with zero gradients, as in the imperative path
+            outputs = attach_zero_carriers(tensors, list(outputs))
         return [NDArray(tensor, ctx) for tensor in outputs]

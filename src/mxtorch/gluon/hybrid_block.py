@@ -21,6 +21,7 @@ from ..symbol.subgraph_backends import get_backend
 from ..util import flatten_nested, is_np_array, regroup_nested
 from .base_block import Block
 from .cached_graph import _CachedGraph
+from .utils import _check_same_symbol_type, _is_np_symbol
 from .parameter import DeferredInitializationError, Parameter, _shape_known
 
 __all__ = ["HybridBlock"]
@@ -78,6 +79,7 @@ class HybridBlock(Block):
         super().__init__(prefix=prefix, params=params)
         self._cached_graph = ()
         self._cached_op = None
+        self._numpy_outputs = None
         self._out_format = None
         self._in_format = None
         self._active = False
@@ -149,6 +151,9 @@ class HybridBlock(Block):
             with self.name_scope():
                 out = _call_hybrid_forward(self, symbol, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
+            # MXNet's CachedOp gives mx.np arrays when the traced outputs are NumPy symbols,
+            # classic ones for classic symbols; a mix of the two raises TypeError
+            self._numpy_outputs = _is_np_symbol(out[0]) if out and _check_same_symbol_type(out) else None
             self._cached_graph = symbol_inputs, symbol.Group(out)
         return self._cached_graph
 
@@ -267,7 +272,8 @@ class HybridBlock(Block):
             for param in params:
                 param._finish_deferred_init()
         out = self._cached_op(flat, ctx)
-        if is_np_array():
+        numpy_outputs = getattr(self, "_numpy_outputs", None)   # None: not traced here (SymbolBlock)
+        if is_np_array() if numpy_outputs is None else numpy_outputs:
             out = [item.as_np_ndarray() if type(item) is NDArray else item for item in out]
         return _regroup(out, self._out_format)[0]
 
@@ -361,11 +367,30 @@ class _MissingFunction(MXNetError, AttributeError):
     """A hybrid_forward called a function its ``F`` (``mx.nd`` or ``mx.sym``) does not have."""
 
 
+def _numpy_results(value):
+    """``value`` (an array or symbol, or nested lists and tuples of them) with each classic
+    array or symbol as its NumPy-front-end form (same tensor, same graph)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_numpy_results(item) for item in value)
+    if type(value) is NDArray or type(value) is Symbol:
+        return value.as_np_ndarray()
+    return value
+
+
 def _call_hybrid_forward(block, F, *args, **params):
     """``block.hybrid_forward(F, *args, **params)``; a function that ``F`` lacks raises
-    MXNetError naming the block, the front end and the function."""
+    MXNetError naming the block, the front end and the function.
+
+    Under NumPy array semantics (``npx.set_np()``) the layers mxtorch provides (whose
+    ``hybrid_forward`` is mxtorch's: ``nn.Dense``, ``nn.Conv2D``, ``nn.LeakyReLU``, ...) give
+    ``mx.np`` arrays (NumPy symbols when traced), as MXNet 1.9.1's layers did by calling the
+    ``npx`` operators there; a user's ``hybrid_forward`` gives what it computes (a classic
+    array from it then fails Block's output check with TypeError, as in MXNet)."""
     try:
-        return block.hybrid_forward(F, *args, **params)
+        result = block.hybrid_forward(F, *args, **params)
+        if is_np_array() and getattr(type(block).hybrid_forward, "__module__", "").startswith("mxtorch."):
+            result = _numpy_results(result)
+        return result
     except AttributeError as error:
         if getattr(error, "obj", None) is F and not isinstance(error, MXNetError):
             label = "mx.nd" if F is ndarray else "mx.sym"

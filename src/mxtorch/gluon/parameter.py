@@ -25,6 +25,7 @@ from .. import ndarray
 from .. import symbol
 from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
 from ..context import Context, cpu, current_context
+from ..ndarray.gradients import hand_over_variable
 from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse import to_storage
 from ..base import mx_real_t  # noqa: F401  (MXNet's module namespace)
@@ -188,6 +189,12 @@ class Parameter:
 
     @property
     def shape(self):
+        """The shape, a tuple (None when not given).  An unknown dimension is 0; under NumPy
+        shape semantics (``npx.set_np()``, ``use_np``) it reads as -1, NumPy's unknown, since
+        0 is a size there (MXNet 1.9.1: a Parameter is never zero-size, so a 0 given for it
+        means unknown in both modes)."""
+        if self._shape is not None and is_np_shape():
+            return tuple(-1 if dim == 0 else dim for dim in self._shape)
         return self._shape
 
     @shape.setter
@@ -318,6 +325,7 @@ class Parameter:
                 for index, array in enumerate(arrays):
                     if type(array) is NDArray:
                         arrays[index] = array.as_np_ndarray()
+                        hand_over_variable(array, arrays[index])
             if ctx is list:
                 return arrays
             if ctx is None:

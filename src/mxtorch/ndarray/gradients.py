@@ -76,6 +76,18 @@ def make_variable(array, gradient, req):
     leaf._mx_grad_owner = weakref.ref(array)
 
 
+def hand_over_variable(old, new):
+    """Make ``new`` (an array on ``old``'s tensor, such as ``old.as_np_ndarray()``) the variable
+    ``old`` was, for a caller that replaces ``old`` by ``new`` (a Parameter's arrays converted
+    under ``npx.set_np()``): the gradient leaf refers back to its owner weakly, so without this
+    the leaf would lose its owner once ``old`` is dropped.  Nothing changes when ``old`` is not
+    a variable."""
+    leaf = variable_leaf(old)
+    if grad_owner(leaf) is old:
+        new._grad, new._grad_req, new._fresh_grad = old._grad, old._grad_req, old._fresh_grad
+        leaf._mx_grad_owner = weakref.ref(new)
+
+
 def variable_leaf(array):
     """The torch leaf that records ``array``'s gradient: its tensor, or an integer array's carrier."""
     return gradient_carrier(array._tensor)

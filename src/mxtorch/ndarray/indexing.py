@@ -37,7 +37,8 @@ def _index_tensor(value, device):
             raise MXNetError(f"NDArray indexing: an index array must be rectangular, got {value!r}")
         if array.size == 0:
             array = array.astype(np.int64)
-        tensor = torch.from_numpy(np.ascontiguousarray(array))
+        # ascontiguousarray makes a 0-d array 1-d: keep the shape (a 0-d boolean adds an axis)
+        tensor = torch.from_numpy(np.ascontiguousarray(array).reshape(array.shape))
     if tensor.dtype == torch.bool:
         return tensor.to(device)
     if tensor.is_floating_point():
@@ -61,8 +62,8 @@ def _items(key, device, unwrap):
             items.append(_index_tensor(np.asarray(part), device))
         elif isinstance(part, (numbers.Integral, np.integer)):
             items.append(int(part))
-        elif isinstance(part, (list, tuple, np.ndarray, torch.Tensor)):
-            items.append(_index_tensor(part, device))
+        elif isinstance(part, (list, tuple, range, np.ndarray, torch.Tensor)):
+            items.append(_index_tensor(list(part) if isinstance(part, range) else part, device))
         else:
             raise MXNetError(f"NDArray indexing: unsupported index {part!r} of type {type(part).__name__}; "
                              f"expected int, slice, None, Ellipsis, a list, numpy array or NDArray")
@@ -72,6 +73,9 @@ def _items(key, device, unwrap):
 def _resolve(key, shape, device, unwrap):
     """``(flip_dims, torch_key)``: index the tensor flipped along ``flip_dims`` with ``torch_key``."""
     items = _items(key, device, unwrap)
+    if not any(isinstance(item, torch.Tensor) and (item.dim() or item.dtype == torch.bool) for item in items):
+        # 0-d integer index arrays and ints only: numpy's result is that of the ints (no axes)
+        items = [int(item) if isinstance(item, torch.Tensor) else item for item in items]
     if sum(item is Ellipsis for item in items) > 1:
         raise MXNetError("NDArray indexing: an index can only have a single ellipsis ('...')")
     consumed = sum(item.dim() if isinstance(item, torch.Tensor) and item.dtype == torch.bool else

@@ -144,8 +144,17 @@ def _to_numpy(value):
 
 
 def _from_numpy(value, ctx):
+    """A fallback's result with NumPy's arrays as ``mx.np`` arrays on ``ctx``.  A NumPy scalar
+    (``np.int32(5)``: NumPy's result of a ufunc on 0-d arrays) becomes a 0-d array, as the
+    ``mx.np`` functions give (MXNet 1.9.1 passed the scalar through); lists, tuples and named
+    tuples (NumPy 2's ``EigResult``, ...) keep their type."""
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, np.ndarray) and \
+            value.dtype.kind in "biufc":
+        value = np.asarray(value)
     if isinstance(value, np.ndarray):
         return ndarray(torch.from_numpy(np.array(value, copy=True, order="C")).to(ctx.torch_device), ctx)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_from_numpy(v, ctx) for v in value))
     if isinstance(value, (list, tuple)):
         return type(value)(_from_numpy(v, ctx) for v in value)
     return value
@@ -340,6 +349,8 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
         """NumPy indexing: basic keys give views, integer / boolean arrays select.  A result of
         no axes has shape ``()`` under NumPy shape semantics (``npx.set_np()``), ``(1,)``
         otherwise, as in MXNet 1.9.1."""
+        if isinstance(key, tuple) and not key:
+            return self         # MXNet 1.9.1: x[()] is x itself, of any rank
         numpy_shapes = is_np_shape()
 
         def read(tensor):

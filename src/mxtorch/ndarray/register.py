@@ -140,7 +140,8 @@ def invoke(op_class, args, kwargs, result_class=None):
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, result in zip(targets, results):
-            target._assign(slice(None), result, f"Operator {op.name} (out=)")
+            # Ellipsis: the whole array of any rank (a 0-d ``out`` included)
+            target._assign(Ellipsis, result, f"Operator {op.name} (out=)")
             if failure is not None:
                 pending.mark([target._tensor], failure)
         return out

@@ -12,7 +12,8 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Attr, Bool, Float, Int, Str, add_aliases, optional, register
+from ..exceptions import MXNetValueError
+from .registry import Attr, Bool, Float, Int, Str, add_aliases, merge_shape, optional, register
 from .helpers import device_of
 from .numpy_ops import _Axis, _Ctx, _Dtype, _NumpyOperator, _axes, _shape_attr, _torch_dtype, promote_types
 
@@ -208,7 +209,8 @@ class NumpySplit(_NumpyOperator):
     def _bounds(self, length):
         if self.sections > 0:
             if length % self.sections:
-                raise MXNetError("split: array split does not result in an equal division")
+                # a ValueError too, as NumPy and MXNet 1.9.1 raise
+                raise MXNetValueError("split: array split does not result in an equal division")
             step = length // self.sections
             return [(i * step, (i + 1) * step) for i in range(self.sections)]
         points = [0] + [min(max(int(i), 0), length) for i in self.indices if int(i) != 0] + [length]
@@ -220,12 +222,17 @@ class NumpySplit(_NumpyOperator):
     def outputs(self):
         return [f"output{i}" for i in range(self.num_outputs())]
 
+    def _split_axis(self, data):
+        """The axis ``data`` (a tensor) is split along."""
+        return self.axis
+
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
-        length = data.shape[self.axis]
-        parts = [data.narrow(self.axis, start, stop - start) for start, stop in self._bounds(length)]
+        axis = self._split_axis(data)
+        length = data.shape[axis]
+        parts = [data.narrow(axis, start, stop - start) for start, stop in self._bounds(length)]
         if self.squeeze_axis:
-            parts = [part.squeeze(self.axis) for part in parts]
+            parts = [part.squeeze(axis) for part in parts]
         return parts
 
 
@@ -242,6 +249,30 @@ class NumpyDot(_NumpyOperator):
 
     def arguments(self):
         return ["a", "b"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        """Both ways, as MXNet 1.9.1's ``NumpyDotShape``: with the ranks known, the contracted
+        axis of each operand follows from the other (a Gluon weight of unknown input size gets
+        it from the data), and the known axes give the output's (0: unknown)."""
+        a, b = in_shapes
+        if a is None or b is None or (all(a) and all(b)):
+            return super().infer_shape(in_shapes, out_shapes)
+        where = f"Operator {self.name}"
+        a, b = tuple(a), tuple(b)
+        if len(a) == 1 and len(b) == 1:
+            a = b = merge_shape(a, b, f"{where} arguments 'a' and 'b'")
+            out = ()
+        elif len(a) == 0 or len(b) == 0:
+            out = b if len(a) == 0 else a
+        elif len(b) == 1:
+            a = merge_shape(a, (0,) * (len(a) - 1) + b, f"{where} argument 'a'")
+            b = merge_shape(b, a[-1:], f"{where} argument 'b'")
+            out = a[:-1]
+        else:
+            a = merge_shape(a, (0,) * (len(a) - 1) + (b[-2],), f"{where} argument 'a'")
+            b = merge_shape(b, (0,) * (len(b) - 2) + (a[-1], 0), f"{where} argument 'b'")
+            out = a[:-1] + b[:-2] + b[-1:]
+        return [a, b], [merge_shape(out_shapes[0], out, f"{where} output")], []
 
     def forward(self, is_train, inputs, aux):
         a, b = _common_pair(*inputs)

@@ -306,7 +306,8 @@ class NumpyBitwiseNot(_NumpyOperator):
     """NumPy's ``invert`` / ``bitwise_not`` of an integer or bool array."""
 
     def forward(self, is_train, inputs, aux):
-        if inputs[0].is_floating_point():
+        # the dtype is checked on real data: shape inference runs this on float32 meta tensors
+        if inputs[0].is_floating_point() and inputs[0].device.type != "meta":
             raise MXNetError("bitwise_not: This operation only support integer types, not "
                              f"{_numpy_dtype(inputs[0].dtype)}")
         return [torch.bitwise_not(inputs[0])]
@@ -322,9 +323,13 @@ class NumpyClip(_NumpyOperator):
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
         low, high = self.a_min, self.a_max
-        if not data.is_floating_point():
-            low = None if low is None else math.ceil(low)
-            high = None if high is None else math.floor(high)
+        if not data.is_floating_point() and data.dtype != torch.bool:
+            # a bound beyond the integer dtype's range bounds nothing on that side (torch would
+            # wrap it into the dtype: -120 for uint8 is 136); NumPy 1 and MXNet 1.9.1 compared
+            # the values themselves
+            info = torch.iinfo(data.dtype)
+            low = None if low is None else min(max(math.ceil(low), info.min), info.max)
+            high = None if high is None else max(min(math.floor(high), info.max), info.min)
         return [torch.clamp(data, low, high)]
 
 

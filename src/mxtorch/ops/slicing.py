@@ -142,6 +142,8 @@ def _take_range(data, axis, begin, end, step):
     if step > 0:
         index = [slice(None)] * axis + [slice(begin, end, step)]
         return data[tuple(index)]
+    if len(range(begin, end, step)) == 0:
+        return data.narrow(axis, 0, 0)
     positions = torch.arange(begin, end, step, device=data.device)
     return data.index_select(axis, positions)
 

@@ -8,7 +8,8 @@ import numbers
 
 import numpy as np
 
-from ..numpy_array import call, is_number
+from ...exceptions import MXNetValueError
+from ..numpy_array import call, is_number, is_symbol
 from ._op import _np, _same_dtypes, broadcast_to, concatenate, linspace, power, reshape, split
 from ...ops.numpy_selection import NUMPY_TESTS
 
@@ -152,7 +153,7 @@ def einsum(*operands, **kwargs):
 def atleast_1d(*arys):
     """Each array with at least one axis."""
     results = [_np(a) if _np(a).ndim >= 1 else reshape(a, (1,)) for a in arys]
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
 
 
 def atleast_2d(*arys):
@@ -161,7 +162,7 @@ def atleast_2d(*arys):
     for a in arys:
         a = _np(a)
         results.append(a if a.ndim >= 2 else reshape(a, (1, -1) if a.ndim == 1 else (1, 1)))
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
 
 
 def atleast_3d(*arys):
@@ -171,7 +172,7 @@ def atleast_3d(*arys):
         a = _np(a)
         shape = {0: (1, 1, 1), 1: (1, -1, 1), 2: tuple(a.shape) + (1,)}.get(a.ndim)
         results.append(a if shape is None else reshape(a, shape))
-    return results[0] if len(results) == 1 else results
+    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
 
 
 def _stacked(kind, arrays):
@@ -210,16 +211,30 @@ def append(arr, values, axis=None):
 
 def hsplit(ary, indices_or_sections):
     """``split`` along axis 1 (axis 0 for 1-D arrays)."""
-    return split(ary, indices_or_sections, axis=0 if _np(ary).ndim == 1 else 1)
+    if isinstance(indices_or_sections, (numbers.Integral, np.integer)):
+        result = call("_npi_hsplit", _np(ary), sections=int(indices_or_sections))
+    else:
+        result = call("_npi_hsplit", _np(ary), indices=(0,) + tuple(int(i) for i in indices_or_sections))
+    return list(result) if isinstance(result, list) else [result]
+
+
+def _check_split_rank(function, ary, rank):
+    """MXNetValueError (a ValueError, as NumPy and MXNet 1.9.1 raise) when array ``ary`` has
+    fewer than ``rank`` axes; a symbol's rank is not known here and is not checked."""
+    if not is_symbol(ary) and _np(ary).ndim < rank:
+        raise MXNetValueError(f"{function} only works on arrays of {rank} or more dimensions, got an array of "
+                              f"shape {tuple(_np(ary).shape)}")
 
 
 def vsplit(ary, indices_or_sections):
-    """``split`` along axis 0."""
+    """``split`` along axis 0 of an array of 2 or more axes (MXNetValueError otherwise)."""
+    _check_split_rank("vsplit", ary, 2)
     return split(ary, indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
-    """``split`` along axis 2."""
+    """``split`` along axis 2 of an array of 3 or more axes (MXNetValueError otherwise)."""
+    _check_split_rank("dsplit", ary, 3)
     return split(ary, indices_or_sections, axis=2)
 
 
@@ -230,14 +245,16 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 
 def broadcast_arrays(*args):
-    """The arrays broadcast to their common shape."""
+    """The arrays broadcast to their common shape, a tuple as NumPy 2 returns (MXNet 1.9.1 and
+    NumPy 1: a list)."""
     arrays = [_np(a) for a in args]
     shape = np.broadcast_shapes(*[a.shape for a in arrays])
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def meshgrid(*xi, **kwargs):
-    """Coordinate matrices of the 1-D arrays ``xi`` (``indexing`` 'xy' or 'ij')."""
+    """Coordinate matrices of the 1-D arrays ``xi`` (``indexing`` 'xy' or 'ij'), a tuple as
+    NumPy 2 returns (MXNet 1.9.1 and NumPy 1: a list)."""
     indexing = kwargs.pop("indexing", "xy")
     arrays = [_np(x) for x in xi]
     count = len(arrays)

@@ -66,7 +66,12 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 -- NumPy's argument name
     if isinstance(object, np.ndarray):
         values = object.astype(np.dtype(dtype)) if dtype is not None else object
     else:
-        values = np.array(object, dtype=np.dtype(dtype) if dtype is not None else None)
+        try:
+            values = np.array(object, dtype=np.dtype(dtype) if dtype is not None else None)
+        except OverflowError:
+            # NumPy 2 refuses Python ints out of the dtype's range; MXNet 1.9.1 (NumPy 1.x)
+            # wrapped them around as a C cast does (np.array([1621], dtype=np.uint8) is [85])
+            values = np.array(object).astype(np.dtype(dtype))
         if dtype is None and values.dtype != np.float32:
             values = values.astype(np.float32)
     tensor = torch.from_numpy(np.array(values, copy=True, order="C"))

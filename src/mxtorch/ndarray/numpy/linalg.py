@@ -2,11 +2,21 @@
 of ``ops/numpy_linalg.py`` (batched over leading axes; float32 for integer input)."""
 from __future__ import annotations
 
+import numpy as _onp
+
 from ..numpy_array import call
 from ._op import _np, dot
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "eigvals", "eigh", "qr", "svd", "solve", "pinv",
            "multi_dot", "matrix_power"]
+
+
+def _numpy_result(kind, values):
+    """``values`` as the named tuple NumPy 2 returns (``numpy.linalg``'s ``EighResult``,
+    ``SlogdetResult``, ``QRResult``: fields ``eigenvalues, eigenvectors`` etc.), a plain tuple
+    with NumPy 1 (which returned tuples, as MXNet 1.9.1 did)."""
+    result_type = getattr(getattr(_onp.linalg, "_linalg", None), kind, None)
+    return result_type(*values) if result_type is not None else tuple(values)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 -- NumPy's argument name
@@ -26,7 +36,7 @@ def det(a):
 
 def slogdet(a):
     """(sign, log|det|) of the square matrices ``a``."""
-    return tuple(call("_npi_slogdet", _np(a)))
+    return _numpy_result("SlogdetResult", call("_npi_slogdet", _np(a)))
 
 
 def cholesky(a):
@@ -41,14 +51,14 @@ def eigvals(a):
 
 def eigh(a, UPLO="L"):  # noqa: N803 -- NumPy's argument name
     """(eigenvalues, eigenvectors) of the symmetric ``a``."""
-    return tuple(call("_npi_eigh", _np(a), UPLO=UPLO))
+    return _numpy_result("EighResult", call("_npi_eigh", _np(a), UPLO=UPLO))
 
 
 def qr(a, mode="reduced"):
     """The QR factorisation of ``a`` (``mode='reduced'``)."""
     if mode != "reduced":
         raise NotImplementedError("qr: only mode='reduced' is supported")
-    return tuple(call("_npi_qr", _np(a)))
+    return _numpy_result("QRResult", call("_npi_qr", _np(a)))
 
 
 def svd(a):

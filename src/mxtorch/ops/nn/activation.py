@@ -103,10 +103,16 @@ class LeakyReLU(Operator):
         shapes = [data]
         if self.act_type == "prelu":
             gamma = in_shapes[1]
-            if data is not None:
-                if len(data) < 2:
-                    raise self.error(f"prelu needs data with a channel axis (at least 2 dimensions), "
-                                     f"got shape {tuple(data)}")
+            if data is not None and len(data) < 2:
+                # 1-d data: its only axis is the channel axis; gamma (1,) or (len,) (MXNet 1.9.1
+                # broadcasts gamma against axis 0), gamma's shape cannot be inferred from it
+                if len(data) == 0 or gamma is None:
+                    raise self.error(f"prelu on data of shape {tuple(data)} needs gamma's shape "
+                                     f"((1,) or ({data[0] if data else 'n'},)); it cannot be inferred from data "
+                                     f"without a channel axis")
+                if tuple(gamma) != (1,):
+                    gamma = merge_shape(gamma, tuple(data), f"{where} argument 'gamma'")
+            elif data is not None:
                 if gamma is not None and len(gamma) > 1:
                     # a gamma of several axes covers the leading axes of data (MXNet 1.9.1)
                     gamma = merge_shape(gamma, tuple(data[:len(gamma)]), f"{where} argument 'gamma'")
@@ -122,7 +128,9 @@ class LeakyReLU(Operator):
             return [F.leaky_relu(data, self.slope)]
         if kind == "prelu":
             gamma = inputs[1]
-            if gamma.dim() > 1:
+            if data.dim() < 2:
+                view = [gamma.numel()]
+            elif gamma.dim() > 1:
                 view = list(gamma.shape) + [1] * (data.dim() - gamma.dim())
             else:
                 view = [1] * data.dim()

@@ -11,6 +11,7 @@ for the same reason.
 from __future__ import annotations
 
 import functools
+import numbers
 
 from ...ndarray import numpy_array as _numpy_array
 from ...ndarray.numpy_array import ndarray as _ndarray
@@ -58,9 +59,40 @@ class _Symbol(Symbol):
         return self.__truediv__(other)
 
     def __getitem__(self, key):
-        """An output of a grouped symbol (an int), as Symbol's."""
-        result = Symbol.__getitem__(self, key)
-        return _Symbol(result._outputs) if isinstance(result, Symbol) else result
+        """A group of several outputs: output ``key`` (an int) or the outputs ``key`` selects (a
+        slice), as Symbol's.  A single output: NumPy basic indexing of its array, as MXNet
+        1.9.1's ``_Symbol.__getitem__``; ``key`` is an int, a slice or a tuple of them (one
+        entry per leading axis; ``()`` is the symbol itself).  The node built is ``slice``
+        (begin / end / step per axis), followed by ``_npx_reshape`` dropping the int-indexed
+        axes.  Raises IndexError for other keys (None, Ellipsis, arrays) and ValueError for a
+        zero slice step."""
+        if len(self._outputs) > 1:
+            result = Symbol.__getitem__(self, key)
+            return _Symbol(result._outputs) if isinstance(result, Symbol) else result
+        if isinstance(key, tuple) and not key:
+            return self
+        entries = key if isinstance(key, tuple) else (key,)
+        begin, end, step, newshape = [], [], [], []
+        for entry in entries:
+            if isinstance(entry, slice):
+                if entry.step == 0:
+                    raise ValueError("slice step cannot be zero")
+                begin.append(entry.start)
+                end.append(entry.stop)
+                step.append(entry.step)
+                newshape.append(-2)
+            elif isinstance(entry, numbers.Integral) and not isinstance(entry, bool):
+                entry = int(entry)
+                begin.append(entry)
+                end.append(entry + 1 if entry != -1 else None)
+                step.append(1)
+                newshape.append(-3)
+            else:
+                raise IndexError(f"Only integer, slice, or tuple of these types are supported! Received key={key!r}")
+        sliced = create("slice", Symbol(self._outputs), begin=tuple(begin), end=tuple(end), step=tuple(step))
+        if -3 not in newshape:
+            return _Symbol(sliced._outputs)
+        return _Symbol(create("_npx_reshape", sliced, newshape=tuple(newshape) + (-4,))._outputs)
 
 
 for _name in _SHARED:

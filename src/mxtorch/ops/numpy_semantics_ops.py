@@ -1,0 +1,21 @@
+"""NumPy front-end operators whose behaviour depends on the input's rank, needed so that the
+same ``mx.np`` function builds one node for ``mx.sym.np`` too (a symbol's rank is not known
+when the graph is built)."""
+from __future__ import annotations
+
+from .registry import Attr, Int, register
+from .numpy_arrays import NumpySplit
+
+
+@register("_npi_hsplit")
+class NumpyHorizontalSplit(NumpySplit):
+    """NumPy's ``hsplit``: ``split`` along axis 1, or along axis 0 for 1-D data (MXNet 1.9.1's
+    ``_npi_hsplit``; the ``axis`` attribute is ignored, the rank decides).  Raises MXNetError
+    for 0-d data, as NumPy raises for it."""
+
+    axis = Attr(Int, default=1)
+
+    def _split_axis(self, data):
+        if data.dim() == 0:
+            raise self.error("hsplit only works on arrays of 1 or more dimensions")
+        return 0 if data.dim() == 1 else 1
