@@ -10,5 +10,5 @@ from . import optimizer_updates, misc, control_flow, signal, graph  # noqa: F401
 from . import optimizer_multi, quantized, point_process  # noqa: F401
 from . import c_api  # noqa: F401  (base._LIB: MXListAllOpNames, NNGetOpHandle, MXSymbolGetAtomicSymbolInfo)
 from . import numpy_ops, numpy_arrays, numpy_linalg, numpy_selection  # noqa: F401  (mx.np's _npi_* / _np_* operators)
-from . import numpy_random_ops  # noqa: F401  (mx.np.random's and npx.random's samplers)
+from . import numpy_random_ops, numpy_manipulation  # noqa: F401  (mx.np.random's and npx.random's samplers)
 numpy_arrays.install_npx_aliases()

@@ -8,11 +8,13 @@ from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_names
 from ._manipulation import *  # noqa: F401,F403
 from ._manipulation import __all__ as _manipulation_names
+from ._statistics import *  # noqa: F401,F403
+from ._statistics import __all__ as _statistics_names
 from . import random, linalg  # noqa: F401
 from .. import register as _register
 from ..numpy_array import ndarray as _ndarray_class
 
-__all__ = list(_op_names) + list(_manipulation_names) + ["random", "linalg"]
+__all__ = list(_op_names) + list(_manipulation_names) + list(_statistics_names) + ["random", "linalg"]
 
 
 _internal = _register.OperatorNamespace("mx.nd.np._internal", result_class=_ndarray_class)
