@@ -130,7 +130,7 @@ def invoke(op_class, args, kwargs, result_class=None):
     if out is not None:
         targets = out if isinstance(out, (list, tuple)) else [out]
         for target, result in zip(targets, results):
-            target._assign(slice(None), result, f"Operator {op.name} (out=)")
+            target._assign(Ellipsis, result, f"Operator {op.name} (out=)")
             if failure is not None:
                 pending.mark([target._tensor], failure)
         return out

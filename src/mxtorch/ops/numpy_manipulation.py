@@ -371,8 +371,8 @@ class NumpyPercentile(_NumpyOperator):
 
 @register("_npi_share_memory")
 class NumpyShareMemory(_NumpyOperator):
-    """``np.shares_memory`` / ``np.may_share_memory``: bool, whether the two arrays' element
-    ranges overlap in one buffer (empty arrays share nothing)."""
+    """``np.shares_memory`` / ``np.may_share_memory``: bool, whether the two (contiguous) arrays'
+    byte ranges overlap in one buffer (empty and strided arrays share nothing, as in MXNet)."""
 
     deterministic = False
     traceable = False
@@ -385,12 +385,13 @@ class NumpyShareMemory(_NumpyOperator):
         device = a.device
         if _is_meta(a, b):
             return [torch.zeros((), dtype=torch.bool, device=device)]
+        # MXNet 1.9.1 compared the byte ranges of two contiguous arrays (every MXNet array is
+        # one: a strided selection was a copy of its own); a strided torch view stands for such
+        # a copy and shares nothing
         overlap = False
-        if a.numel() and b.numel() and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr():
-            def span(t):
-                start = t.storage_offset() * t.element_size()
-                extent = sum((s - 1) * st for s, st in zip(t.shape, t.stride())) + 1
-                return start, start + extent * t.element_size()
-            (a0, a1), (b0, b1) = span(a), span(b)
+        if a.numel() and b.numel() and a.is_contiguous() and b.is_contiguous() and \
+                a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr():
+            a0, b0 = a.storage_offset() * a.element_size(), b.storage_offset() * b.element_size()
+            a1, b1 = a0 + a.numel() * a.element_size(), b0 + b.numel() * b.element_size()
             overlap = a0 < b1 and b0 < a1
         return [torch.tensor(overlap, dtype=torch.bool, device=device)]
