@@ -165,3 +165,51 @@ def test_shares_memory():
     assert np.shares_memory(x[1], x[1]) and not np.shares_memory(x[0], x[1])
     assert np.may_share_memory(x[0, 1:4], x[0, 3:5]) and not np.may_share_memory(x[0, 1:3], x[0, 3:5])
     assert not np.shares_memory(x, np.ones((5, 0)))
+
+
+def test_rank_dependent_functions_build_symbols():
+    data = onp.arange(24, dtype=onp.float32).reshape(2, 3, 4)
+    for got in _both(lambda F, x: F.np.moveaxis(x, [0, 1], [-1, -2]), np.array(data)):
+        onp.testing.assert_array_equal(got, onp.moveaxis(data, [0, 1], [-1, -2]))
+    other = onp.ones((5, 4), dtype=onp.float32)
+    for got in _both(lambda F, x, y: F.np.inner(x, y), np.array(data), np.array(other)):
+        onp.testing.assert_allclose(got, onp.inner(data, other))
+    for got in _both(lambda F, x: F.np.hsplit(x, [1, 1, 3]), np.array(data)):
+        expected = onp.hsplit(data, [1, 1, 3])
+        assert len(got) == len(expected)
+        for part, want in zip(got, expected):
+            onp.testing.assert_array_equal(part, want)
+    for got in _both(lambda F, x: F.np.array_split(x, 3, axis=2), np.array(data)):
+        for part, want in zip(got, onp.array_split(data, 3, axis=2)):
+            onp.testing.assert_array_equal(part, want)
+    parts = np.array_split(np.array(data), (0, 2, 2), axis=2)
+    assert [p.shape for p in parts] == [p.shape for p in onp.array_split(data, (0, 2, 2), axis=2)]
+    for got in _both(lambda F, x, y: F.np.atleast_3d(x, y), np.array(onp.ones(3)), np.array(onp.ones((2, 2)))):
+        assert [g.shape for g in got] == [g.shape for g in onp.atleast_3d(onp.ones(3), onp.ones((2, 2)))]
+
+
+@pytest.mark.parametrize("shape,wshape,axis", [((3, 5), (3, 5), None), ((4, 5, 6), (4, 5, 6), (0, 2)),
+                                               ((2, 3, 4), (3,), 1), ((2, 3, 4), (4,), -1)])
+def test_average_values_and_gradients(shape, wshape, axis):
+    rng = onp.random.RandomState(4)
+    a_np, w_np = rng.uniform(-1, 1, shape), rng.uniform(0.5, 1, wshape)
+    a, w = np.array(a_np, dtype="float64"), np.array(w_np, dtype="float64")
+    a.attach_grad()
+    w.attach_grad()
+    with mx.autograd.record():
+        avg, total = np.average(a, axis=axis, weights=w, returned=True)
+    avg.backward()
+    want_avg, want_total = onp.average(a_np, axis=axis, weights=w_np, returned=True)
+    onp.testing.assert_allclose(avg.asnumpy(), want_avg)
+    onp.testing.assert_allclose(total.asnumpy(), want_total)
+    # d avg / d a = w / sum(w) (w broadcast along axis)
+    if w_np.shape != a_np.shape:
+        full = [1] * a_np.ndim
+        full[axis] = -1
+        w_full = onp.broadcast_to(w_np.reshape(full), a_np.shape)
+    else:
+        w_full = w_np
+    onp.testing.assert_allclose(a.grad.asnumpy(), w_full / onp.sum(w_full, axis=axis, keepdims=True))
+    plain = np.average(np.array(onp.arange(6).reshape(2, 3), dtype="int32"), axis=1)
+    assert plain.dtype == onp.float32
+    onp.testing.assert_allclose(plain.asnumpy(), [1.0, 4.0])

@@ -211,11 +211,13 @@ class NumpySplit(_NumpyOperator):
                 raise MXNetError("split: array split does not result in an equal division")
             step = length // self.sections
             return [(i * step, (i + 1) * step) for i in range(self.sections)]
-        points = [0] + [min(max(int(i), 0), length) for i in self.indices if int(i) != 0] + [length]
+        # MXNet's indices start with the 0 the front end puts first; each index opens a part
+        # (NumPy: a repeated or zero index gives an empty part)
+        points = [min(max(int(i), 0), length) for i in self.indices] + [length]
         return [(points[i], max(points[i], points[i + 1])) for i in range(len(points) - 1)]
 
     def num_outputs(self):
-        return self.sections if self.sections > 0 else len([i for i in self.indices if int(i) != 0]) + 1
+        return self.sections if self.sections > 0 else len(self.indices)
 
     def outputs(self):
         return [f"output{i}" for i in range(self.num_outputs())]

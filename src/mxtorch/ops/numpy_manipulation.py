@@ -19,7 +19,7 @@ import torch
 
 from ..base import MXNetError
 from .helpers import device_of
-from .numpy_arrays import _Shape
+from .numpy_arrays import NumpySplit, _Shape
 from .numpy_ops import _Axis, _Ctx, _Dtype, _NumpyOperator, _torch_dtype
 from .registry import Attr, Bool, Float, Int, Str, optional, register
 
@@ -395,3 +395,136 @@ class NumpyShareMemory(_NumpyOperator):
             a1, b1 = a0 + a.numel() * a.element_size(), b0 + b.numel() * b.element_size()
             overlap = a0 < b1 and b0 < a1
         return [torch.tensor(overlap, dtype=torch.bool, device=device)]
+
+
+# -- axis moves and splits whose axes depend on the input's rank -------------------------------------
+@register("_np_moveaxis")
+class NumpyMoveaxis(_NumpyOperator):
+    """NumPy's ``moveaxis``: the axes ``source`` moved to ``destination`` (negative axes count
+    from the end), the other axes keeping their order."""
+
+    source = Attr(_Shape, default=())
+    destination = Attr(_Shape, default=())
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        source, destination = tuple(self.source or ()), tuple(self.destination or ())
+        if len(source) != len(destination):
+            raise MXNetError(f"Operator {self.name}: `source` and `destination` arguments must have the same "
+                             f"number of elements, got {source} and {destination}")
+        for axis in source + destination:
+            if not -data.ndim <= axis < data.ndim:
+                raise MXNetError(f"Operator {self.name}: axis {axis} is out of bounds for an array of dimension "
+                                 f"{data.ndim}")
+        return [torch.movedim(data, source, destination).clone()]
+
+
+class NumpyHsplit(NumpySplit):
+    """NumPy's ``hsplit``: ``split`` along axis 1, or axis 0 of a 1-D input (``axis`` is ignored);
+    a zero-dim input raises MXNetError."""
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if data.ndim == 0:
+            raise MXNetError(f"Operator {self.name}: hsplit only works on arrays of 1 or more dimensions")
+        axis = 0 if data.ndim == 1 else 1
+        parts = [data.narrow(axis, start, stop - start) for start, stop in self._bounds(data.shape[axis])]
+        return [part.squeeze(axis) for part in parts] if self.squeeze_axis else parts
+
+
+register("_npi_hsplit")(NumpyHsplit)
+
+
+def _atleast_class(rank):
+    def promote(tensor):
+        if tensor.ndim >= rank:
+            return tensor
+        if rank == 1:
+            return tensor.reshape(1)
+        if rank == 2:
+            return tensor.reshape(1, -1) if tensor.ndim == 1 else tensor.reshape(1, 1)
+        return {0: lambda: tensor.reshape(1, 1, 1), 1: lambda: tensor.reshape(1, -1, 1),
+                2: lambda: tensor.unsqueeze(-1)}[tensor.ndim]()
+
+    class Atleast(_NumpyOperator):
+        __doc__ = (f"NumPy's ``atleast_{rank}d``: each of the ``num_args`` inputs with at least {rank} axes "
+                   f"(NumPy's placement of the new ones), one output per input.")
+        variadic = True
+        num_args = Attr(Int, default=1)
+
+        def arguments(self):
+            return [f"arys{i}" for i in range(self.num_args)]
+
+        def outputs(self):
+            return [f"output{i}" for i in range(self.num_args)]
+
+        def forward(self, is_train, inputs, aux):
+            return [promote(tensor) for tensor in inputs]
+    Atleast.__name__ = Atleast.__qualname__ = f"NumpyAtleast{rank}d"
+    return Atleast
+
+
+for _rank in (1, 2, 3):
+    register(f"_npi_atleast_{_rank}d")(_atleast_class(_rank))
+
+
+@register("_npi_average")
+class NumpyAverage(_NumpyOperator):
+    """NumPy's ``average`` of ``a`` along ``axis`` (None: all), with the second input as
+    ``weights`` when ``weighted`` (1-D weights along a single ``axis``, else of ``a``'s shape).
+    Two outputs: the average (float32 for integer input; the promoted float dtype with weights)
+    and the sum of the weights (the count without weights), shown when ``returned``.  A zero sum
+    of weights raises MXNetError."""
+
+    axis = Attr(_Axis, default=None)
+    returned = Attr(Bool, default=False)
+    weighted = Attr(Bool, default=True)
+
+    def arguments(self):
+        return ["a", "weights"] if self.weighted else ["a"]
+
+    def outputs(self):
+        return ["avg", "sum_of_weights"]
+
+    def num_visible_outputs(self):
+        return 2 if self.returned else 1
+
+    def forward(self, is_train, inputs, aux):
+        a = inputs[0]
+        axes = self.axis
+        dims = None if axes is None else ((axes,) if isinstance(axes, int) else tuple(axes))
+        if self.weighted:
+            weights = inputs[1]
+            dtype = torch.promote_types(a.dtype, weights.dtype)
+            dtype = dtype if dtype.is_floating_point else torch.float32
+            if weights.shape != a.shape:
+                if dims is None or len(dims) != 1 or weights.ndim != 1 or weights.shape[0] != a.shape[dims[0]]:
+                    raise MXNetError(f"Operator {self.name}: weights of shape {tuple(weights.shape)} do not fit a of "
+                                     f"shape {tuple(a.shape)} along axis {self.axis}")
+                shape = [1] * a.ndim
+                shape[dims[0]] = weights.shape[0]
+                weights = weights.reshape(shape)
+            weights = weights.to(dtype).expand(a.shape)
+            total = weights.sum() if dims is None else weights.sum(dim=dims)
+            if a.device.type != "meta" and bool((total == 0).any()):
+                raise MXNetError(f"Operator {self.name}: weights sum to zero, can't be normalized")
+            summed = (a.to(dtype) * weights)
+            summed = summed.sum() if dims is None else summed.sum(dim=dims)
+            return [summed / total, total]
+        dtype = a.dtype if a.is_floating_point() else torch.float32
+        mean = a.to(dtype).mean() if dims is None else a.to(dtype).mean(dim=dims)
+        count = a.numel() if dims is None else int(np.prod([a.shape[d] for d in dims]))
+        return [mean, torch.full(mean.shape, float(count), dtype=dtype, device=a.device)]
+
+
+@register("_npi_array_split")
+class NumpyArraySplit(NumpySplit):
+    """NumPy's ``array_split``: as ``split``, but ``sections`` parts may differ by one element
+    (the first ``length % sections`` one longer)."""
+
+    def _bounds(self, length):
+        if self.sections <= 0:
+            return super()._bounds(length)
+        sizes = [length // self.sections + (1 if i < length % self.sections else 0) for i in range(self.sections)]
+        stops = np.cumsum(sizes).tolist()
+        return [(stop - size, stop) for size, stop in zip(sizes, stops)]
