@@ -22,6 +22,12 @@ class OperatorRunError(MXNetError):
     parameter range); ``mxtorch.ndarray.pending`` defers it the same way."""
 
 
+class OperatorRunValueError(OperatorRunError, ValueError):
+    """An :class:`OperatorRunError` for a bad argument value found while computing, where MXNet's
+    kernel reported ``ValueError`` (a sampler's ``scale < 0``, a failed ``npx.constraint_check``):
+    raised at the next wait on the outputs, as both an OperatorRunError and a ValueError."""
+
+
 class MXNetValueError(MXNetError, ValueError):
     """Bad argument values where MXNet raised ValueError: both an MXNetError and a ValueError,
     so handlers written for either keep working."""
@@ -87,7 +93,7 @@ class NotSupportedForSparseNDArray(MXNetError):
 
 
 # MXNet's classes lived in mxnet.base: tracebacks and pickles name them there (base re-exports them)
-for _error in (MXNetError, OperatorRunError, MXNetValueError, MXNetTypeError, MXNetAssertionError,
+for _error in (MXNetError, OperatorRunError, OperatorRunValueError, MXNetValueError, MXNetTypeError, MXNetAssertionError,
                MXNetIndexError, MXNetUserWarning, NotImplementedForSymbol, NotSupportedForSparseNDArray):
     _error.__module__ = "mxtorch.base"
 del _error

@@ -313,8 +313,9 @@ class Executor:
                     results = step.op.apply(is_train, [values[i] for i in step.inputs],
                                             [values[i] for i in step.aux])
                 except MXNetError as error:
-                    # the node's name added; an OperatorRunError stays one (reported late)
-                    kind = OperatorRunError if isinstance(error, OperatorRunError) else MXNetError
+                    # the node's name added; an OperatorRunError stays one of its class (reported
+                    # late; OperatorRunValueError stays a ValueError)
+                    kind = type(error) if isinstance(error, OperatorRunError) else MXNetError
                     raise kind(f"Error in operator {step.node.name}: {error}") from None
                 except RuntimeError as error:
                     shapes = [tuple(values[i].shape) for i in step.inputs]

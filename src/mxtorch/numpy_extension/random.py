@@ -1,7 +1,8 @@
 """``npx.random``: the seed of every sampler."""
 from ..random import seed as _seed
+from ..ndarray.numpy_extension.random import bernoulli, normal_n, uniform_n  # noqa: F401
 
-__all__ = ["seed"]
+__all__ = ["seed", "bernoulli", "normal_n", "uniform_n"]
 
 
 def seed(seed, ctx="all"):  # noqa: A002 -- MXNet's argument name

@@ -11,4 +11,5 @@ from . import optimizer_multi, quantized, point_process  # noqa: F401
 from . import c_api  # noqa: F401  (base._LIB: MXListAllOpNames, NNGetOpHandle, MXSymbolGetAtomicSymbolInfo)
 from . import numpy_ops, numpy_arrays, numpy_linalg, numpy_selection  # noqa: F401  (mx.np's _npi_* / _np_* operators)
 from . import numpy_semantics_ops  # noqa: F401  (rank-dependent mx.np operators: _npi_hsplit)
+from . import numpy_random_ops, numpy_manipulation  # noqa: F401  (mx.np.random's and npx.random's samplers)
 numpy_arrays.install_npx_aliases()

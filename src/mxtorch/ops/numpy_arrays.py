@@ -213,11 +213,13 @@ class NumpySplit(_NumpyOperator):
                 raise MXNetValueError("split: array split does not result in an equal division")
             step = length // self.sections
             return [(i * step, (i + 1) * step) for i in range(self.sections)]
-        points = [0] + [min(max(int(i), 0), length) for i in self.indices if int(i) != 0] + [length]
+        # MXNet's indices start with the 0 the front end puts first; each index opens a part
+        # (NumPy: a repeated or zero index gives an empty part)
+        points = [min(max(int(i), 0), length) for i in self.indices] + [length]
         return [(points[i], max(points[i], points[i + 1])) for i in range(len(points) - 1)]
 
     def num_outputs(self):
-        return self.sections if self.sections > 0 else len([i for i in self.indices if int(i) != 0]) + 1
+        return self.sections if self.sections > 0 else len(self.indices)
 
     def outputs(self):
         return [f"output{i}" for i in range(self.num_outputs())]
@@ -477,30 +479,7 @@ class _Sampler(_Creation):
         return () if self.size is None else tuple(self.size)
 
 
-@register("_npi_uniform")
-class NumpyUniform(_Sampler):
-    """Samples of the uniform distribution on [``low``, ``high``)."""
-
-    low = Attr(Float, default=0.0)
-    high = Attr(Float, default=1.0)
-
-    def forward(self, is_train, inputs, aux):
-        sample = torch.rand(self._shape(), dtype=torch.float64, device=self._device())
-        return [(self.low + (self.high - self.low) * sample).to(self._dtype())]
-
-
-@register("_npi_normal")
-class NumpyNormal(_Sampler):
-    """Samples of the normal distribution of mean ``loc`` and deviation ``scale``."""
-
-    loc = Attr(Float, default=0.0)
-    scale = Attr(Float, default=1.0)
-
-    def forward(self, is_train, inputs, aux):
-        if self.scale < 0:
-            raise MXNetError("normal: scale must be non-negative")
-        sample = torch.randn(self._shape(), dtype=torch.float64, device=self._device())
-        return [(self.loc + self.scale * sample).to(self._dtype())]
+# _npi_uniform, _npi_normal and the other samplers with distribution parameters: numpy_random_ops.py
 
 
 @register("_npi_random_randint")
@@ -522,23 +501,28 @@ class NumpyRandint(_Creation):
 
 @register("_npi_choice")
 class NumpyChoice(_Creation):
-    """Indices drawn from ``range(a)`` (``replace`` or not; ``weighted``: by the input ``p``)."""
+    """Indices drawn from ``range(a)`` (``replace`` or not; ``weighted``: by the input ``p``); ``a``
+    None: from the first axis of the first input (the population array)."""
 
     deterministic = False
-    a = Attr(Int, default=1)
+    a = Attr(optional(Int), default=1)
     size = Attr(_Shape, default=None)
     replace = Attr(Bool, default=True)
     weighted = Attr(Bool, default=False)
 
     def arguments(self):
-        return ["p"] if self.weighted else []
+        return (["input1"] if self.a is None else []) + (["p"] if self.weighted else [])
 
     def forward(self, is_train, inputs, aux):
         shape = () if self.size is None else tuple(self.size)
         count = int(np.prod(shape)) if shape else 1
+        population = self.a if self.a is not None else int(inputs[0].shape[0])
+        inputs = inputs if self.a is not None else inputs[1:]
         device = inputs[0].device if inputs else self._device()
-        weights = inputs[0].double() if inputs else torch.ones(self.a, dtype=torch.float64, device=device)
-        if not self.replace and count > self.a:
+        if device.type == "meta":
+            return [torch.empty(shape, dtype=torch.int64, device=device)]
+        weights = inputs[0].double() if inputs else torch.ones(population, dtype=torch.float64, device=device)
+        if not self.replace and count > population:
             raise MXNetError("choice: cannot take a larger sample than population when replace=False")
         picked = torch.multinomial(weights, count, replacement=self.replace)
         return [picked.reshape(shape).to(torch.int64)]
@@ -648,7 +632,7 @@ class NumpyExtensionReshape(_NumpyOperator):
 @register("_npx_constraint_check")
 class NumpyConstraintCheck(_NumpyOperator):
     """``npx.constraint_check``: ``True`` when every element of the bool input holds, else
-    MXNetError with ``msg`` (MXNet raised it when the value was read)."""
+    ValueError with ``msg`` (MXNet raised it when the value was read)."""
 
     deterministic = False
     traceable = False
@@ -656,6 +640,6 @@ class NumpyConstraintCheck(_NumpyOperator):
 
     def forward(self, is_train, inputs, aux):
         if inputs[0].device.type != "meta" and not bool(inputs[0].all()):
-            from ..base import OperatorRunError
-            raise OperatorRunError(self.msg)
+            from ..exceptions import OperatorRunValueError
+            raise OperatorRunValueError(self.msg)
         return [torch.ones((), dtype=torch.bool, device=inputs[0].device)]

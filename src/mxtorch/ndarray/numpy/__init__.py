@@ -10,11 +10,13 @@ from ._manipulation import *  # noqa: F401,F403
 from ._manipulation import __all__ as _manipulation_names
 from ._memory import *  # noqa: F401,F403
 from ._memory import __all__ as _memory_names
+from ._statistics import *  # noqa: F401,F403
+from ._statistics import __all__ as _statistics_names
 from . import random, linalg  # noqa: F401
 from .. import register as _register
 from ..numpy_array import ndarray as _ndarray_class
 
-__all__ = list(_op_names) + list(_manipulation_names) + list(_memory_names) + ["random", "linalg"]
+__all__ = list(_op_names) + list(_manipulation_names) + list(_memory_names) + list(_statistics_names) + ["random", "linalg"]
 
 
 _internal = _register.OperatorNamespace("mx.nd.np._internal", result_class=_ndarray_class)

@@ -150,29 +150,26 @@ def einsum(*operands, **kwargs):
                 out=kwargs.pop("out", None))
 
 
+def _atleast(rank, arys):
+    """One array: it with at least ``rank`` axes; several: a tuple of them, as NumPy 2 (MXNet 1.9.1
+    gave a list)."""
+    result = call(f"_npi_atleast_{rank}d", *[_np(a) for a in arys], num_args=len(arys))
+    return tuple(result) if len(arys) > 1 else (result[0] if isinstance(result, list) else result)
+
+
 def atleast_1d(*arys):
-    """Each array with at least one axis."""
-    results = [_np(a) if _np(a).ndim >= 1 else reshape(a, (1,)) for a in arys]
-    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
+    """Each array with at least one axis (one array: it; several: a tuple)."""
+    return _atleast(1, arys)
 
 
 def atleast_2d(*arys):
     """Each array with at least two axes (a 1-D array becomes one row)."""
-    results = []
-    for a in arys:
-        a = _np(a)
-        results.append(a if a.ndim >= 2 else reshape(a, (1, -1) if a.ndim == 1 else (1, 1)))
-    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
+    return _atleast(2, arys)
 
 
 def atleast_3d(*arys):
     """Each array with at least three axes (NumPy's placement of the new ones)."""
-    results = []
-    for a in arys:
-        a = _np(a)
-        shape = {0: (1, 1, 1), 1: (1, -1, 1), 2: tuple(a.shape) + (1,)}.get(a.ndim)
-        results.append(a if shape is None else reshape(a, shape))
-    return results[0] if len(results) == 1 else tuple(results)   # a tuple, as NumPy 2 (MXNet: a list)
+    return _atleast(3, arys)
 
 
 def _stacked(kind, arrays):
@@ -284,22 +281,17 @@ def product(a, axis=None, dtype=None, out=None, keepdims=False):
     return _np(a).prod(axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
-def average(a, axis=None, weights=None, returned=False, out=None):  # noqa: ARG001
-    """The (weighted) mean along ``axis``; ``returned`` also gives the sum of weights."""
-    a = _np(a)
+def average(a, axis=None, weights=None, returned=False, out=None):
+    """The (weighted) mean along ``axis`` (None: all); ``weights`` of ``a``'s shape, or 1-D along a
+    single ``axis``.  ``returned``: also the sum of the weights (the count without weights),
+    of the average's shape.  Integer input averages in float32."""
     if weights is None:
-        result = a.mean(axis=axis)
-        count = a.size if axis is None else a.shape[axis]
-        scale = np.float32(count)
-        return (result, scale) if returned else result
-    weights = _np(weights)
-    if weights.ndim == 1 and a.ndim > 1 and axis is not None:
-        shape = [1] * a.ndim
-        shape[axis] = -1
-        weights = reshape(weights, tuple(shape))
-    total = (weights * 1.0).sum(axis=axis) if weights.ndim == a.ndim else weights.sum()
-    result = (a * weights).sum(axis=axis) / total
-    return (result, total) if returned else result
+        result = call("_npi_average", _np(a), axis=axis, returned=returned, weighted=False, out=out)
+    else:
+        result = call("_npi_average", _np(a), _np(weights), axis=axis, returned=returned, weighted=True, out=out)
+    if returned:
+        return tuple(result)
+    return result[0] if isinstance(result, list) else result
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

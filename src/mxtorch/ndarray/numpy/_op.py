@@ -366,16 +366,11 @@ def swapaxes(a, axis1, axis2):
 
 
 def moveaxis(a, source, destination):
-    """``a`` with axis ``source`` moved to ``destination``."""
-    a = _np(a)
-    source = [source] if isinstance(source, int) else list(source)
-    destination = [destination] if isinstance(destination, int) else list(destination)
-    source = [s % a.ndim for s in source]
-    destination = [d % a.ndim for d in destination]
-    order = [n for n in range(a.ndim) if n not in source]
-    for dest, src in sorted(zip(destination, source)):
-        order.insert(dest, src)
-    return a.transpose(order)
+    """``a`` with the axes ``source`` (an int or a sequence) moved to ``destination``."""
+    source = (source,) if isinstance(source, (numbers.Integral, np.integer)) else tuple(source)
+    destination = (destination,) if isinstance(destination, (numbers.Integral, np.integer)) else tuple(destination)
+    return call("_np_moveaxis", _np(a), source=tuple(int(s) for s in source),
+                destination=tuple(int(d) for d in destination))
 
 
 def broadcast_to(array, shape):  # noqa: A002,F811 -- NumPy's argument name
@@ -426,10 +421,12 @@ def array_split(ary, indices_or_sections, axis=0):
     """As ``split``, but sections may differ by one element."""
     ary = _np(ary)
     if isinstance(indices_or_sections, (numbers.Integral, np.integer)):
-        length, count = ary.shape[axis], int(indices_or_sections)
-        sizes = [length // count + (1 if i < length % count else 0) for i in range(count)]
-        indices_or_sections = list(np.cumsum(sizes)[:-1])
-    return split(ary, indices_or_sections, axis)
+        if int(indices_or_sections) <= 0:
+            raise ValueError("number sections must be larger than 0")
+        result = call("_npi_array_split", ary, sections=int(indices_or_sections), axis=axis)
+    else:
+        result = call("_npi_array_split", ary, indices=(0,) + tuple(int(i) for i in indices_or_sections), axis=axis)
+    return list(result) if isinstance(result, list) else [result]
 
 
 # -- products -------------------------------------------------------------------------------------
@@ -462,7 +459,7 @@ def vdot(a, b):
 
 def inner(a, b):
     """The inner product over the last axes."""
-    return tensordot(a, b, ([_np(a).ndim - 1], [_np(b).ndim - 1]))
+    return tensordot(a, b, ([-1], [-1]))
 
 
 def outer(a, b):

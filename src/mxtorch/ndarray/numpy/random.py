@@ -1,5 +1,11 @@
 """``mx.nd.np.random`` / ``mx.np.random``: NumPy's samplers on the ``_npi_*`` sampling
-operators (torch's generator, seeded by ``mx.random.seed``); float32 unless ``dtype``."""
+operators (``ops/numpy_random_ops.py``; torch's generator, seeded by ``mx.random.seed``).
+
+Each distribution parameter is a number (an operator attribute) or an array (an operator
+input, differentiable: the samples carry the reparameterisation gradient, as MXNet 1.9.1's).
+``size`` None gives the parameters' broadcast shape (zero-dim for numbers).  Samples are float32
+unless ``dtype`` says otherwise (the parameters' dtype does not matter, as in MXNet).  A
+parameter outside its domain raises ValueError when the result is read (``asnumpy``)."""
 from __future__ import annotations
 
 import numbers
@@ -9,9 +15,11 @@ import torch
 
 from ...context import current_context
 from ..ndarray import NDArray
-from ..numpy_array import call, ndarray
+from ..numpy_array import call, is_number, is_symbol, ndarray
 
-__all__ = ["uniform", "normal", "randint", "choice", "shuffle", "rand", "randn"]
+__all__ = ["uniform", "normal", "randint", "choice", "shuffle", "rand", "randn", "lognormal", "logistic",
+           "gumbel", "laplace", "multinomial", "rayleigh", "multivariate_normal", "exponential", "weibull",
+           "pareto", "power", "gamma", "beta", "chisquare"]
 
 
 def _size(size):
@@ -28,24 +36,135 @@ def _dtype(dtype, default="float32"):
     return default if dtype is None else str(np.dtype(dtype))
 
 
-def _scalar_parameter(function, value, name):
+def _as_input(value):
+    """An array parameter as an operator input (an ``mx.np.ndarray`` or a symbol)."""
+    if is_symbol(value) or isinstance(value, ndarray):
+        return value
     if isinstance(value, NDArray):
-        raise NotImplementedError(f"{function}: array-valued {name} is not supported yet; give a number")
-    return float(value)
+        return ndarray(value._tensor, value.context)
+    return ndarray(torch.as_tensor(np.asarray(value, dtype=np.float32)))
+
+
+def _sample(kind, parameters, size, ctx=None, dtype=None, out=None, with_dtype=True):
+    """Run ``_npi_<kind>``: numbers in ``parameters`` (name, value pairs) become attributes,
+    arrays inputs (the attribute then None)."""
+    inputs, attrs = [], {}
+    for name, value in parameters:
+        if is_number(value):
+            attrs[name] = float(value)
+        else:
+            inputs.append(_as_input(value))
+            attrs[name] = None
+    if with_dtype:
+        attrs["dtype"] = _dtype(dtype)
+    return call(f"_npi_{kind}", *inputs, size=_size(size), ctx=_ctx(ctx), out=out, **attrs)
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
-    """Samples uniform on [``low``, ``high``) of shape ``size`` (None: one, zero-dim)."""
-    return call("_npi_uniform", low=_scalar_parameter("uniform", low, "low"),
-                high=_scalar_parameter("uniform", high, "high"), size=_size(size), ctx=_ctx(ctx),
-                dtype=_dtype(dtype), out=out)
+    """Samples uniform on [``low``, ``high``); shape ``size`` (None: the parameters' broadcast shape)."""
+    return _sample("uniform", [("low", low), ("high", high)], size, ctx, dtype, out)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
-    """Normal samples of mean ``loc`` and deviation ``scale``, of shape ``size``."""
-    return call("_npi_normal", loc=_scalar_parameter("normal", loc, "loc"),
-                scale=_scalar_parameter("normal", scale, "scale"), size=_size(size), ctx=_ctx(ctx),
-                dtype=_dtype(dtype), out=out)
+    """Normal samples of mean ``loc`` and deviation ``scale`` (>= 0)."""
+    return _sample("normal", [("loc", loc), ("scale", scale)], size, ctx, dtype, out)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None):
+    """``exp`` of normal samples of mean ``mean`` and deviation ``sigma`` (>= 0)."""
+    from ._op import exp
+    return exp(normal(loc=mean, scale=sigma, size=size, dtype=dtype, ctx=ctx, out=out))
+
+
+def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None):
+    """Samples of the logistic distribution (``loc + scale * log(u / (1 - u))``), float32."""
+    return _sample("logistic", [("loc", loc), ("scale", scale)], size, ctx, out=out, with_dtype=False)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None):
+    """Samples of the Gumbel distribution (``loc - scale * log(-log(u))``), float32."""
+    return _sample("gumbel", [("loc", loc), ("scale", scale)], size, ctx, out=out, with_dtype=False)
+
+
+def laplace(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
+    """Samples of the Laplace (double exponential) distribution of centre ``loc`` and scale ``scale``."""
+    return _sample("laplace", [("loc", loc), ("scale", scale)], size, ctx, dtype, out)
+
+
+def exponential(scale=1.0, size=None, ctx=None, out=None):
+    """Samples of the exponential distribution of mean ``scale`` (>= 0), float32."""
+    return _sample("exponential", [("scale", scale)], size, ctx, out=out, with_dtype=False)
+
+
+def rayleigh(scale=1.0, size=None, ctx=None, out=None):
+    """Samples of the Rayleigh distribution of mode ``scale`` (>= 0), float32."""
+    return _sample("rayleigh", [("scale", scale)], size, ctx, out=out, with_dtype=False)
+
+
+def weibull(a, size=None, ctx=None, out=None):
+    """Samples of the Weibull distribution of shape ``a`` (> 0): ``E ** (1 / a)``, float32."""
+    return _sample("weibull", [("a", a)], size, ctx, out=out, with_dtype=False)
+
+
+def pareto(a, size=None, ctx=None, out=None):
+    """Samples of NumPy's Pareto (Lomax) distribution of shape ``a`` (> 0), float32."""
+    return _sample("pareto", [("a", a)], size, ctx, out=out, with_dtype=False)
+
+
+def power(a, size=None, ctx=None, out=None):
+    """Samples on [0, 1] of the power distribution of exponent ``a - 1`` (``a`` > 0), float32
+    (MXNet's operator ``_npi_powerd``)."""
+    return _sample("powerd", [("a", a)], size, ctx, out=out, with_dtype=False)
+
+
+def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, out=None):
+    """Samples of the gamma distribution of ``shape`` (> 0) and ``scale`` (> 0)."""
+    if not (is_number(shape) or isinstance(shape, NDArray) or is_symbol(shape)) or \
+            not (is_number(scale) or isinstance(scale, NDArray) or is_symbol(scale)):
+        raise ValueError("Distribution parameters must be either mxnet.numpy.ndarray or numbers")
+    return _sample("gamma", [("shape", shape), ("scale", scale)], size, ctx, dtype, out)
+
+
+def beta(a, b, size=None, dtype=None, ctx=None):
+    """Samples of the beta distribution: ``X / (X + Y)`` with ``X ~ gamma(a)``, ``Y ~ gamma(b)``
+    drawn in float64 (MXNet 1.9.1's construction), cast to ``dtype`` (float32 by default)."""
+    if size == ():
+        size = None
+    first = gamma(a, 1, size=size, dtype="float64", ctx=ctx)
+    second = gamma(b, 1, size=size, dtype="float64", ctx=ctx)
+    return (first / (first + second)).astype(_dtype(dtype))
+
+
+def chisquare(df, size=None, dtype=None, ctx=None):
+    """Samples of the chi-square distribution of ``df`` (> 0) degrees of freedom:
+    ``gamma(df / 2, 2)``."""
+    if size == ():
+        size = None
+    return gamma(df / 2, 2.0, size=size, dtype=dtype, ctx=ctx)
+
+
+def multinomial(n, pvals, size=None):
+    """Counts (int64) of ``n`` experiments among ``len(pvals)`` outcomes, shape
+    ``size + (len(pvals),)``; ``pvals`` a list of numbers or a 1-D ``mx.np.ndarray``.  A NumPy
+    array ``pvals`` raises ValueError (MXNet 1.9.1), as does a nested list."""
+    if isinstance(pvals, NDArray) or is_symbol(pvals):
+        return call("_npi_multinomial", _as_input(pvals), pvals=None, n=int(n), size=_size(size))
+    if isinstance(pvals, np.ndarray):
+        raise ValueError("numpy ndarray is not supported!")
+    if any(isinstance(value, (list, tuple)) for value in pvals):
+        raise ValueError("object too deep for desired array")
+    return call("_npi_multinomial", n=int(n), pvals=tuple(float(v) for v in pvals), size=_size(size))
+
+
+def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
+    """Samples of the multivariate normal of ``mean`` (shape ``(..., k)``) and covariance ``cov``
+    (``(..., k, k)``, batch shapes broadcast): shape ``size + batch + (k,)``, ``mean``'s dtype.
+    ``check_valid`` and ``tol`` raise NotImplementedError (MXNet 1.9.1)."""
+    if check_valid is not None:
+        raise NotImplementedError("Parameter `check_valid` is not supported")
+    if tol is not None:
+        raise NotImplementedError("Parameter `tol` is not supported")
+    return call("_npi_mvn_fallback", _as_input(mean), _as_input(cov), size=_size(size))
 
 
 def randint(low, high=None, size=None, dtype=None, ctx=None, out=None):
@@ -67,15 +186,16 @@ def randn(*size, **kwargs):
 
 
 def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
-    """Samples of ``range(a)`` (``a`` an int) or of the elements of the 1-D array ``a``, with
-    probabilities ``p`` (an array) when given."""
-    inputs = [] if p is None else [p if isinstance(p, ndarray) else ndarray(torch.as_tensor(np.asarray(p)))]
-    count = a if isinstance(a, (numbers.Integral, np.integer)) else a.shape[0]
-    indices = call("_npi_choice", *inputs, a=int(count), size=_size(size), replace=replace, weighted=p is not None,
-                   ctx=_ctx(ctx), out=None if not isinstance(a, (numbers.Integral, np.integer)) else out)
+    """Samples of ``range(a)`` (``a`` an int; int64 indices) or of the elements of the 1-D array
+    ``a`` (its first axis), with the probabilities ``p`` (an array) when given."""
+    inputs = [] if p is None else [_as_input(p)]
     if isinstance(a, (numbers.Integral, np.integer)):
-        return indices
-    return a[indices]
+        return call("_npi_choice", *inputs, a=int(a), size=_size(size), replace=replace, weighted=p is not None,
+                    ctx=_ctx(ctx), out=out)
+    population = _as_input(a)
+    indices = call("_npi_choice", population, *inputs, a=None, size=_size(size), replace=replace,
+                   weighted=p is not None, ctx=_ctx(ctx))
+    return call("_npi_take", population, indices, axis=0, mode="raise")
 
 
 def shuffle(x):

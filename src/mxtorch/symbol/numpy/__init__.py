@@ -19,6 +19,8 @@ def _namespace(module, names, label):
 globals().update(_namespace(_nd_np, _nd_np.__all__, "mx.sym.np"))
 random = _types.ModuleType(__name__ + ".random", "mx.sym.np.random: the samplers, building nodes")
 random.__dict__.update(_namespace(_nd_np.random, _nd_np.random.__all__, "mx.sym.np.random"))
+from ...context import current_context as _current_context  # noqa: E402
+random.current_context = _current_context  # as MXNet's module, which imported it
 linalg = _types.ModuleType(__name__ + ".linalg", "mx.sym.np.linalg: linear algebra, building nodes")
 linalg.__dict__.update(_namespace(_nd_np.linalg, _nd_np.linalg.__all__, "mx.sym.np.linalg"))
 

@@ -1,0 +1,215 @@
+"""mx.np operators added on ops/numpy_manipulation.py (and later families): values against
+NumPy (the independent computation), imperative and hybridized, with gradients."""
+import numpy as onp
+import pytest
+
+import mxtorch as mx
+from mxtorch import np, npx
+from mxtorch.gluon import HybridBlock
+
+
+@pytest.fixture(autouse=True)
+def _np_semantics():
+    npx.set_np()
+    mx.random.seed(11)
+    yield
+    npx.reset_np()
+
+
+class _Lambda(HybridBlock):
+    def __init__(self, function):
+        super().__init__()
+        self._function = function
+
+    def hybrid_forward(self, F, *args):
+        return self._function(F, *args)
+
+
+def _both(function, *arrays):
+    """``function(F, *arrays)`` imperative and hybridized, as NumPy arrays."""
+    results = []
+    for hybridize in (False, True):
+        block = _Lambda(function)
+        if hybridize:
+            block.hybridize()
+        out = block(*arrays)
+        results.append([o.asnumpy() for o in out] if isinstance(out, (list, tuple)) else out.asnumpy())
+    return results
+
+
+@pytest.mark.parametrize("kind", ["hanning", "hamming", "blackman"])
+@pytest.mark.parametrize("count", [-3, 0, 1, 6, 11])
+def test_windows(kind, count):
+    expected = getattr(onp, kind)(count)
+    for got in _both(lambda F, x: x + getattr(F.np, kind)(count, dtype="float64"), np.zeros((), dtype="float64")):
+        onp.testing.assert_allclose(got, expected, atol=1e-12)
+    assert getattr(np, kind)(count).dtype == onp.float32
+
+
+def test_indices_and_diagonal_indices():
+    onp.testing.assert_array_equal(np.indices((2, 3, 4)).asnumpy(), onp.indices((2, 3, 4)))
+    assert np.indices((2, 0)).dtype == onp.int32 and np.indices((2, 0)).shape == (2, 2, 0)
+    rows = np.diag_indices_from(np.ones((4, 4, 4)))
+    assert len(rows) == 3
+    for got, expected in zip(rows, onp.diag_indices_from(onp.ones((4, 4, 4)))):
+        onp.testing.assert_array_equal(got.asnumpy(), expected)
+    with pytest.raises(mx.base.MXNetError):
+        np.diag_indices_from(np.ones((2, 3)))
+    flat = onp.array([[3, 17], [5, 23]], dtype=onp.int64)
+    for got, expected in zip(np.unravel_index(np.array(flat, dtype="int64"), (2, 3, 4)),
+                             onp.unravel_index(flat, (2, 3, 4))):
+        onp.testing.assert_array_equal(got.asnumpy(), expected)
+
+
+@pytest.mark.parametrize("source,shape", [((), (2, 3)), ((2, 3), (5,)), ((2, 3), 2), ((2, 0, 1), (2, 2)),
+                                          ((1,), ())])
+def test_resize(source, shape):
+    data = onp.arange(int(onp.prod(source)), dtype=onp.float32).reshape(source) + 1
+    for got in _both(lambda F, x: F.np.resize(x, shape), np.array(data)):
+        onp.testing.assert_array_equal(got, onp.resize(data, shape))
+
+
+@pytest.mark.parametrize("k", [-2, 0, 3])
+def test_diagflat_values_and_gradient(k):
+    data = onp.random.RandomState(0).uniform(-1, 1, (2, 3)).astype(onp.float32)
+    x = np.array(data)
+    x.attach_grad()
+    with mx.autograd.record():
+        out = np.diagflat(x, k)
+    out.backward()
+    onp.testing.assert_allclose(out.asnumpy(), onp.diagflat(data, k))
+    onp.testing.assert_allclose(x.grad.asnumpy(), onp.ones((2, 3)))
+
+
+@pytest.mark.parametrize("n,axis", [(0, -1), (1, 0), (2, -1), (4, 1), (6, 1)])
+def test_diff_values_and_gradient(n, axis):
+    data = onp.random.RandomState(1).uniform(-1, 1, (3, 5)).astype(onp.float64)
+    x = np.array(data)
+    x.attach_grad()
+    with mx.autograd.record():
+        out = np.diff(x, n=n, axis=axis)
+    out.backward()
+    expected = onp.diff(data, n=n, axis=axis)
+    onp.testing.assert_allclose(out.asnumpy(), expected)
+    # the gradient of the n-th difference: n times minus the difference of the zero-padded head grad
+    grad = onp.ones(expected.shape)
+    for _ in range(min(n, data.shape[axis])):
+        grad = -onp.diff(grad, axis=axis, prepend=0, append=0)
+    if expected.size == 0:
+        grad = onp.zeros(data.shape)
+    onp.testing.assert_allclose(x.grad.asnumpy(), grad)
+
+
+def test_ediff1d():
+    data = onp.array([[1.0, 4.0], [9.0, 16.0]], dtype=onp.float32)
+    for to_begin, to_end in [(None, None), (-5.0, None), (None, onp.array([7.0, 8.0])),
+                             (onp.array([0.5]), 99.0)]:
+        expected = onp.ediff1d(data, to_end=to_end, to_begin=to_begin)
+        got = np.ediff1d(np.array(data), to_end=np.array(to_end) if isinstance(to_end, onp.ndarray) else to_end,
+                         to_begin=np.array(to_begin) if isinstance(to_begin, onp.ndarray) else to_begin)
+        onp.testing.assert_allclose(got.asnumpy(), expected)
+
+
+def test_nan_to_num_and_gradient():
+    data = onp.array([onp.nan, onp.inf, -onp.inf, -3.0, 2.0], dtype=onp.float32)
+    onp.testing.assert_allclose(np.nan_to_num(np.array(data)).asnumpy(), onp.nan_to_num(data))
+    onp.testing.assert_allclose(np.nan_to_num(np.array(data), nan=1.0, posinf=9.0, neginf=-9.0).asnumpy(),
+                                onp.nan_to_num(data, nan=1.0, posinf=9.0, neginf=-9.0))
+    x = np.array(data)
+    x.attach_grad()
+    with mx.autograd.record():
+        out = np.nan_to_num(x)
+    out.backward()
+    onp.testing.assert_allclose(x.grad.asnumpy(), [0, 0, 0, 1, 1])
+    scalar = np.array(onp.nan)
+    np.nan_to_num(scalar, copy=False)
+    assert float(scalar.asnumpy()) == 0.0
+
+
+def test_bincount_histogram_percentile_polyval():
+    ints = onp.array([0, 1, 1, 3, 7], dtype=onp.int32)
+    weights = onp.array([0.5, 1.0, 2.0, 4.0, 8.0])
+    for got in _both(lambda F, x: F.np.bincount(x, None, 10), np.array(ints, dtype="int32")):
+        onp.testing.assert_array_equal(got, onp.bincount(ints, minlength=10))
+    onp.testing.assert_allclose(np.bincount(np.array(ints, dtype="int32"), np.array(weights)).asnumpy(),
+                                onp.bincount(ints, weights))
+    values = onp.random.RandomState(2).uniform(0, 10, (3, 4)).astype(onp.float32)
+    counts, edges = np.histogram(np.array(values), bins=7, range=(0.0, 10.0))
+    expected_counts, expected_edges = onp.histogram(values, bins=7, range=(0.0, 10.0))
+    onp.testing.assert_array_equal(counts.asnumpy(), expected_counts)
+    onp.testing.assert_allclose(edges.asnumpy(), expected_edges, rtol=1e-6)
+    bins = onp.array([0.0, 2.5, 5.0, 10.0], dtype=onp.float32)
+    counts, _ = np.histogram(np.array(values), bins=np.array(bins))
+    onp.testing.assert_array_equal(counts.asnumpy(), onp.histogram(values, bins=bins)[0])
+    data = onp.random.RandomState(3).uniform(-5, 5, (4, 6))
+    for method in ["linear", "lower", "higher", "midpoint", "nearest"]:
+        got = np.percentile(np.array(data), 37.0, axis=1, interpolation=method, keepdims=True)
+        onp.testing.assert_allclose(got.asnumpy(), onp.percentile(data, 37.0, axis=1, method=method, keepdims=True),
+                                    rtol=1e-6)
+    q = onp.array([0.1, 0.9])
+    onp.testing.assert_allclose(np.quantile(np.array(data), np.array(q)).asnumpy(), onp.quantile(data, q), rtol=1e-6)
+    p, x = onp.array([2.0, -1.0, 3.0]), onp.array([[0.5, -2.0], [1.5, 3.0]])
+    mp, mx_x = np.array(p), np.array(x)
+    mp.attach_grad()
+    mx_x.attach_grad()
+    with mx.autograd.record():
+        out = np.polyval(mp, mx_x)
+    out.backward()
+    onp.testing.assert_allclose(out.asnumpy(), onp.polyval(p, x), rtol=1e-6)
+    onp.testing.assert_allclose(mx_x.grad.asnumpy(), onp.polyval(onp.polyder(p), x), rtol=1e-6)
+    onp.testing.assert_allclose(mp.grad.asnumpy(), [(x ** 2).sum(), x.sum(), x.size], rtol=1e-6)
+
+
+def test_shares_memory():
+    x = np.zeros((4, 5))
+    assert np.shares_memory(x[1], x[1]) and not np.shares_memory(x[0], x[1])
+    assert np.may_share_memory(x[0, 1:4], x[0, 3:5]) and not np.may_share_memory(x[0, 1:3], x[0, 3:5])
+    assert not np.shares_memory(x, np.ones((5, 0)))
+
+
+def test_rank_dependent_functions_build_symbols():
+    data = onp.arange(24, dtype=onp.float32).reshape(2, 3, 4)
+    for got in _both(lambda F, x: F.np.moveaxis(x, [0, 1], [-1, -2]), np.array(data)):
+        onp.testing.assert_array_equal(got, onp.moveaxis(data, [0, 1], [-1, -2]))
+    other = onp.ones((5, 4), dtype=onp.float32)
+    for got in _both(lambda F, x, y: F.np.inner(x, y), np.array(data), np.array(other)):
+        onp.testing.assert_allclose(got, onp.inner(data, other))
+    for got in _both(lambda F, x: F.np.hsplit(x, [1, 1, 3]), np.array(data)):
+        expected = onp.hsplit(data, [1, 1, 3])
+        assert len(got) == len(expected)
+        for part, want in zip(got, expected):
+            onp.testing.assert_array_equal(part, want)
+    for got in _both(lambda F, x: F.np.array_split(x, 3, axis=2), np.array(data)):
+        for part, want in zip(got, onp.array_split(data, 3, axis=2)):
+            onp.testing.assert_array_equal(part, want)
+    parts = np.array_split(np.array(data), (0, 2, 2), axis=2)
+    assert [p.shape for p in parts] == [p.shape for p in onp.array_split(data, (0, 2, 2), axis=2)]
+    for got in _both(lambda F, x, y: F.np.atleast_3d(x, y), np.array(onp.ones(3)), np.array(onp.ones((2, 2)))):
+        assert [g.shape for g in got] == [g.shape for g in onp.atleast_3d(onp.ones(3), onp.ones((2, 2)))]
+
+
+@pytest.mark.parametrize("shape,wshape,axis", [((3, 5), (3, 5), None), ((4, 5, 6), (4, 5, 6), (0, 2)),
+                                               ((2, 3, 4), (3,), 1), ((2, 3, 4), (4,), -1)])
+def test_average_values_and_gradients(shape, wshape, axis):
+    rng = onp.random.RandomState(4)
+    a_np, w_np = rng.uniform(-1, 1, shape), rng.uniform(0.5, 1, wshape)
+    a, w = np.array(a_np, dtype="float64"), np.array(w_np, dtype="float64")
+    a.attach_grad()
+    w.attach_grad()
+    with mx.autograd.record():
+        avg, total = np.average(a, axis=axis, weights=w, returned=True)
+    avg.backward()
+    want_avg, want_total = onp.average(a_np, axis=axis, weights=w_np, returned=True)
+    onp.testing.assert_allclose(avg.asnumpy(), want_avg)
+    onp.testing.assert_allclose(total.asnumpy(), want_total)
+    # d avg / d a = w / sum(w) (w broadcast along axis)
+    if w_np.shape != a_np.shape:
+        full = [1] * a_np.ndim
+        full[axis] = -1
+        w_full = onp.broadcast_to(w_np.reshape(full), a_np.shape)
+    else:
+        w_full = w_np
+    onp.testing.assert_allclose(a.grad.asnumpy(), w_full / onp.sum(w_full, axis=axis, keepdims=True))
+    plain = np.average(np.array(onp.arange(6).reshape(2, 3), dtype="int32"), axis=1)
+    assert plain.dtype == onp.float32
+    onp.testing.assert_allclose(plain.asnumpy(), [1.0, 4.0])
