@@ -87,9 +87,7 @@ def test_model_with_mxnet_parameters_gives_mxnet_outputs(name, hybridize):
     _compare(name, "hybrid" if hybridize else "out", outputs)
 
 
-def test_transformer_nmt_model_gives_mxnet_scores():
-    """``NMTModel`` over ``get_transformer_encoder_decoder``: the decoder's scores over the target
-    vocabulary for a source / target batch with valid lengths."""
+def _nmt():
     src_vocab = nlp.Vocab(Counter({"s%d" % i: 30 - i for i in range(16)}))
     tgt_vocab = nlp.Vocab(Counter({"t%d" % i: 30 - i for i in range(14)}))
     assert [len(src_vocab), len(tgt_vocab)] == REF["transformer:sizes"].tolist()
@@ -98,23 +96,58 @@ def test_transformer_nmt_model_gives_mxnet_scores():
     model = translation.NMTModel(src_vocab=src_vocab, tgt_vocab=tgt_vocab, encoder=enc, decoder=dec,
                                  one_step_ahead_decoder=one_step, embed_size=16, prefix="nmt_")
     model.load_parameters(os.path.join(DATA, "transformer.params"))
+    return model, tgt_vocab
+
+
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
+def test_transformer_nmt_model_gives_mxnet_scores(hybridize):
+    """``NMTModel`` over ``get_transformer_encoder_decoder``: the decoder's scores over the target
+    vocabulary for a source / target batch with valid lengths."""
+    model, _ = _nmt()
+    if hybridize:
+        model.hybridize()
     outputs = model(*_inputs("transformer"))
-    _compare("transformer", "out", outputs[0])
+    _compare("transformer", "hybrid" if hybridize else "out", outputs[0])
 
 
-def _language_model_outputs(name, model):
+def test_transformer_beam_search_translation():
+    """``BeamSearchSampler`` (beam 3, ``BeamSearchScorer(alpha=0.6, K=5)``, 6 steps) over the NMT
+    model's ``decode_step``, as GluonNLP's translation scripts drive it: MXNet's samples, scores
+    and lengths."""
+    model, tgt_vocab = _nmt()
+    src, _, src_valid, _ = _inputs("transformer")
+    encoded, _ = model.encode(src, valid_length=src_valid)
+    states = model.decoder.init_state_from_encoder(encoded, src_valid)
+
+    def step(inputs, step_states):
+        output, step_states, _ = model.decode_step(inputs, step_states)
+        return mx.nd.log_softmax(output), step_states
+
+    sampler = nlp.model.BeamSearchSampler(beam_size=3, decoder=step, eos_id=tgt_vocab[tgt_vocab.eos_token],
+                                          scorer=nlp.model.BeamSearchScorer(alpha=0.6, K=5), max_length=6)
+    start = mx.nd.full(shape=(src.shape[0],), val=tgt_vocab[tgt_vocab.bos_token])
+    samples, scores, lengths = sampler(start, states)
+    np.testing.assert_array_equal(samples.asnumpy(), REF["transformer:beam:samples"])
+    np.testing.assert_allclose(scores.asnumpy(), REF["transformer:beam:scores"], rtol=RTOL, atol=ATOL)
+    np.testing.assert_array_equal(lengths.asnumpy(), REF["transformer:beam:lengths"])
+
+
+def _language_model_outputs(name, model, hybridize=False):
+    if hybridize:
+        model.hybridize()
     state = model.begin_state(batch_size=REF[name + ":in:0"].shape[1], func=mx.nd.zeros)
     output, new_state = model(_inputs(name)[0], state)
-    _compare(name, "out", output)
-    _compare(name, "state", new_state)
+    _compare(name, "hybrid" if hybridize else "out", output)
+    _compare(name, "hybrid_state" if hybridize else "state", new_state)
 
 
-def test_awd_lstm_language_model():
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
+def test_awd_lstm_language_model(hybridize):
     model = language_model.AWDRNN("lstm", vocab_size=30, embed_size=8, hidden_size=12, num_layers=3,
                                   tie_weights=True, dropout=0.4, weight_drop=0.5, drop_h=0.2, drop_i=0.65,
                                   drop_e=0.1, prefix="awd_")
     model.load_parameters(os.path.join(DATA, "awd_lstm.params"))
-    _language_model_outputs("awd_lstm", model)
+    _language_model_outputs("awd_lstm", model, hybridize)
 
 
 def test_standard_gru_language_model():

@@ -9,7 +9,8 @@ MXNet and saved with ``save_parameters`` as ``<name>.params``):
 - ``bert_classifier``: ``BERTClassifier`` (3 classes) over a second such BERT without decoder;
 - ``transformer``: ``NMTModel`` over ``get_transformer_encoder_decoder(2 layers, units 16,
   hidden 32, 4 heads)``, source/target vocabularies of 20 and 18 words (output: the decoder's
-  scores on the target sequence with valid lengths);
+  scores on the target sequence with valid lengths; a ``BeamSearchSampler`` translation of the
+  source batch: samples, scores, lengths);
 - ``transformer_encoder``: the ``TransformerEncoder`` alone (its output with valid lengths);
 - ``awd_lstm``: ``AWDRNN('lstm', vocab 30, embed 8, hidden 12, 3 layers, tied weights)``;
 - ``standard_gru``: ``StandardRNN('gru', vocab 30, embed 8, hidden 8, 2 layers, tied)``;
@@ -17,7 +18,8 @@ MXNet and saved with ``save_parameters`` as ``<name>.params``):
   vocab=Vocab(36 words + 4 special tokens), pretrained=False)`` with parameters drawn from ``RandomState(SEED)`` (too
   large to store: the test draws them again, in ``collect_params()`` order).
 
-Each model runs imperatively and hybridized (both recorded; MXNet gives the same numbers).
+Each model runs imperatively and, except StandardRNN (whose hybrid_forward calls ``nd.Dropout``:
+MXNet cannot hybridize it either), hybridized (``:hybrid:<k>``, the AWD LM's ``:hybrid_state:<k>``).
 ``reference.npz`` holds the inputs (``<name>:in:<k>``) and outputs (``<name>:out:<k>``,
 ``<name>:hybrid:<k>``, for the LM ``:state:<k>`` too).
 
@@ -72,6 +74,23 @@ def _run(name, block, inputs, store, save=True):
             store["%s:in:%d" % (name, i)] = x
 
 
+def beam_search(nlp, mx, nmt, tgt_vocab, src, src_valid, beam_size=3, max_length=6):
+    """Beam search over ``nmt`` (as GluonNLP's translation scripts drive it): encode, initial
+    decoder states from the encoder, ``BeamSearchSampler`` on the log-softmax of
+    ``decode_step`` from BOS.  Returns (samples, scores, valid lengths)."""
+    encoded, _ = nmt.encode(src, valid_length=src_valid)
+    states = nmt.decoder.init_state_from_encoder(encoded, src_valid)
+
+    def step(inputs, step_states):
+        output, step_states, _ = nmt.decode_step(inputs, step_states)
+        return mx.nd.log_softmax(output), step_states
+
+    sampler = nlp.model.BeamSearchSampler(beam_size=beam_size, decoder=step, eos_id=tgt_vocab[tgt_vocab.eos_token],
+                                          scorer=nlp.model.BeamSearchScorer(alpha=0.6, K=5), max_length=max_length)
+    start = mx.nd.full(shape=(src.shape[0],), val=tgt_vocab[tgt_vocab.bos_token])
+    return sampler(start, states)
+
+
 def models(store):
     rng = np.random.RandomState(0)
     mx.random.seed(0)
@@ -108,6 +127,13 @@ def models(store):
     out = nmt(mx.nd.array(src), mx.nd.array(tgt), mx.nd.array(src_valid), mx.nd.array(tgt_valid))
     store.update(_arrays("transformer:out", out[0]))
     nmt.save_parameters(os.path.join(OUT, "transformer.params"))
+    samples, scores, lengths = beam_search(nlp, mx, nmt, tgt_vocab, mx.nd.array(src), mx.nd.array(src_valid))
+    store["transformer:beam:samples"] = samples.asnumpy()
+    store["transformer:beam:scores"] = scores.asnumpy()
+    store["transformer:beam:lengths"] = lengths.asnumpy()
+    nmt.hybridize()
+    out = nmt(mx.nd.array(src), mx.nd.array(tgt), mx.nd.array(src_valid), mx.nd.array(tgt_valid))
+    store.update(_arrays("transformer:hybrid", out[0]))
     for i, x in enumerate([src, tgt, src_valid, tgt_valid]):
         store["transformer:in:%d" % i] = x
     store["transformer:sizes"] = np.array([len(src_vocab), len(tgt_vocab)])
@@ -126,6 +152,10 @@ def models(store):
     out, new_state = awd(mx.nd.array(seq), state)
     store.update(_arrays("awd_lstm:out", out))
     store.update(_arrays("awd_lstm:state", new_state))
+    awd.hybridize()
+    out, new_state = awd(mx.nd.array(seq), awd.begin_state(batch_size=batch, func=mx.nd.zeros))
+    store.update(_arrays("awd_lstm:hybrid", out))
+    store.update(_arrays("awd_lstm:hybrid_state", new_state))
     awd.save_parameters(os.path.join(OUT, "awd_lstm.params"))
     store["awd_lstm:in:0"] = seq
 
