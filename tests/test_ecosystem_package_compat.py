@@ -281,6 +281,28 @@ def test_numpy_aliases_full_casts_out_of_range_integer_fill_as_numpy_1(tmp_path)
     assert "beyond 64 bits raises" in out
 
 
+@pytest.mark.parametrize("ngram,expected", [("<te", 1669484008), ("τεσ", 3667576793), ("café", 1970454601),
+                                             ("中文", 1907909189)])
+def test_fasttext_hash_matches_gluonnlp_under_numpy_1(ngram, expected):
+    """The ``gluonnlp_fasttext_hash`` shim's hash against GluonNLP 0.10.0's own
+    ``_fasttext_hash`` under NumPy 1.23.5 (values taken from the reference interpreter); the
+    non-ASCII n-grams are the ones NumPy 2 made GluonNLP's version refuse."""
+    assert package_compat._fasttext_hash(memoryview(ngram.encode("utf-8"))) == expected
+
+
+def test_fasttext_hash_shim_replaces_only_the_python_function():
+    class Module:
+        pass
+
+    plain, compiled = Module(), Module()
+    plain._fasttext_hash = lambda ngram: 0
+    compiled._fasttext_hash = type("Dispatcher", (), {"py_func": None})()
+    package_compat.SHIMS["gluonnlp_fasttext_hash"](plain)
+    package_compat.SHIMS["gluonnlp_fasttext_hash"](compiled)
+    assert plain._fasttext_hash is package_compat._fasttext_hash
+    assert not hasattr(compiled._fasttext_hash, "__mxtorch_compat__")
+
+
 def test_gluon_utils_repo_urls(monkeypatch):
     monkeypatch.delenv("MXNET_GLUON_REPO", raising=False)
     assert gluon_utils._get_repo_url() == "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"

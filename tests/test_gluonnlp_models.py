@@ -246,3 +246,10 @@ def test_bucket_samplers():
     assert [list(map(int, b)) for b in ratio] == PIPELINE["fixed_bucket_ratio"]
     sorted_sampler = nlp.data.SortedBucketSampler(lengths, batch_size=5, mult=2, shuffle=False)
     assert [list(map(int, b)) for b in sorted_sampler] == PIPELINE["sorted_bucket"]
+
+
+def test_fasttext_ngram_hashes_of_non_ascii_words():
+    """``NGramHashes`` (fastText's n-gram hashing) of ASCII and non-ASCII words: MXNet's ids
+    (GluonNLP's hash fails on NumPy 2 without mxtorch's package compat shim)."""
+    hashes = nlp.vocab.create_subword_function("NGramHashes", ngrams=[3, 4, 5, 6], num_subwords=1000)
+    assert [list(map(int, h)) for h in hashes(["test", "τεστ", "café naïve"])] == PIPELINE["ngram_hashes"]

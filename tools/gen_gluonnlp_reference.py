@@ -25,9 +25,10 @@ MXNet cannot hybridize it either), hybridized (``:hybrid:<k>``, the AWD LM's ``:
 
 Data pipeline (``pipeline.json``): ``Vocab`` built from a ``Counter`` (indices, unknown /
 reserved tokens, ``to_tokens``), ``BERTBasicTokenizer``, ``BERTTokenizer`` (word pieces),
-``SacreMosesTokenizer``-free ``SimpleTokenizer``-like ``nlp.data.count_tokens``, batchify
+``nlp.data.count_tokens``, batchify
 ``Pad`` / ``Stack`` / ``Tuple``, ``FixedBucketSampler`` and ``SortedBucketSampler`` batches,
-``ClipSequence`` / ``PadSequence`` transforms, ``BERTSentenceTransform``.
+``ClipSequence`` / ``PadSequence`` transforms, ``BERTSentenceTransform``, fastText ``NGramHashes``
+of ASCII and non-ASCII words.
 
 Run with the reference interpreter: /root/mxref/bin/python tools/gen_gluonnlp_reference.py
 """
@@ -238,6 +239,9 @@ def pipeline():
     dct = nlp.data.batchify.Dict({"a": nlp.data.batchify.Pad(pad_val=9), "b": nlp.data.batchify.Stack()})
     out = dct([{"a": [1, 2], "b": 1}, {"a": [3], "b": 2}])
     result["dict"] = {"a": out["a"].asnumpy().tolist(), "b": out["b"].asnumpy().tolist()}
+
+    ngram_hashes = nlp.vocab.create_subword_function("NGramHashes", ngrams=[3, 4, 5, 6], num_subwords=1000)
+    result["ngram_hashes"] = [list(map(int, h)) for h in ngram_hashes(["test", "τεστ", "café naïve"])]
 
     lengths = [int(n) for n in np.random.RandomState(1).randint(2, 30, 40)]
     result["sampler_lengths"] = lengths
