@@ -243,6 +243,66 @@ def test_numpy_aliases_restore_object_arrays_for_ragged_sequences(tmp_path):
     assert "regular int64 float64" in out
 
 
+_FULL = """
+import warnings
+import numpy as np
+from mxtorch.numpy_aliases import enable_numpy_aliases
+try:
+    np.full(3, -1, dtype=np.uint8)
+except OverflowError:
+    print("numpy2 overflow")
+enable_numpy_aliases()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print("uint8", np.full(3, -1, dtype=np.uint8).tolist(), np.full(2, 300, dtype="uint8").tolist())
+print("warnings", len(caught))
+print("int8", np.full(2, -129, dtype=np.int8).tolist(), "int32", np.full(2, 2 ** 40 + 5, dtype=np.int32).tolist())
+print("uint64", np.full(1, -1, dtype=np.uint64).tolist(), np.full((2, 2), 7, dtype=np.uint8).dtype)
+try:
+    np.full(2, 2 ** 70, dtype=np.int64)
+except OverflowError:
+    print("beyond 64 bits raises")
+"""
+
+
+def test_numpy_aliases_full_casts_out_of_range_integer_fill_as_numpy_1(tmp_path):
+    """NumPy 1.23.5 (the reference interpreter's) gives np.full(3, -1, dtype=uint8) -> [255, 255, 255],
+    np.full(2, 300, uint8) -> [44, 44], np.full(2, -129, int8) -> [127, 127], np.full(2, 2**40 + 5,
+    int32) -> [5, 5], np.full(1, -1, uint64) -> [2**64 - 1]; GluonNLP's batchify.Pad(pad_val=-1) on
+    uint8 data relies on it."""
+    result = _python(_FULL, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    assert "numpy2 overflow" in out
+    assert "uint8 [255, 255, 255] [44, 44]" in out
+    assert "warnings 1" in out
+    assert "int8 [127, 127] int32 [5, 5]" in out
+    assert f"uint64 [{2 ** 64 - 1}] uint8" in out
+    assert "beyond 64 bits raises" in out
+
+
+@pytest.mark.parametrize("ngram,expected", [("<te", 1669484008), ("τεσ", 3667576793), ("café", 1970454601),
+                                             ("中文", 1907909189)])
+def test_fasttext_hash_matches_gluonnlp_under_numpy_1(ngram, expected):
+    """The ``gluonnlp_fasttext_hash`` shim's hash against GluonNLP 0.10.0's own
+    ``_fasttext_hash`` under NumPy 1.23.5 (values taken from the reference interpreter); the
+    non-ASCII n-grams are the ones NumPy 2 made GluonNLP's version refuse."""
+    assert package_compat._fasttext_hash(memoryview(ngram.encode("utf-8"))) == expected
+
+
+def test_fasttext_hash_shim_replaces_only_the_python_function():
+    class Module:
+        pass
+
+    plain, compiled = Module(), Module()
+    plain._fasttext_hash = lambda ngram: 0
+    compiled._fasttext_hash = type("Dispatcher", (), {"py_func": None})()
+    package_compat.SHIMS["gluonnlp_fasttext_hash"](plain)
+    package_compat.SHIMS["gluonnlp_fasttext_hash"](compiled)
+    assert plain._fasttext_hash is package_compat._fasttext_hash
+    assert not hasattr(compiled._fasttext_hash, "__mxtorch_compat__")
+
+
 def test_gluon_utils_repo_urls(monkeypatch):
     monkeypatch.delenv("MXNET_GLUON_REPO", raising=False)
     assert gluon_utils._get_repo_url() == "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"

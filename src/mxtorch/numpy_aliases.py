@@ -27,6 +27,10 @@ patches the imported ``numpy`` module of this process:
   keeps NumPy's error.  Cost: these three functions become Python wrappers around NumPy's
   (0.1-0.5 us more per call made through the ``numpy`` module; code that imported the
   function object before the switch keeps NumPy's own), and a ragged input is examined twice.
+- ``np.full(shape, fill_value, dtype)`` with a Python ``int`` outside an integer ``dtype``'s range
+  (``np.full(3, -1, dtype=np.uint8)``, which GluonNLP's ``batchify.Pad`` does for a ``pad_val`` of
+  -1 on uint8 data), which NumPy 2 refuses with ``OverflowError`` (NEP 50), gives NumPy 1's C cast
+  (two's complement wrap-around: 255).  Any other OverflowError is NumPy's.
 
 The first use of any restored name or behaviour emits one ``NumpyAliasWarning``
 naming it (and pointing at the caller's line); later uses are silent.  Names that
@@ -140,11 +144,38 @@ def enable_numpy_aliases():
         numpy.fromstring = fromstring
         for name in _RAGGED_CONSTRUCTORS:
             setattr(numpy, name, _object_array_for_ragged(getattr(numpy, name), name))
+        numpy.full = _full_with_wrapping_integer_fill(numpy.full)
         _state["enabled"] = True
         return sorted(_served)
 
 
 _served: dict = {}
+
+
+def _full_with_wrapping_integer_fill(original):
+    """``original`` (``np.full``), except that a Python ``int`` fill value outside the range of an
+    integer ``dtype`` is cast as NumPy 1 cast it (C conversion: ``-1`` -> ``255`` for uint8)
+    instead of raising NumPy 2's ``OverflowError``."""
+
+    def full(shape, fill_value, dtype=None, order="C", **kwargs):
+        try:
+            return original(shape, fill_value, dtype, order, **kwargs)
+        except OverflowError:
+            integer_fill = isinstance(fill_value, int) and not isinstance(fill_value, bool)
+            if dtype is None or not integer_fill or numpy.dtype(dtype).kind not in "iu":
+                raise
+            try:
+                wrapped = numpy.array(fill_value, dtype=numpy.int64 if fill_value < 0 else numpy.uint64)
+            except OverflowError:
+                raise OverflowError(f"np.full: fill value {fill_value} does not fit in 64 bits") from None
+        _warn_first_use(f"np.full with the out-of-range integer fill value {fill_value} for {numpy.dtype(dtype)} "
+                        f"(NumPy 1's wrap-around cast)")
+        return original(shape, wrapped.astype(dtype), dtype, order, **kwargs)
+
+    full.__name__ = full.__qualname__ = "full"
+    full.__doc__ = original.__doc__
+    full.__wrapped__ = original
+    return full
 
 _RAGGED_CONSTRUCTORS = ("array", "asarray", "asanyarray")
 

@@ -27,6 +27,11 @@ package's files; the module keeps its own loader and spec.  The shims:
     places a last-resort finder at the end of ``sys.meta_path`` that serves a minimal
     ``distutils.version`` (``LooseVersion`` with distutils' comparison rules) only when no
     real ``distutils`` can be found (Python 3.12+ without setuptools); a real one always wins.
+``gluonnlp_fasttext_hash``
+    after ``gluonnlp.vocab.subwords`` has run (without numba), its ``_fasttext_hash`` (fastText's
+    FNV-1a hash of a UTF-8 n-gram, bytes taken as signed chars) is replaced by the same hash in
+    plain integers: GluonNLP's spells the signed-char step ``np.int8(byte)``, which NumPy 2
+    refuses for a byte >= 128, so every word with a non-ASCII letter failed.
 ``torch_half_absent``
     after ``gluoncv.check`` has run, GluonCV's ``_require_pytorch_version`` raises
     ``ImportError`` instead of ``RuntimeError`` for a torch outside its range, so GluonCV
@@ -103,10 +108,34 @@ def _torch_half_absent(module):
     module._require_pytorch_version = _require_pytorch_version
 
 
+_FNV_OFFSET, _FNV_PRIME = 2166136261, 16777619
+
+
+def _fasttext_hash(ngram):
+    """fastText's hash of the UTF-8 bytes ``ngram`` (FNV-1a over 32 bits, each byte taken as a
+    *signed* char and sign-extended, as fastText's C++ does): GluonNLP's ``_fasttext_hash``
+    without its ``np.int8(byte)``, which NumPy 2 refuses for bytes >= 128."""
+    h = _FNV_OFFSET
+    for byte in ngram:
+        h ^= byte if byte < 128 else (byte - 256) & 0xFFFFFFFF
+        h = (h * _FNV_PRIME) & 0xFFFFFFFF
+    return h
+
+
+def _gluonnlp_fasttext_hash(module):
+    original = getattr(module, "_fasttext_hash", None)
+    if original is None or hasattr(original, "py_func") or getattr(original, "__mxtorch_compat__", False):
+        return      # numba compiled it (numba's int8 wraps), or already replaced
+    _fasttext_hash.__wrapped__ = original
+    _fasttext_hash.__mxtorch_compat__ = True
+    module._fasttext_hash = _fasttext_hash
+
+
 SHIMS = {
     "numpy_1_names": _numpy_1_names,
     "distutils_version": _distutils_version,
     "torch_half_absent": _torch_half_absent,
+    "gluonnlp_fasttext_hash": _gluonnlp_fasttext_hash,
 }
 """Shim name -> function applied to the module being imported."""
 
@@ -119,6 +148,9 @@ KNOWN_PACKAGES = [
                                    "required' when any torch 2 is installed", after=("torch_half_absent",)),
     PackageCompat("gluonnlp", "GluonNLP 0.10: NumPy 1 code; distutils' LooseVersion where it compares versions",
                   before=_NUMPY_AND_DISTUTILS),
+    PackageCompat("gluonnlp.vocab.subwords", "GluonNLP 0.10's fastText n-gram hash (NGramHashes, FastText "
+                                             "embeddings) calls np.int8(byte), an OverflowError on NumPy 2 for "
+                                             "the bytes of non-ASCII text", after=("gluonnlp_fasttext_hash",)),
 ]
 """The declared table (a list: :func:`register_package_compat` adds rows)."""
 
