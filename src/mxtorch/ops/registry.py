@@ -275,6 +275,14 @@ class Operator:
         """The name of the int8 operator replacing this node in a quantized graph, or None."""
         return self.quantized_name
 
+    def json_input_order(self):
+        """None when symbol JSON lists the node's inputs as mxtorch does (arguments, then
+        auxiliary states); otherwise, for each input in MXNet's order (its ``FListInputNames``,
+        where an auxiliary state may come before an argument, as in ``_sg_mkldnn_conv``), its
+        position in ``arguments() + auxiliary_states()``.  The JSON reader and writer map the
+        two orders with it."""
+        return None
+
     def declares_backward(self, inputs):
         """Whether :meth:`backward` gives this call's gradient (default: when it is defined)."""
         return self.backward is not None
