@@ -141,6 +141,17 @@ class _MKLDNNFused(CachedOp):
     min_calib_range = Attr(optional(Float), default=None)
     max_calib_range = Attr(optional(Float), default=None)
     traceable = False
+    int32_output = True
+    quantized_flag = "true"
+
+    def quantized_operator(self):
+        # the int8 form is the same operator with quantized=true (MXNet's FQuantizedOp)
+        return None if self.quantized else self.name
+
+    def quantized_attributes(self, attrs, granularity="tensor-wise"):
+        attrs = dict(attrs)
+        attrs["quantized"] = self.quantized_flag
+        return attrs
 
     def calibration(self):
         if self.min_calib_range is None or self.max_calib_range is None:
@@ -265,6 +276,14 @@ class SgMKLDNNConv(_MKLDNNFused):
 
     def quantized_extras(self):
         return ["data_min", "data_max"] + (["sum_min", "sum_max"] if self.with_sum else [])
+
+    def quantized_input_positions(self, granularity="tensor-wise"):
+        # data and the sum operand; the weight, bias and BatchNorm parameters stay float
+        # (the kernel quantizes them itself)
+        positions = {0}
+        if self.with_sum:
+            positions.add(self._float_count() - 1)
+        return positions
 
     def parts(self):
         """``(conv, bn, act, postsum_act)`` nodes of the subgraph (None where absent)."""
@@ -421,8 +440,22 @@ class SgMKLDNNFullyConnected(_MKLDNNFused):
             raise self.error("the subgraph holds no FullyConnected")
         return fc, eltwise
 
+    quantized_flag = "True"
+
     def channel_wise(self):
         return bool(self.channel_wise_quantize)
+
+    def quantized_input_positions(self, granularity="tensor-wise"):
+        # channel-wise: the weight and bias stay float (the kernel scales them per channel)
+        if granularity == "channel-wise":
+            return {0}
+        return set(range(self._float_count()))
+
+    def quantized_attributes(self, attrs, granularity="tensor-wise"):
+        attrs = super().quantized_attributes(attrs, granularity)
+        if granularity == "channel-wise":
+            attrs["channel_wise_quantize"] = "True"
+        return attrs
 
     def quantized_extras(self):
         fc, _ = self.parts()
