@@ -524,8 +524,11 @@ class SgMKLDNNFullyConnected(_MKLDNNFused):
             bias_q = None
             if bias is not None:
                 bias_scale = _quantize_scale(torch.int8, ranges[4], ranges[5])
-                rescale = np.float32(data_scale * weight_scale / bias_scale)
-                bound = np.float32(_INT32_MAX / 2 / _max_abs(ranges[4], ranges[5]) / bias_scale)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    # float32 as MXNet: a zero bias range gives an infinite scale, rescale 0
+                    rescale = np.float32(data_scale * weight_scale / bias_scale)
+                    bound = np.float32(_INT32_MAX) / np.float32(2) / np.float32(
+                        _max_abs(ranges[4], ranges[5])) / bias_scale
                 if rescale > bound:
                     rescale = bound
                     weight_rescale = np.float32(rescale * bias_scale / data_scale / weight_scale)

@@ -5,7 +5,8 @@ A backend runs its properties one after the other, each one a full partitioning
 (:func:`~mxtorch.subgraph.partition.build_subgraph`):
 
 ``MKLDNN``
-    the convolution pass (``Convolution`` [-> ``BatchNorm``] [-> ``elemwise_add``] [->
+    the identity pass (a ``_copy`` or training-mode ``Dropout`` after an operator is dropped,
+    its readers reading the operator), the convolution pass (``Convolution`` [-> ``BatchNorm``] [-> ``elemwise_add``] [->
     activation], a chain without inner branches, each step read only by the next; activation:
     Activation relu / sigmoid / tanh / softrelu, LeakyReLU leaky / gelu, ``clip`` from 0) into
     ``_sg_mkldnn_conv`` nodes named ``sg_mkldnn_conv[_bn][_add][_act]_<id>`` with ``with_bn``,
@@ -39,7 +40,7 @@ from ..symbol.subgraph_backends import register_backend
 from ..symbol.symbol import Symbol
 from .partition import SubgraphProperty, SubgraphSelector, build_subgraph
 
-__all__ = ["MKLDNNBackend", "ConvProperty", "FullyConnectedProperty", "PostQuantizeProperty",
+__all__ = ["MKLDNNBackend", "IdentityProperty", "ConvProperty", "FullyConnectedProperty", "PostQuantizeProperty",
            "FullyConnectedPostQuantizeProperty"]
 
 
@@ -296,6 +297,59 @@ class FullyConnectedProperty(SubgraphProperty):
         node.inputs = _node_inputs(node, list(entries))
 
 
+class _IdentitySelector(SubgraphSelector):
+    """A ``_copy`` or training-mode ``Dropout`` (an identity in inference) and the operator
+    node it reads."""
+
+    def __init__(self):
+        self.matched = []
+        self.found = False
+
+    def select(self, node):
+        name = _op_name(node)
+        if name == "_copy" or (name == "Dropout" and node.op.mode == "training"):
+            self.matched = [node]
+            return True
+        return False
+
+    def select_input(self, node, input_node):
+        if self.found or input_node.op is None:
+            return False
+        self.matched.append(input_node)
+        self.found = True
+        return True
+
+    def filter(self, nodes):
+        return nodes if self.found and len(nodes) == len(self.matched) == 2 else []
+
+    def reset(self):
+        seed = self.matched[0]
+        self.__init__()
+        self.select(seed)
+
+
+def _is_identity(node):
+    return _op_name(node) in ("_copy", "Dropout")
+
+
+class IdentityProperty(SubgraphProperty):
+    """MXNet's ``SgMKLDNNIdentityProperty``: an identity after an operator is removed (its
+    readers read the operator)."""
+
+    def create_selector(self):
+        return _IdentitySelector()
+
+    def create_subgraph_node(self, symbol, selector, subgraph_id):
+        from ..symbol.graph import topological_order
+        nodes = [n for n in topological_order(symbol._outputs) if n.op is not None]
+        original = next(n for n in nodes if not _is_identity(n))
+        return _copy_with(original, {})
+
+    def output_index(self, entry, default):
+        node, index = entry
+        return node.inputs[0][1] if _is_identity(node) else index
+
+
 # -- after quantization -------------------------------------------------------------------------------
 def _calibrated(node):
     return node.op.min_calib_range is not None and node.op.max_calib_range is not None
@@ -442,7 +496,7 @@ class MKLDNNBackend:
         self.quantize = quantize
 
     def properties(self):
-        found = [ConvProperty(self.quantize), FullyConnectedProperty(self.quantize)]
+        found = [IdentityProperty(), ConvProperty(self.quantize), FullyConnectedProperty(self.quantize)]
         if self.quantize:
             found += [PostQuantizeProperty(), FullyConnectedPostQuantizeProperty()]
         return [p for p in found if not getattr(p, "disabled", False)]
