@@ -65,8 +65,8 @@ def test_quantization_options_and_histogram():
     symbol, params, _ = model()
     with pytest.raises(MXNetError, match="calib_data"):
         quantization.quantize_model(symbol, params, {}, calib_mode="entropy", quantize_mode="full")
-    with pytest.raises(MXNetError, match="tensor-wise"):
-        quantization.quantize_model(symbol, params, {}, calib_mode="none", quantize_granularity="channel-wise")
+    with pytest.raises(MXNetError, match="channel-wise"):
+        quantization.quantize_model(symbol, params, {}, calib_mode="none", quantize_granularity="row-wise")
     with pytest.raises(MXNetError, match="calib_data"):
         quantization.quantize_model(symbol, params, {}, calib_mode="naive", quantize_mode="full")
     excluded, _, _ = quantization.quantize_model(symbol, params, {}, calib_mode="none", quantize_mode="full",

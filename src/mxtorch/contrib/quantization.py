@@ -41,7 +41,9 @@ from ..symbol import Group
 from ..symbol import Symbol, load as sym_load, load_json  # noqa: F401
 
 __all__ = ["quantize_graph", "calib_graph", "quantize_model", "quantize_model_mkldnn", "quantize_net",
-           "quantize_net_v2", "combine_histogram"]
+           "quantize_net_v2", "combine_histogram", "_quantize_symbol", "_quantize_params", "_calibrate_quantized_sym",
+           "_get_optimal_threshold", "_get_optimal_thresholds", "_smooth_distribution", "_LayerOutputCollector",
+           "_LayerOutputMinMaxCollector", "_LayerHistogramCollector", "_collect_layer_statistics"]
 
 
 def check_call(ret):
@@ -52,15 +54,21 @@ def check_call(ret):
 
 
 def _node_operator(node):
+    """The operator of a JSON node, with its subgraphs (the fused oneDNN nodes)."""
     attrs = {k: v for k, v in (node.get("attrs") or {}).items() if not k.startswith("__")}
-    return registry.get_operator(node["op"])(attrs)
+    op = registry.get_operator(node["op"])(attrs)
+    if node.get("subgraphs"):
+        op.subgraphs = [load_json(json.dumps(dict(graph, attrs=graph.get("attrs", {}))))
+                        for graph in node["subgraphs"]]
+    return op
 
 
 class _GraphRewriter:
     """Builds the quantized node list from a float32 graph (MXNet's JSON node layout)."""
 
-    def __init__(self, graph, params, excluded_names, excluded_ops, quantized_dtype):
+    def __init__(self, graph, params, excluded_names, excluded_ops, quantized_dtype, granularity="tensor-wise"):
         self.old = graph["nodes"]
+        self.granularity = granularity
         self.params = params
         self.excluded_names = set(excluded_names or ())
         self.excluded_ops = set(excluded_ops or ())
@@ -69,11 +77,14 @@ class _GraphRewriter:
         self.float_of = {}      # old (node, output) -> new (node, output) holding the float value
         self.int8_of = {}       # old (node, output) -> new node whose outputs 0..2 are int8, min, max
         self.calibrated = {}    # new node id -> old (node, output) whose range calibrates it
+        self.requantize_of = {}  # requantize node name -> float output name of the old node
 
-    def add(self, op, name, attrs=None, inputs=()):
+    def add(self, op, name, attrs=None, inputs=(), subgraphs=None):
         node = {"op": op, "name": name, "inputs": [[n, i, 0] for n, i in inputs]}
         if attrs:
             node["attrs"] = dict(attrs)
+        if subgraphs:
+            node["subgraphs"] = subgraphs
         self.nodes.append(node)
         return len(self.nodes) - 1
 
@@ -98,6 +109,11 @@ class _GraphRewriter:
         return (op.quantized_operator() is not None and node["name"] not in self.excluded_names
                 and node["op"] not in self.excluded_ops)
 
+    def requantized(self):
+        """``{requantize node name: the float output it stands for}`` (MXNet calibrates a
+        requantize with the float output of the operator before it)."""
+        return dict(self.requantize_of)
+
     def rewrite(self, heads):
         for position, node in enumerate(self.old):
             entry = (position, 0)
@@ -107,7 +123,7 @@ class _GraphRewriter:
             op = _node_operator(node)
             if not self.quantizable(node, op):
                 inputs = [self.float_entry((e[0], e[1])) for e in node["inputs"]]
-                new = self.add(node["op"], node["name"], node.get("attrs"), inputs)
+                new = self.add(node["op"], node["name"], node.get("attrs"), inputs, node.get("subgraphs"))
                 for index in range(op.num_outputs()):
                     self.float_of[(position, index)] = (new, index)
                 continue
@@ -115,12 +131,12 @@ class _GraphRewriter:
         return [self.float_entry((e[0], e[1])) for e in heads]
 
     def quantize_node(self, position, node, op):
-        quantized_inputs = op.quantized_inputs or op.arguments()
+        quantized = op.quantized_input_positions(self.granularity)
         values, ranges = [], []
-        for argument, raw in zip(op.arguments(), node["inputs"]):
+        for index, raw in enumerate(node["inputs"]):
             entry = (raw[0], raw[1])
             source = self.old[raw[0]]
-            if argument not in quantized_inputs:
+            if index not in quantized:
                 values.append(self.float_entry(entry))
             elif source["op"] == "null" and source["name"] in self.params:
                 name = f"{source['name']}_quantize"
@@ -131,27 +147,239 @@ class _GraphRewriter:
                 values.append((int8, 0))
                 ranges += [(int8, 1), (int8, 2)]
         quantized_name = op.quantized_operator()
-        new = self.add(quantized_name, f"quantized_{node['name']}", node.get("attrs"), values + ranges)
+        attrs = op.quantized_attributes(dict(node.get("attrs") or {}), self.granularity)
+        new = self.add(quantized_name, f"quantized_{node['name']}", attrs, values + ranges, node.get("subgraphs"))
         if registry.get_operator(quantized_name).int32_output:
-            # MXNet 1.9.1 leaves requantize uncalibrated (its range is found at run time)
-            new = self.add("_contrib_requantize", f"requantize_{node['name']}", {"out_type": "int8"},
+            name = f"requantize_{node['name']}"
+            new = self.add("_contrib_requantize", name, {"out_type": self.quantized_dtype},
                            [(new, 0), (new, 1), (new, 2)])
+            self.requantize_of[name] = _output_name(node, 0)
         self.int8_of[(position, 0)] = new
 
 
-def _quantize_params(qsym, params):
-    """The parameters of ``qsym``: ``<p>_quantize`` (int8), ``_min`` / ``_max`` of each quantized
-    parameter ``p`` (over its own largest magnitude), the others as they were."""
+def _quantize_params(qsym, params, th_dict=None):
+    """The parameters of ``qsym`` (MXNet's ``_quantize_params``): for each argument
+    ``<p>_quantize`` of a weight or bias ``p`` in ``params``, its int8 values over its own
+    largest magnitude and ``<p>_quantize_min`` / ``_max``; the arguments found in ``params`` as
+    they are; an argument ``<layer>_min`` / ``<layer>_max`` whose layer is in ``th_dict``
+    (``{layer: (min, max)}``) as that bound, a ``(1,)`` array."""
+    th_dict = th_dict or {}
     result = {}
     for name in qsym.list_arguments():
-        if name.endswith("_quantize") and name[:-len("_quantize")] in params:
-            original = params[name[:-len("_quantize")]]
+        base = name[:-len("_quantize")] if name.endswith("_quantize") else None
+        if base is not None and base in params:
+            original = params[base]
             values, low, high = nd.contrib.quantize(original, nd.min(original).reshape((1,)),
                                                     nd.max(original).reshape((1,)), out_type="int8")
             result[name], result[f"{name}_min"], result[f"{name}_max"] = values, low, high
         elif name in params:
             result[name] = params[name]
+        elif name.endswith("_min") and name[:-len("_min")] in th_dict:
+            result[name] = nd.array([th_dict[name[:-len("_min")]][0]])
+        elif name.endswith("_max") and name[:-len("_max")] in th_dict:
+            result[name] = nd.array([th_dict[name[:-len("_max")]][1]])
     return result
+
+
+def _rewrite(sym, offline_params, excluded_symbols, excluded_operators, quantized_dtype, quantize_granularity):
+    graph = json.loads(sym.tojson())
+    params = {name: None for name in (offline_params or ())}
+    rewriter = _GraphRewriter(graph, params, excluded_symbols, excluded_operators, quantized_dtype,
+                              quantize_granularity)
+    heads = rewriter.rewrite([tuple(h[:2]) for h in graph["heads"]])
+    records = {"nodes": rewriter.nodes, "arg_nodes": [i for i, n in enumerate(rewriter.nodes) if n["op"] == "null"],
+               "heads": [[n, i, 0] for n, i in heads], "attrs": graph.get("attrs", {})}
+    qsym = load_json(json.dumps(records))
+    layers = []
+    for new, (node, output) in rewriter.calibrated.items():
+        old = graph["nodes"][node]
+        layers.append(old["name"] if old["op"] == "null" else _output_name(old, output))
+    layers += list(rewriter.requantized().values())
+    return qsym, list(dict.fromkeys(layers)), rewriter
+
+
+def _quantize_symbol(sym, ctx, excluded_symbols=None, excluded_operators=None, offline_params=None,
+                     quantized_dtype="int8", quantize_mode="smart", quantize_granularity="tensor-wise"):
+    """MXNet's ``_quantize_symbol``: the quantized graph of ``sym`` (module docstring; the
+    parameters named in ``offline_params`` become ``<p>_quantize`` variables) and the names of
+    the float outputs that calibrate it (``calib_layers``: the inputs of its ``quantize_v2`` nodes
+    and the outputs its ``requantize`` nodes stand for, as ``'data'``, ``'conv_output'``)."""
+    _check_options("none", quantized_dtype, quantize_mode, quantize_granularity)
+    qsym, layers, _ = _rewrite(sym, offline_params, excluded_symbols, excluded_operators, quantized_dtype,
+                               quantize_granularity)
+    return qsym, layers
+
+
+def _node_output_name(nodes, entry):
+    node = nodes[entry[0]]
+    if node["op"] == "null":
+        return node["name"]
+    return _output_name(node, entry[1])
+
+
+def _calibrate_quantized_sym(qsym, th_dict):
+    """``qsym`` with ``min_calib_range`` / ``max_calib_range`` (six decimals, as MXNet's C++
+    writes a float) on each ``quantize_v2`` node whose input, and each ``requantize`` node
+    whose operator's float output (``quantized_conv`` -> ``conv_output``), is a key of
+    ``th_dict`` (``{layer: (min, max)}``)."""
+    if not th_dict:
+        return qsym
+    graph = json.loads(qsym.tojson())
+    nodes = graph["nodes"]
+    for node in nodes:
+        layer = None
+        if node["op"] == "_contrib_quantize_v2":
+            layer = _node_output_name(nodes, node["inputs"][0])
+        elif node["op"] == "_contrib_requantize":
+            source = nodes[node["inputs"][0][0]]
+            name = source["name"]
+            if name.startswith("quantized_"):
+                layer = f"{name[len('quantized_'):]}_output"
+        if layer is not None and layer in th_dict:
+            low, high = th_dict[layer]
+            node.setdefault("attrs", {}).update({"min_calib_range": "%f" % float(low),
+                                                  "max_calib_range": "%f" % float(high)})
+    return load_json(json.dumps(graph))
+
+
+def _as_numpy(arr):
+    """A monitored value (an NDArray, or a handle of one) as a numpy array."""
+    if isinstance(arr, NDArray):
+        return arr.asnumpy()
+    return np.asarray(arr)
+
+
+class _LayerOutputCollector:
+    """MXNet's base of the calibration collectors: ``collect(name, arr)`` is called with each
+    monitored float output; outputs not in ``include_layer`` (when given) are skipped."""
+
+    def __init__(self, quantized_dtype="int8", include_layer=None, logger=None):
+        self.quantized_dtype = quantized_dtype
+        self.include_layer = include_layer
+        self.logger = logger
+        self.min_max_dict = {}
+
+    def _wanted(self, name):
+        return self.include_layer is None or name in self.include_layer
+
+    def collect(self, name, arr):
+        raise NotImplementedError
+
+    def post_collect(self):
+        return self.min_max_dict
+
+
+class _LayerOutputMinMaxCollector(_LayerOutputCollector):
+    """Naive calibration: ``min_max_dict[name]`` is the smallest and largest value seen."""
+
+    def collect(self, name, arr):
+        name = py_str(name) if isinstance(name, bytes) else name
+        if not self._wanted(name):
+            return
+        array = _as_numpy(arr)
+        low, high = float(array.min()), float(array.max())
+        if name in self.min_max_dict:
+            old = self.min_max_dict[name]
+            self.min_max_dict[name] = (min(old[0], low), max(old[1], high))
+        else:
+            self.min_max_dict[name] = (low, high)
+        if self.logger:
+            self.logger.debug("Collecting layer %s min_range=%f, max_range=%f", name, low, high)
+
+
+class _LayerHistogramCollector(_LayerOutputCollector):
+    """Entropy calibration: ``hist_dict[name]`` is ``(counts, edges, min, max, threshold)`` of the
+    values seen, in ``num_bins`` bins over ``[-threshold, threshold]`` (grown by
+    :func:`combine_histogram`)."""
+
+    def __init__(self, quantized_dtype="int8", num_bins=None, include_layer=None, logger=None):
+        super().__init__(quantized_dtype, include_layer, logger)
+        self.num_bins = num_bins or _HISTOGRAM_BINS
+        self.hist_dict = {}
+
+    @staticmethod
+    def combine_histogram(old_hist, arr, new_min, new_max, new_th):
+        return combine_histogram(old_hist, arr, new_min, new_max, new_th)
+
+    def collect(self, name, arr):
+        name = py_str(name) if isinstance(name, bytes) else name
+        if not self._wanted(name):
+            return
+        array = _as_numpy(arr)
+        low, high = float(array.min()), float(array.max())
+        limit = max(abs(low), abs(high))
+        if name in self.hist_dict:
+            self.hist_dict[name] = combine_histogram(self.hist_dict[name], array, low, high, limit)
+        else:
+            counts, edges = np.histogram(array, bins=self.num_bins, range=(-limit, limit))
+            self.hist_dict[name] = (counts, edges, low, high, limit)
+
+    def post_collect(self):
+        return _get_optimal_thresholds(self.hist_dict, self.quantized_dtype, logger=self.logger)
+
+
+def _smooth_distribution(p, eps=0.0001):
+    """MXNet's ``_smooth_distribution``: ``eps`` moved onto every zero bin of the histogram ``p``
+    from its non-zero bins (each loses ``eps * zeros / non-zeros``), as float32.  ValueError for
+    an all-zero ``p``."""
+    is_zeros = (p == 0).astype(np.float32)
+    is_nonzeros = (p != 0).astype(np.float32)
+    n_zeros = is_zeros.sum()
+    n_nonzeros = p.size - n_zeros
+    if not n_nonzeros:
+        raise ValueError("The discrete probability distribution is malformed. All entries are 0.")
+    eps1 = eps * float(n_zeros) / float(n_nonzeros)
+    if eps1 >= 1.0:
+        raise ValueError(f"n_zeros={n_zeros}, n_nonzeros={n_nonzeros}, eps1={eps1}: eps is too large")
+    hist = p.astype(np.float32)
+    hist += eps * is_zeros + (-eps1) * is_nonzeros
+    if (hist <= 0).sum():
+        raise ValueError("the smoothed distribution has non-positive entries")
+    return hist
+
+
+def _get_optimal_threshold(hist_data, quantized_dtype="auto", num_quantized_bins=255):
+    """MXNet's ``_get_optimal_threshold``: ``(min, max, threshold, divergence)`` of one layer's
+    histogram ``(counts, edges, min, max, threshold)`` by ``contrib.calibrate_entropy``; a
+    non-negative layer quantized to uint8 / auto uses ``2 * num_quantized_bins + 1`` bins."""
+    counts, edges, low, high, _ = hist_data
+    if len(counts) % 2 != 1:
+        raise MXNetError(f"_get_optimal_threshold: the histogram needs an odd number of bins, got {len(counts)}")
+    if low >= 0 and quantized_dtype in ("auto", "uint8"):
+        num_quantized_bins = num_quantized_bins * 2 + 1
+    threshold, divergence = nd.contrib.calibrate_entropy(nd.array(np.asarray(counts, dtype=np.float32)),
+                                                         nd.array(np.asarray(edges, dtype=np.float32)),
+                                                         num_quantized_bins=num_quantized_bins)
+    return low, high, threshold.asnumpy(), divergence.asnumpy()
+
+
+def _get_optimal_thresholds(hist_dict, quantized_dtype, num_quantized_bins=255, logger=None):
+    """``{layer: (min, max)}`` from ``hist_dict`` (MXNet's ``_get_optimal_thresholds``):
+    ``(0, threshold)`` for a non-negative layer quantized to uint8 / auto, else ``(-threshold,
+    threshold)``.  The entries of ``hist_dict`` are removed as they are used."""
+    if not isinstance(hist_dict, dict):
+        raise MXNetError(f"_get_optimal_thresholds: hist_dict must be a dict, got {type(hist_dict).__name__}")
+    th_dict = {}
+    for name in list(hist_dict):
+        low, high, threshold, _ = _get_optimal_threshold(hist_dict[name], quantized_dtype,
+                                                         num_quantized_bins=num_quantized_bins)
+        threshold = float(np.asarray(threshold).reshape(-1)[0])
+        th_dict[name] = (0.0, threshold) if low >= 0 and quantized_dtype in ("auto", "uint8") \
+            else (-threshold, threshold)
+        del hist_dict[name]
+        if logger:
+            logger.debug("layer=%s, min_val=%f, max_val=%f, th=%f", name, low, high, threshold)
+    return th_dict
+
+
+def _make_collector(calib_mode, quantized_dtype, layers, custom, logger):
+    if calib_mode == "entropy":
+        return _LayerHistogramCollector(quantized_dtype=quantized_dtype, include_layer=layers, logger=logger)
+    if calib_mode == "naive":
+        return _LayerOutputMinMaxCollector(quantized_dtype=quantized_dtype, include_layer=layers, logger=logger)
+    if calib_mode == "customize":
+        return custom
+    return None
 
 
 def quantize_graph(sym, arg_params, aux_params, ctx=cpu(), excluded_sym_names=None, excluded_op_names=None,
@@ -159,28 +387,17 @@ def quantize_graph(sym, arg_params, aux_params, ctx=cpu(), excluded_sym_names=No
                    quantize_granularity="tensor-wise", LayerOutputCollector=None, logger=None):
     """The quantized graph of ``sym`` (see the module docstring) and its parameters.
 
-    Returns ``(qsym, qarg_params, aux_params, collector)``; ``collector`` is the list of the
-    float outputs whose ranges calibrate the graph (``calib_graph`` takes it back with their
-    ``(min, max)``), None for ``calib_mode='none'``."""
+    Returns ``(qsym, qarg_params, aux_params, collector)``: ``collector`` gathers the float
+    outputs that calibrate the graph (``collect(name, arr)``; a ``_LayerHistogramCollector``
+    for 'entropy', a ``_LayerOutputMinMaxCollector`` for 'naive', ``LayerOutputCollector`` for
+    'customize', None for 'none'); :func:`calib_graph` takes it back."""
     _check_options(calib_mode, quantized_dtype, quantize_mode, quantize_granularity, LayerOutputCollector)
-    graph = json.loads(sym.tojson())
-    rewriter = _GraphRewriter(graph, arg_params, excluded_sym_names, excluded_op_names, quantized_dtype)
-    heads = rewriter.rewrite([tuple(h[:2]) for h in graph["heads"]])
-    records = {"nodes": rewriter.nodes, "arg_nodes": [i for i, n in enumerate(rewriter.nodes) if n["op"] == "null"],
-               "heads": [[n, i, 0] for n, i in heads], "attrs": graph.get("attrs", {})}
-    qsym = load_json(json.dumps(records))
-    collector = None
-    if calib_mode != "none":
-        names = {}
-        for new, (node, output) in rewriter.calibrated.items():
-            old = graph["nodes"][node]
-            names[rewriter.nodes[new]["name"]] = old["name"] if old["op"] == "null" else \
-                _output_name(old, output)
-        collector = names
+    qsym, layers, rewriter = _rewrite(sym, list(arg_params), excluded_sym_names, excluded_op_names,
+                                      quantized_dtype, quantize_granularity)
+    collector = _make_collector(calib_mode, quantized_dtype, layers, LayerOutputCollector, logger)
     if logger:
-        logger.info("Quantized %d of %d operators", sum(1 for n in rewriter.nodes if n["name"].startswith("quantized_")),
-                    sum(1 for n in graph["nodes"] if n["op"] != "null"))
-    return qsym, _quantize_params(qsym, arg_params), aux_params, collector
+        logger.info("Quantized %d operators", sum(1 for n in rewriter.nodes if n["name"].startswith("quantized_")))
+    return qsym, _quantize_params(qsym, arg_params, {}), aux_params, collector
 
 
 def _output_name(node, output):
@@ -190,17 +407,22 @@ def _output_name(node, output):
 
 def calib_graph(qsym, arg_params, aux_params, collector, calib_mode="entropy", quantized_dtype="int8",
                 logger=logging):
-    """``qsym`` with the calibration ranges of ``collector`` (``{node name: (min, max)}``, as
-    ``quantize_model`` gathers them) written as ``min_calib_range`` / ``max_calib_range`` of its
-    ``quantize_v2`` and ``requantize`` nodes.  Returns ``(qsym, arg_params, aux_params)``."""
-    graph = json.loads(qsym.tojson())
-    for node in graph["nodes"]:
-        if node["name"] in collector:
-            low, high = collector[node["name"]]
-            # written as MXNet's C++ writes a float attribute (six decimals)
-            node.setdefault("attrs", {}).update({"min_calib_range": "%f" % float(low),
-                                                  "max_calib_range": "%f" % float(high)})
-    return load_json(json.dumps(graph)), arg_params, aux_params
+    """``qsym`` calibrated with what ``collector`` gathered (MXNet's ``calib_graph``): the
+    thresholds of its histograms ('entropy') or its ``min_max_dict`` ('naive', 'customize')
+    become the ``min_calib_range`` / ``max_calib_range`` of the nodes they calibrate.  Returns
+    ``(qsym, qarg_params, aux_params)``."""
+    th_dict = {}
+    if calib_mode is not None and calib_mode != "none":
+        if collector is None:
+            raise MXNetError(f"calib_graph: calib_mode={calib_mode!r} needs the collector quantize_graph returned")
+        if calib_mode == "entropy":
+            th_dict = _get_optimal_thresholds(collector.hist_dict, quantized_dtype, logger=logger)
+        elif calib_mode in ("naive", "customize"):
+            th_dict = collector.min_max_dict
+        else:
+            raise MXNetError(f"calib_graph: unknown calib_mode {calib_mode!r}")
+        qsym = _calibrate_quantized_sym(qsym, th_dict)
+    return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params
 
 
 def _check_options(calib_mode, quantized_dtype, quantize_mode, quantize_granularity, collector=None):
@@ -209,15 +431,12 @@ def _check_options(calib_mode, quantized_dtype, quantize_mode, quantize_granular
                          f"got {calib_mode!r}")
     if calib_mode == "customize" and collector is None:
         raise MXNetError("quantization: calib_mode='customize' needs a LayerOutputCollector")
-    if calib_mode == "customize":
-        raise MXNetError("quantization: calib_mode='customize' (a LayerOutputCollector) is not available in "
-                         "mxtorch; use calib_mode='naive'")
     if quantized_dtype not in ("int8", "uint8", "auto"):
         raise MXNetError(f"quantization: quantized_dtype must be 'int8', 'uint8' or 'auto', got {quantized_dtype!r}")
     if quantize_mode not in ("full", "smart"):
         raise MXNetError(f"quantization: quantize_mode must be 'full' or 'smart', got {quantize_mode!r}")
-    if quantize_granularity != "tensor-wise":
-        raise MXNetError(f"quantization: only quantize_granularity='tensor-wise' is available, got "
+    if quantize_granularity not in ("tensor-wise", "channel-wise"):
+        raise MXNetError(f"quantization: quantize_granularity must be 'tensor-wise' or 'channel-wise', got "
                          f"{quantize_granularity!r}")
 
 
@@ -225,50 +444,46 @@ _HISTOGRAM_BINS = 8001
 _QUANTIZED_BINS = 255
 
 
-def _collect_ranges(sym, arg_params, aux_params, collector, data_names, calib_data, num_calib_examples, ctx,
-                    calib_mode="naive", quantized_dtype="int8"):
-    """``{node name: (min, max)}`` of the float outputs named in ``collector`` over ``calib_data``:
-    their extremes ('naive') or the entropy thresholds of their histograms ('entropy')."""
+def _observed_layers(sym):
+    """The float outputs MXNet 1.9.1's calibration could see: its CPU executor ran the graph
+    partitioned by the ``MKLDNN`` backend, so the outputs of the operators fused there (a
+    Convolution, a FullyConnected) were never reported."""
+    fused = sym.get_backend_symbol("MKLDNN")
+    return set(fused.get_internals().list_outputs()) | set(fused.list_inputs())
+
+
+def _collect_layer_statistics(sym, arg_params, aux_params, collector, data_names, calib_data, num_calib_examples,
+                              ctx, logger=None):
+    """Run the float ``sym`` over ``calib_data`` (at most ``num_calib_examples`` examples) and give
+    ``collector.collect(name, NDArray)`` each observed layer it includes.  Returns the number
+    of examples seen."""
+    include = getattr(collector, "include_layer", None)
+    observed = _observed_layers(sym)
     internals = sym.get_internals()
-    wanted = sorted(set(collector.values()) - set(data_names))
-    outputs = [internals[name] for name in wanted]
-    ranges = {}
+    names = [n for n in internals.list_outputs() if n in observed and (include is None or n in include)]
+    wanted = [n for n in names if n not in data_names]
     module = None
-    if outputs:
-        module = Module(Group(outputs), data_names=data_names, label_names=[], context=ctx)
+    if wanted:
+        module = Module(Group([internals[name] for name in wanted]), data_names=data_names, label_names=[],
+                        context=ctx)
         module.bind(data_shapes=calib_data.provide_data, for_training=False)
         module.set_params(arg_params, aux_params, allow_missing=False, allow_extra=True)
     calib_data.reset()
     seen = 0
     for batch in calib_data:
-        values = dict(zip(data_names, batch.data))
+        for name, value in zip(data_names, batch.data):
+            if include is None or name in include:
+                collector.collect(name, value)
         if module is not None:
             module.forward(DataBatch(data=batch.data), is_train=False)
-            values.update(zip(wanted, module.get_outputs()))
-        for name, value in values.items():
-            array = value.asnumpy()
-            low, high = float(array.min()), float(array.max())
-            old = ranges.get(name)
-            if calib_mode == "naive":
-                ranges[name] = (low, high) if old is None else (min(old[0], low), max(old[1], high))
-                continue
-            limit = max(abs(low), abs(high))
-            if old is None:
-                counts, edges = np.histogram(array, bins=_HISTOGRAM_BINS, range=(-limit, limit))
-                ranges[name] = (counts, edges, low, high, limit)
-            else:
-                ranges[name] = combine_histogram(old, array, low, high, limit)
+            for name, value in zip(wanted, module.get_outputs()):
+                collector.collect(name, value)
         seen += batch.data[0].shape[0] - (batch.pad or 0)
         if num_calib_examples is not None and seen >= num_calib_examples:
             break
-    if calib_mode == "entropy":
-        for name, (counts, edges, low, high, _) in list(ranges.items()):
-            threshold = float(nd.contrib.calibrate_entropy(nd.array(counts.astype(np.float32)),
-                                                           nd.array(edges.astype(np.float32)),
-                                                           num_quantized_bins=_QUANTIZED_BINS)[0].asscalar())
-            unsigned = low >= 0 and quantized_dtype in ("uint8", "auto")
-            ranges[name] = (0.0 if unsigned else -threshold, threshold)
-    return {node: ranges[name] for node, name in collector.items() if name in ranges}
+    if logger:
+        logger.info("Collected statistics from %d examples", seen)
+    return seen
 
 
 def quantize_model(sym, arg_params, aux_params, data_names=("data",), label_names=("softmax_label",), ctx=cpu(),
@@ -288,29 +503,37 @@ def quantize_model(sym, arg_params, aux_params, data_names=("data",), label_name
     if calib_mode in ("naive", "entropy") and not isinstance(calib_data, DataIter):
         raise MXNetError(f"quantize_model: calib_mode={calib_mode!r} needs calib_data, a DataIter, got "
                          f"{type(calib_data).__name__}")
+    if calib_mode == "customize":
+        raise MXNetError("quantize_model: calib_mode='customize' is for quantize_graph / quantize_net_v2 "
+                         "(with a LayerOutputCollector)")
     qsym, qarg_params, aux, collector = quantize_graph(
         sym, arg_params, aux_params, ctx=ctx, excluded_sym_names=excluded_sym_names,
         excluded_op_names=excluded_op_names, calib_mode=calib_mode, quantized_dtype=quantized_dtype,
         quantize_mode="full", quantize_granularity=quantize_granularity, logger=logger)
     if calib_mode == "none":
         return qsym, qarg_params, aux
-    ranges = _collect_ranges(sym, arg_params, aux_params, collector, list(data_names), calib_data,
-                             num_calib_examples, ctx, calib_mode, quantized_dtype)
-    qsym, qarg_params, aux = calib_graph(qsym, qarg_params, aux, ranges, calib_mode=calib_mode,
-                                         quantized_dtype=quantized_dtype)
-    return qsym, qarg_params, aux
+    _collect_layer_statistics(sym, arg_params, aux_params, collector, list(data_names), calib_data,
+                              num_calib_examples, ctx, logger)
+    return calib_graph(qsym, arg_params, aux, collector, calib_mode=calib_mode, quantized_dtype=quantized_dtype,
+                       logger=logger)
 
 
 def quantize_model_mkldnn(sym, arg_params, aux_params, data_names=("data",), label_names=("softmax_label",),
                           ctx=cpu(), excluded_sym_names=None, excluded_op_names=None, calib_mode="entropy",
                           calib_data=None, num_calib_examples=None, quantized_dtype="int8", quantize_mode="smart",
                           quantize_granularity="tensor-wise", logger=None):
-    """``quantize_model`` for MXNet's oneDNN backend.  MXNet then fused the int8 nodes into
-    oneDNN subgraphs, a rewrite for speed with no counterpart here: the graph returned is
-    ``quantize_model``'s, which computes the same int8 numbers."""
-    return quantize_model(sym, arg_params, aux_params, data_names, label_names, ctx, excluded_sym_names,
-                          excluded_op_names, calib_mode, calib_data, num_calib_examples, quantized_dtype,
-                          quantize_mode, quantize_granularity, logger)
+    """``quantize_model`` for MXNet's oneDNN backend: ``sym`` is first fused by the
+    ``MKLDNN_QUANTIZE`` backend (``_sg_mkldnn_conv`` / ``_sg_mkldnn_fully_connected`` nodes), then
+    quantized, and the quantized graph fused again (requantize / dequantize folded into the
+    fused nodes), as MXNet 1.9.1 does."""
+    if not isinstance(ctx, Context) or ctx.device_type != "cpu":
+        raise MXNetError("quantize_model_mkldnn only support Intel cpu platform with MKL-DNN Backend")
+    sym = sym.get_backend_symbol("MKLDNN_QUANTIZE")
+    qsym, qarg_params, aux = quantize_model(sym, arg_params, aux_params, data_names, label_names, ctx,
+                                            excluded_sym_names, excluded_op_names, calib_mode, calib_data,
+                                            num_calib_examples, quantized_dtype, quantize_mode,
+                                            quantize_granularity, logger)
+    return qsym.get_backend_symbol("MKLDNN_QUANTIZE"), qarg_params, aux
 
 
 def quantize_net_v2(network, quantized_dtype="auto", quantize_mode="full", quantize_granularity="tensor-wise",

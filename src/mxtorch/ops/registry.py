@@ -284,6 +284,27 @@ class Operator:
         """The name of the int8 operator replacing this node in a quantized graph, or None."""
         return self.quantized_name
 
+    def quantized_input_positions(self, granularity="tensor-wise"):
+        """The positions (in symbol JSON's input order) of the inputs the int8 operator takes
+        quantized, with their ranges appended after all inputs (MXNet's quantization pass;
+        the others stay float, MXNet's ``FAvoidQuantizeInput``).  Default: the inputs named in
+        ``quantized_inputs``, or all of them."""
+        names = list(self.arguments())
+        wanted = self.quantized_inputs or names
+        return {position for position, name in enumerate(names) if name in wanted}
+
+    def quantized_attributes(self, attrs, granularity="tensor-wise"):
+        """The attributes of the int8 node made from a node with ``attrs`` (default: the same)."""
+        return attrs
+
+    def json_input_order(self):
+        """None when symbol JSON lists the node's inputs as mxtorch does (arguments, then
+        auxiliary states); otherwise, for each input in MXNet's order (its ``FListInputNames``,
+        where an auxiliary state may come before an argument, as in ``_sg_mkldnn_conv``), its
+        position in ``arguments() + auxiliary_states()``.  The JSON reader and writer map the
+        two orders with it."""
+        return None
+
     def declares_backward(self, inputs):
         """Whether :meth:`backward` gives this call's gradient (default: when it is defined)."""
         return self.backward is not None

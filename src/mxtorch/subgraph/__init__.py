@@ -13,7 +13,7 @@ shapes (``use_shape_solver``, :mod:`.shapes`).
 """
 from ..ops.subgraph_op import use_graph_reader, use_shape_solver
 from ..symbol.symbol import load_json
-from . import partition, default, c_api, shapes  # noqa: F401
+from . import partition, default, c_api, shapes, mkldnn  # noqa: F401
 from .partition import SubgraphSelector, SubgraphProperty, build_subgraph  # noqa: F401
 
 use_graph_reader(load_json)

@@ -66,6 +66,12 @@ class SubgraphProperty:
         """Set the inputs of the new subgraph node (MXNet's ``ConnectSubgraphInputs``)."""
         node.inputs = list(entries)
 
+    def output_index(self, entry, default):
+        """The output of the new node that replaces the subgraph's output ``entry`` for a reader
+        outside (MXNet's ``ConnectSubgraphOutputs``); ``default`` is the subgraph output's own
+        position (the node gives every subgraph output)."""
+        return default
+
 
 class _Ref:
     """One input entry, read and written in place: ``holder.inputs[position]`` of a node, or
@@ -297,7 +303,7 @@ class _Partitioner:
                 if i and not _same(previous, entry):
                     index += 1
                 previous = entry
-            ref.set((node, index if self.dedup else i))
+            ref.set((node, self.prop.output_index(entry, index if self.dedup else i)))
         self.prop.connect_inputs(node, unique if self.dedup else originals)
         member_ids = [id(self.nodes[m]) for m in members]
         for i, (child, _) in enumerate(node.inputs):

@@ -125,6 +125,9 @@ def to_json(symbol, remove_amp_cast=True, graph_attrs=True):
     for position, node in enumerate(order):
         inputs = [resolve(entry) for entry in node.inputs]
         versions = _entry_versions(node, inputs, mutation_count)
+        order = None if node.op is None else node.op.json_input_order()
+        if order is not None:
+            inputs, versions = [inputs[i] for i in order], [versions[i] for i in order]
         records.append((node, [(index_of[id(child)], index, version)
                                for (child, index), version in zip(inputs, versions)]))
         if node.op is None:
@@ -390,8 +393,20 @@ def _read_node(record, position, nodes, version, symbol_class):
                 transfers[key] = op_attrs.pop(key)
     _check_counts(op_class, op_attrs, name, len(inputs))
     op, arguments, auxiliary = _make_operator(op_class, op_attrs, name, op_name)
+    read_subgraphs = "subgraphs" in record
+    if read_subgraphs:
+        # the subgraphs can fix the operator's inputs (the subgraph operators)
+        op.subgraphs = _read_subgraphs(record, name, op, symbol_class)
+        arguments, auxiliary = list(op.arguments()), list(op.auxiliary_states())
 
     input_names = arguments + auxiliary
+    order = op.json_input_order()
+    if order is not None and len(order) == len(inputs):
+        # MXNet's input order -> arguments then auxiliary states
+        placed, placed_versions = [None] * len(inputs), [0] * len(inputs)
+        for json_position, position in enumerate(order):
+            placed[position], placed_versions[position] = inputs[json_position], versions[json_position]
+        inputs, versions = placed, placed_versions
     for key, value in transfers.items():
         target = next((i for i, input_name in enumerate(input_names)
                        if any(key == f"{input_name}_{h}" for h in HIDDEN_KEYS)), None)
@@ -419,7 +434,7 @@ def _read_node(record, position, nodes, version, symbol_class):
             if child.op is None:
                 set_input_variable_attrs(op, input_name, child)
 
-    if "subgraphs" in record or hasattr(op, "subgraphs"):
+    if not read_subgraphs and hasattr(op, "subgraphs"):
         op.subgraphs = _read_subgraphs(record, name, op, symbol_class)
     node_attrs = dict(op.attrs)
     node_attrs.update(hidden)

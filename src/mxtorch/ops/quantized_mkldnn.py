@@ -1,0 +1,562 @@
+"""MXNet 1.9.1's oneDNN fused operators ``_sg_mkldnn_conv`` and ``_sg_mkldnn_fully_connected``:
+the nodes the ``MKLDNN`` / ``MKLDNN_QUANTIZE`` subgraph backends (``mxtorch.subgraph.mkldnn``)
+put in place of a Convolution (+ BatchNorm) (+ activation) (+ elemwise_add) (+ activation) chain
+and of a FullyConnected (+ elementwise) pair.  Each node holds the chain as its subgraph (the
+``"subgraphs"`` key of symbol JSON), as MXNet writes it.
+
+Inputs, in MXNet's order (``FListInputNames``):
+
+- ``_sg_mkldnn_conv``: ``data, weight, [bias], [gamma, beta, mean, var], [sum]``, and with
+  ``quantized``: ``data_min, data_max, [sum_min, sum_max]``.  ``mean`` / ``var`` are auxiliary
+  states (MXNet's mutable inputs) although arguments follow them: mxtorch keeps a node's
+  auxiliary states last, and ``json_input_order`` maps the two orders when symbol JSON is read
+  and written.
+- ``_sg_mkldnn_fully_connected``: ``data, weight, [bias]`` and, quantized, ``min_data,
+  max_data`` then (tensor-wise) ``min_weight, max_weight, [min_bias, max_bias]``.
+
+Float32 (``quantized`` false): the node computes its subgraph (the numbers of the unfused chain;
+the fusion is a speed rewrite).  Quantized, the node computes what MXNet's oneDNN kernels
+compute (``src/operator/subgraph/mkldnn/mkldnn_conv.cc``, ``mkldnn_fc.cc``), emulated exactly
+in float64 / float32 on torch:
+
+- scales: ``s_data = L / max(|min_data|, |max_data|)`` with ``L`` 127 (int8) or 255 (uint8); the
+  convolution folds BatchNorm into its float weight and bias (``alpha = gamma / sqrt(var + eps)``,
+  ``w *= alpha``, ``b = beta + alpha * (b - mean)``) and quantizes the weight itself, per output
+  channel (``s_w[c] = 127 / max|w[c]|``, lowered so that ``|b[c]| * s_data * s_w[c]`` stays within
+  2**31 / 2) when the output is calibrated, else over the whole tensor; int8 weights are
+  ``round_half_even(w * s_w)`` and the int32 bias ``round(b * s_data * s_w)``;
+- the int32 accumulation ``data * weight + bias`` becomes, with ``min_calib_range`` /
+  ``max_calib_range``, ``act(acc * s_out / s_data / s_w)`` (``s_out`` over the calibration
+  range, 255 when the fused activation makes the output uint8), plus ``s_out / s_sum * sum`` for
+  a fused sum, then the post-sum activation, rounded half to even and saturated; without them
+  the output is the int32 accumulation with the range ``max|data| / L * max|w| / 127 * (2**31-1)``;
+- the FullyConnected's int8 ``weight`` / ``bias`` come quantized with their ranges (tensor-wise)
+  or float (``channel_wise_quantize``); ``enable_float_output`` gives float32
+  ``act(acc / s_data / s_w)``.
+
+Outputs: ``output`` (float32), or ``output`` and its range ``(1,)`` float32 pair.  No gradient
+(MXNet's are inference-only operators).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .registry import Attr, Bool, Float, optional, register
+from .subgraph_op import CachedOp
+
+__all__ = []
+
+_INT32_MAX = 2147483647.0
+_F32 = np.dtype(np.float32)
+
+
+def _scalar(tensor):
+    return float(tensor.reshape(-1)[0])
+
+
+def _max_abs(low, high):
+    return max(abs(low), abs(high))
+
+
+def _quantize_scale(dtype, low, high):
+    """MXNet's ``GetQuantizeScale``: levels per unit of the range ``(low, high)``."""
+    levels = 255.0 if dtype in (torch.uint8, np.dtype(np.uint8)) else 127.0
+    real = _max_abs(low, high)
+    return np.float32(levels / real) if real else np.float32(np.inf)
+
+
+def _saturate(values, dtype):
+    """Round half to even and saturate to ``dtype`` (oneDNN's float -> int8 / uint8 store)."""
+    low, high = (0, 255) if dtype == torch.uint8 else (-128, 127)
+    return torch.round(values).clamp(low, high).to(dtype)
+
+
+def _ranges(low, high, device):
+    return [torch.tensor([low], dtype=torch.float32, device=device),
+            torch.tensor([high], dtype=torch.float32, device=device)]
+
+
+def _eltwise(node, values):
+    """The activation of subgraph node ``node`` (Activation, LeakyReLU, clip, square, sqrt, exp,
+    abs) on ``values`` (torch float), as oneDNN's eltwise post-op computes it."""
+    op = node.op
+    name = op.name
+    if name == "Activation":
+        kind = op.act_type
+        if kind == "relu":
+            return torch.relu(values)
+        if kind == "sigmoid":
+            return torch.sigmoid(values)
+        if kind == "tanh":
+            return torch.tanh(values)
+        if kind == "softrelu":
+            return torch.nn.functional.softplus(values)
+        if kind == "softsign":
+            return values / (1 + values.abs())
+        raise op.error(f"act_type {kind!r} cannot be fused")
+    if name == "LeakyReLU":
+        kind = op.act_type
+        if kind == "leaky":
+            return torch.where(values > 0, values, values * op.slope)
+        if kind == "elu":
+            return torch.where(values > 0, values, op.slope * torch.expm1(values))
+        if kind == "gelu":
+            return torch.nn.functional.gelu(values)
+        raise op.error(f"act_type {kind!r} cannot be fused")
+    if name == "clip":
+        return values.clamp(op.a_min, op.a_max)
+    if name == "square":
+        return values * values
+    if name == "sqrt":
+        return torch.sqrt(values)
+    if name == "exp":
+        return torch.exp(values)
+    if name == "abs":
+        return values.abs()
+    raise op.error("cannot be fused into a oneDNN operator")
+
+
+def _uint8_activation(node):
+    """MXNet's ``IsOutputUInt8``: the activation gives a non-negative output (relu, sigmoid,
+    softrelu, clip from 0)."""
+    if node is None:
+        return False
+    op = node.op
+    if op.name == "Activation":
+        return op.act_type in ("relu", "sigmoid", "softrelu")
+    return op.name == "clip"
+
+
+def _chain(graph):
+    """The operator nodes of a subgraph, inputs before readers."""
+    from ..symbol.graph import topological_order
+    return [node for node in topological_order(graph._outputs) if node.op is not None]
+
+
+class _MKLDNNFused(CachedOp):
+    """What both fused operators share: the subgraph, the ``quantized`` form and its inputs."""
+
+    quantized = Attr(Bool, default=False)
+    min_calib_range = Attr(optional(Float), default=None)
+    max_calib_range = Attr(optional(Float), default=None)
+    traceable = False
+    int32_output = True
+    quantized_flag = "true"
+
+    def quantized_operator(self):
+        # the int8 form is the same operator with quantized=true (MXNet's FQuantizedOp)
+        return None if self.quantized else self.name
+
+    def quantized_attributes(self, attrs, granularity="tensor-wise"):
+        attrs = dict(attrs)
+        attrs["quantized"] = self.quantized_flag
+        return attrs
+
+    def calibration(self):
+        if self.min_calib_range is None or self.max_calib_range is None:
+            return None
+        return float(self.min_calib_range), float(self.max_calib_range)
+
+    # -- inputs ------------------------------------------------------------------------------------
+    def quantized_extras(self):
+        """The names of the range inputs of the quantized form (after the subgraph's inputs)."""
+        raise NotImplementedError
+
+    def _json_layout(self):
+        """``(names, auxiliary flags)`` of the inputs in MXNet's order."""
+        if self._layout is None:
+            self.check_subgraphs(self.name)
+            graph = self.subgraphs[0]
+            names = list(graph.list_inputs())
+            aux = set(graph.list_auxiliary_states())
+            flags = [name in aux for name in names]
+            if self.quantized:
+                extras = self.quantized_extras()
+                names += extras
+                flags += [False] * len(extras)
+            self._layout = (names, flags, False)
+        return self._layout
+
+    def _inputs_layout(self):
+        return self._json_layout()
+
+    @property
+    def aux_repeated(self):
+        return False
+
+    def arguments(self):
+        if not self.subgraphs:
+            return []
+        names, flags, _ = self._json_layout()
+        return [n for n, is_aux in zip(names, flags) if not is_aux]
+
+    def auxiliary_states(self):
+        if not self.subgraphs:
+            return []
+        names, flags, _ = self._json_layout()
+        return [n for n, is_aux in zip(names, flags) if is_aux]
+
+    def json_input_order(self):
+        """Position in ``arguments() + auxiliary_states()`` of each input in MXNet's order."""
+        names, flags, _ = self._json_layout()
+        arguments = [i for i, is_aux in enumerate(flags) if not is_aux]
+        states = [i for i, is_aux in enumerate(flags) if is_aux]
+        where = {position: k for k, position in enumerate(arguments + states)}
+        return [where[i] for i in range(len(names))]
+
+    def _mxnet_values(self, inputs, aux):
+        names, flags, _ = self._json_layout()
+        arguments, states = iter(inputs), iter(aux)
+        return [next(states) if is_aux else next(arguments) for is_aux in flags]
+
+    def _float_count(self):
+        return len(self.subgraphs[0].list_inputs())
+
+    def outputs(self):
+        return ["output", "output_min", "output_max"] if self.quantized else ["output"]
+
+    def num_outputs(self):
+        return len(self.outputs())
+
+    # -- inference ---------------------------------------------------------------------------------
+    def _split_given(self, values):
+        """Node-order values (arguments only; None for unknown aux) as MXNet-order values."""
+        names, flags, _ = self._json_layout()
+        arguments = iter(values)
+        return [None if is_aux else next(arguments) for is_aux in flags]
+
+    def _node_order(self, values):
+        names, flags, _ = self._json_layout()
+        return ([v for v, is_aux in zip(values, flags) if not is_aux],
+                [v for v, is_aux in zip(values, flags) if is_aux])
+
+    def infer_shape(self, in_shapes, out_shapes):
+        if not self.quantized:
+            return super().infer_shape(in_shapes, out_shapes)
+        self.check_subgraphs("infer_shape")
+        given = self._split_given(in_shapes)
+        count = self._float_count()
+        floats = list(given[:count])
+        refined, outputs = self.subgraph_shapes(0, floats)
+        values = list(refined) + [(1,)] * (len(given) - count)
+        arguments, states = self._node_order(values)
+        out = [outputs[0] if outputs[0] is not None else out_shapes[0]] + [(1,)] * (self.num_outputs() - 1)
+        return arguments, out, states
+
+    def infer_type(self, in_types):
+        if not self.quantized:
+            return super().infer_type(in_types)
+        self.check_subgraphs("infer_type")
+        given = self._split_given(in_types)
+        types = self.quantized_input_types(given)
+        arguments, states = self._node_order(types)
+        return arguments, self.quantized_output_types(given), states
+
+    # -- running -----------------------------------------------------------------------------------
+    def forward(self, is_train, inputs, aux):
+        values = self._mxnet_values(inputs, aux)
+        if not self.quantized:
+            return list(self.run_subgraph(0, is_train, values))
+        with torch.no_grad():
+            return self.quantized_forward(values)
+
+
+@register("_sg_mkldnn_conv")
+class SgMKLDNNConv(_MKLDNNFused):
+    """A Convolution (+ BatchNorm) (+ activation) (+ elemwise_add) (+ activation) chain as one
+    node, float32 or int8 (see the module docstring); ``with_bn``, ``with_act``, ``with_sum``,
+    ``with_postsum_act`` say which parts the chain has (MXNet's ``_sg_mkldnn_conv``)."""
+
+    with_bn = Attr(Bool, default=False)
+    with_act = Attr(Bool, default=False)
+    with_sum = Attr(Bool, default=False)
+    with_postsum_act = Attr(Bool, default=False)
+    dedup_subgraph = Attr(Bool, default=False)
+
+    def quantized_extras(self):
+        return ["data_min", "data_max"] + (["sum_min", "sum_max"] if self.with_sum else [])
+
+    def quantized_input_positions(self, granularity="tensor-wise"):
+        # data and the sum operand; the weight, bias and BatchNorm parameters stay float
+        # (the kernel quantizes them itself)
+        positions = {0}
+        if self.with_sum:
+            positions.add(self._float_count() - 1)
+        return positions
+
+    def parts(self):
+        """``(conv, bn, act, postsum_act)`` nodes of the subgraph (None where absent)."""
+        conv = bn = act = post = None
+        seen_sum = False
+        for node in _chain(self.subgraphs[0]):
+            name = node.op.name
+            if name == "Convolution":
+                conv = node
+            elif name == "BatchNorm":
+                bn = node
+            elif name == "elemwise_add":
+                seen_sum = True
+            elif seen_sum:
+                post = node
+            else:
+                act = node
+        if conv is None:
+            raise self.error("the subgraph holds no Convolution")
+        return conv, bn, act, post
+
+    def _uint8_output(self):
+        conv, bn, act, post = self.parts()
+        if self.with_postsum_act or post is not None:
+            return _uint8_activation(post)
+        return act is not None and not self.with_sum and _uint8_activation(act)
+
+    def quantized_input_types(self, given):
+        count = self._float_count()
+        data = given[0] if given[0] is not None else np.dtype(np.int8)
+        types = [data] + [_F32] * (count - 1)
+        if self.with_sum:
+            types[count - 1] = given[count - 1] if given[count - 1] is not None else np.dtype(np.int8)
+        return types + [_F32] * (len(given) - count)
+
+    def quantized_output_types(self, given):
+        if self.calibration() is None:
+            out = np.dtype(np.int32)
+        else:
+            out = np.dtype(np.uint8) if self._uint8_output() else np.dtype(np.int8)
+        return [out, _F32, _F32]
+
+    def _folded(self, values, conv, bn):
+        """Float32 weight and bias (or None) with the BatchNorm folded in."""
+        weight = values[1].to(torch.float32)
+        position = 2
+        bias = None
+        if not conv.op.no_bias:
+            bias = values[position].to(torch.float32)
+            position += 1
+        if bn is not None:
+            gamma, beta, mean, var = (v.to(torch.float32) for v in values[position:position + 4])
+            position += 4
+            if bn.op.fix_gamma:
+                gamma = torch.ones_like(gamma)
+            alpha = gamma / torch.sqrt(var + np.float32(bn.op.eps))
+            base = bias if bias is not None else torch.zeros_like(beta)
+            bias = beta + alpha * (base - mean)
+            weight = weight * alpha.reshape((-1,) + (1,) * (weight.dim() - 1))
+        return weight, bias, position
+
+    def quantized_forward(self, values):
+        conv, bn, act, post = self.parts()
+        data = values[0]
+        if data.dtype not in (torch.int8, torch.uint8):
+            raise self.error(f"quantized data must be int8 or uint8, got {data.dtype}")
+        weight, bias, position = self._folded(values, conv, bn)
+        sum_value = values[position] if self.with_sum else None
+        ranges = [_scalar(v) for v in values[self._float_count():]]
+        data_min, data_max = ranges[0], ranges[1]
+        if data_min < 0 and data.dtype != torch.int8:
+            raise self.error("Expect int8 when data_min < 0.0, consider quantize model with int8.")
+        data_scale = _quantize_scale(data.dtype, data_min, data_max)
+        calibrated = self.calibration()
+        channels = weight.shape[0]
+        flat = weight.reshape(channels, -1).to(torch.float64)
+        if calibrated is not None:
+            real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
+            scales = (127.0 / real).to(torch.float32)
+            if bias is not None:
+                limit = torch.where(bias > 0, torch.tensor(_INT32_MAX + 1), torch.tensor(-_INT32_MAX - 1))
+                bound = (limit.to(torch.float32) / 2 / bias / data_scale).to(torch.float32)
+                scales = torch.where(bias != 0, torch.minimum(scales, bound), scales)
+        else:
+            low, high = float(flat.min()), float(flat.max())
+            scales = torch.full((channels,), float(_quantize_scale(torch.int8, low, high)), dtype=torch.float32)
+        shape = (-1,) + (1,) * (weight.dim() - 1)
+        weight_q = torch.round(weight * scales.reshape(shape)).clamp(-128, 127).to(torch.float64)
+        accumulated = _convolve(conv.op, data.to(torch.float64), weight_q)
+        if bias is not None:
+            bias_q = torch.round(bias * (scales * data_scale)).to(torch.float64)
+            accumulated = accumulated + bias_q.reshape((1, -1) + (1,) * (accumulated.dim() - 2))
+        device = data.device
+        if calibrated is None:
+            # the int32 accumulation (MXNet fused no requantize): range of one step
+            levels = 127.0 if data.dtype == torch.int8 else 255.0
+            step = _max_abs(data_min, data_max) / levels * (1.0 / float(scales[0]))
+            out = accumulated
+            if act is not None:
+                out = _eltwise(act, out)
+            if self.with_sum:
+                sum_scale = float(data_scale * scales[0]) / float(
+                    _quantize_scale(sum_value.dtype, ranges[2], ranges[3]))
+                out = out + sum_scale * sum_value.to(torch.float64)
+            if post is not None:
+                out = _eltwise(post, out)
+            values_out = torch.round(out).clamp(-_INT32_MAX, _INT32_MAX).to(torch.int32)
+            return [values_out] + _ranges(-step * _INT32_MAX, step * _INT32_MAX, device)
+        out_dtype = torch.uint8 if self._uint8_output() else torch.int8
+        out_scale = _quantize_scale(out_dtype, *calibrated)
+        requantize = (out_scale / data_scale / scales).to(torch.float32)
+        out = accumulated.to(torch.float32) * requantize.reshape((1, -1) + (1,) * (accumulated.dim() - 2))
+        if act is not None and not (act.op.name == "clip" and not self.with_sum):
+            # conv + relu6 without a sum: the output scale's saturation does the cut-off
+            out = _eltwise(act, out)
+        if self.with_sum:
+            sum_scale = out_scale / _quantize_scale(sum_value.dtype, ranges[2], ranges[3])
+            out = out + np.float32(sum_scale) * sum_value.to(torch.float32)
+        if post is not None:
+            out = _eltwise(post, out)
+        return [_saturate(out, out_dtype)] + _ranges(calibrated[0], calibrated[1], device)
+
+
+def _convolve(op, data, weight):
+    """Convolution of float64 ``data`` and ``weight`` with the geometry of Convolution ``op``."""
+    dims = data.dim() - 2
+    stride = tuple(op.stride) if op.stride else (1,) * dims
+    dilate = tuple(op.dilate) if op.dilate else (1,) * dims
+    pad = tuple(op.pad) if op.pad else (0,) * dims
+    function = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d,
+                3: torch.nn.functional.conv3d}[dims]
+    return function(data, weight, None, stride, pad, dilate, op.num_group)
+
+
+@register("_sg_mkldnn_fully_connected")
+class SgMKLDNNFullyConnected(_MKLDNNFused):
+    """A FullyConnected (+ elementwise: Activation, LeakyReLU, clip from 0, square, sqrt, exp,
+    abs) pair as one node, float32 or int8 (see the module docstring); ``with_eltwise`` says
+    the pair has the elementwise part (MXNet's ``_sg_mkldnn_fully_connected``)."""
+
+    with_eltwise = Attr(Bool, default=False)
+    enable_float_output = Attr(Bool, default=False)
+    channel_wise_quantize = Attr(optional(Bool), default=None)
+    dedup_subgraph = Attr(Bool, default=False)
+
+    def parts(self):
+        fc = eltwise = None
+        for node in _chain(self.subgraphs[0]):
+            if node.op.name == "FullyConnected":
+                fc = node
+            else:
+                eltwise = node
+        if fc is None:
+            raise self.error("the subgraph holds no FullyConnected")
+        return fc, eltwise
+
+    quantized_flag = "True"
+
+    def channel_wise(self):
+        return bool(self.channel_wise_quantize)
+
+    def quantized_input_positions(self, granularity="tensor-wise"):
+        # channel-wise: the weight and bias stay float (the kernel scales them per channel)
+        if granularity == "channel-wise":
+            return {0}
+        return set(range(self._float_count()))
+
+    def quantized_attributes(self, attrs, granularity="tensor-wise"):
+        attrs = super().quantized_attributes(attrs, granularity)
+        if granularity == "channel-wise":
+            attrs["channel_wise_quantize"] = "True"
+        return attrs
+
+    def quantized_extras(self):
+        fc, _ = self.parts()
+        names = ["min_data", "max_data"]
+        if not self.channel_wise():
+            names += ["min_weight", "max_weight"] + ([] if fc.op.no_bias else ["min_bias", "max_bias"])
+        return names
+
+    def outputs(self):
+        if self.quantized and not self.enable_float_output:
+            return ["output", "min_output", "max_output"]
+        return ["output"]
+
+    def _uint8_output(self):
+        _, eltwise = self.parts()
+        return self.with_eltwise and _uint8_activation(eltwise)
+
+    def quantized_input_types(self, given):
+        count = self._float_count()
+        data = given[0] if given[0] is not None else np.dtype(np.int8)
+        params = _F32 if self.channel_wise() else np.dtype(np.int8)
+        return [data] + [params] * (count - 1) + [_F32] * (len(given) - count)
+
+    def quantized_output_types(self, given):
+        if self.enable_float_output:
+            return [_F32]
+        if self.calibration() is None:
+            return [np.dtype(np.int32), _F32, _F32]
+        return [np.dtype(np.uint8) if self._uint8_output() else np.dtype(np.int8), _F32, _F32]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        arguments, outputs, states = super().infer_shape(in_shapes, out_shapes)
+        return arguments, outputs[:self.num_outputs()], states
+
+    def quantized_forward(self, values):
+        fc, eltwise = self.parts()
+        data = values[0]
+        if data.dtype not in (torch.int8, torch.uint8):
+            raise self.error(f"quantized data must be int8 or uint8, got {data.dtype}")
+        has_bias = not fc.op.no_bias
+        count = self._float_count()
+        ranges = [_scalar(v) for v in values[count:]]
+        data_scale = _quantize_scale(data.dtype, ranges[0], ranges[1])
+        weight = values[1]
+        bias = values[2] if has_bias else None
+        calibrated = self.calibration()
+        channels = weight.shape[0]
+        if self.channel_wise():
+            if calibrated is None and not self.enable_float_output:
+                raise self.error("channel-wise quantization requires a fused requantize or dequantize "
+                                 "(min_calib_range / max_calib_range or enable_float_output)")
+            w = weight.to(torch.float32)
+            flat = w.reshape(channels, -1)
+            real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
+            scales = (127.0 / real).to(torch.float32)
+            if bias is not None:
+                b = bias.to(torch.float32)
+                limit = torch.where(b > 0, torch.tensor(_INT32_MAX + 1), torch.tensor(-_INT32_MAX - 1))
+                bound = (limit.to(torch.float32) / 2 / b / data_scale).to(torch.float32)
+                scales = torch.where(b != 0, torch.minimum(scales, bound), scales)
+            weight_q = torch.round(w * scales.reshape(-1, 1)).clamp(-128, 127).to(torch.float64)
+            bias_q = None if bias is None else torch.round(b * (scales * data_scale)).to(torch.float64)
+        else:
+            weight_scale = _quantize_scale(torch.int8, ranges[2], ranges[3])
+            weight_q = weight.to(torch.float64)
+            bias_q = None
+            if bias is not None:
+                bias_scale = _quantize_scale(torch.int8, ranges[4], ranges[5])
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    # float32 as MXNet: a zero bias range gives an infinite scale, rescale 0
+                    rescale = np.float32(data_scale * weight_scale / bias_scale)
+                    bound = np.float32(_INT32_MAX) / np.float32(2) / np.float32(
+                        _max_abs(ranges[4], ranges[5])) / bias_scale
+                if rescale > bound:
+                    rescale = bound
+                    weight_rescale = np.float32(rescale * bias_scale / data_scale / weight_scale)
+                    weight_q = torch.round(weight_q * float(weight_rescale))
+                    weight_scale = np.float32(weight_scale * weight_rescale)
+                bias_q = torch.round(bias.to(torch.float64) * float(rescale))
+            scales = torch.full((channels,), float(weight_scale), dtype=torch.float32)
+        flat_data = data.reshape(data.shape[0], -1) if fc.op.flatten else data.reshape(-1, data.shape[-1])
+        accumulated = flat_data.to(torch.float64) @ weight_q.reshape(channels, -1).t()
+        if bias_q is not None:
+            accumulated = accumulated + bias_q
+        out_shape = (data.shape[0], channels) if fc.op.flatten else tuple(data.shape[:-1]) + (channels,)
+        device = data.device
+        if self.enable_float_output or calibrated is not None:
+            base = (np.float32(1.0) / data_scale / scales).to(torch.float32)
+            out = accumulated.to(torch.float32) * base
+            if self.enable_float_output:
+                if self.with_eltwise and eltwise is not None:
+                    out = _eltwise(eltwise, out)
+                return [out.reshape(out_shape)]
+            out_dtype = torch.uint8 if self._uint8_output() else torch.int8
+            out_scale = _quantize_scale(out_dtype, *calibrated)
+            if self.with_eltwise and eltwise is not None:
+                out = _eltwise(eltwise, out) * np.float32(out_scale)
+            else:
+                out = accumulated.to(torch.float32) * (out_scale / data_scale / scales).to(torch.float32)
+            return [_saturate(out, out_dtype).reshape(out_shape)] + _ranges(calibrated[0], calibrated[1], device)
+        levels = 127.0 if data.dtype == torch.int8 else 255.0
+        step = _max_abs(ranges[0], ranges[1]) / levels * _max_abs(ranges[2], ranges[3]) / 127.0
+        values_out = torch.round(accumulated).clamp(-_INT32_MAX, _INT32_MAX).to(torch.int32)
+        return [values_out.reshape(out_shape)] + _ranges(-step * _INT32_MAX, step * _INT32_MAX, device)

@@ -1,0 +1,148 @@
+"""The oneDNN subgraph backends 'MKLDNN' / 'MKLDNN_QUANTIZE' and the fused _sg_mkldnn_* operators,
+checked against MXNet 1.9.1 (tools/gen_mkldnn_reference.py wrote tests/data/mkldnn/)."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import mxtorch as mx
+from mxtorch.module import Module
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "mkldnn")
+CASES = ["conv_bn_relu_add", "add_then_conv"]
+
+
+def _structure(text):
+    """Nodes as (op, name, attrs, inputs without versions), subgraphs included."""
+    graph = json.loads(text)
+    nodes = []
+    for node in graph["nodes"]:
+        inner = [_structure(json.dumps(g)) for g in node.get("subgraphs", [])]
+        nodes.append((node["op"], node["name"], node.get("attrs", {}), [e[:2] for e in node["inputs"]], inner))
+    return nodes, [h[:2] for h in graph["heads"]]
+
+
+def _case_symbol(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "gen", os.path.join(os.path.dirname(__file__), "..", "tools", "gen_mkldnn_reference.py"))
+    source = open(spec.origin).read().replace("import mxnet as mx", "import mxtorch as mx") \
+        .replace("from mxnet.module", "from mxtorch.module")
+    scope = {"__name__": "gen", "__file__": spec.origin}
+    exec(compile(source, spec.origin, "exec"), scope)
+    with mx.name.NameManager():
+        return scope["CASES"][name]()
+
+
+def _run(sym, args, aux, data):
+    mod = Module(symbol=sym, label_names=None)
+    mod.bind(for_training=False, data_shapes=[("data", data.shape)])
+    mod.set_params(args, aux)
+    mod.forward(mx.io.DataBatch([mx.nd.array(data)], []), is_train=False)
+    return mod.get_outputs()[0].asnumpy()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_mkldnn_fusion_writes_mxnets_graph(case):
+    sym, _, _ = _case_symbol(case)
+    expected = open(os.path.join(DATA, f"{case}-fused.json")).read()
+    assert _structure(sym.get_backend_symbol("MKLDNN").tojson()) == _structure(expected)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_mxnet_int8_graph_loads_and_gives_mxnets_output(case):
+    qsym = mx.sym.load(os.path.join(DATA, f"{case}-quantized.json"))
+    saved = mx.nd.load(os.path.join(DATA, f"{case}-quantized.params"))
+    args = {k[4:]: v for k, v in saved.items() if k.startswith("arg:")}
+    aux = {k[4:]: v for k, v in saved.items() if k.startswith("aux:")}
+    ref = np.load(os.path.join(DATA, f"{case}.npz"))
+    # the JSON round trip keeps MXNet's input order (BatchNorm's moving statistics before the
+    # range inputs of the quantized convolution)
+    again = mx.sym.load_json(qsym.tojson())
+    assert _structure(again.tojson()) == _structure(open(os.path.join(DATA, f"{case}-quantized.json")).read())
+    assert sorted(qsym.list_auxiliary_states()) == sorted(aux)
+    out = _run(qsym, args, aux, ref["data"])
+    scale = np.abs(ref["int8_out"]).max()
+    # each int8 layer agrees with MXNet's within one quantization step (a quarter of the
+    # elements differ by one step; see the report in quantized_mkldnn's docstring), so the float
+    # outputs agree within a few steps of the last layers
+    np.testing.assert_allclose(out, ref["int8_out"], rtol=0, atol=0.03 * scale)
+    # and they are much closer to MXNet's int8 output than the int8 error of the model
+    assert np.abs(out - ref["int8_out"]).mean() < np.abs(ref["float_out"] - ref["int8_out"]).mean() * 2
+
+
+def test_fused_float_graph_computes_the_unfused_chain():
+    sym, shape, _ = _case_symbol("conv_bn_relu_add")
+    fused = sym.get_backend_symbol("MKLDNN")
+    rng = np.random.RandomState(3)
+    arg_shapes, _, aux_shapes = sym.infer_shape(data=shape)
+    args = {n: mx.nd.array(rng.uniform(-1, 1, s)) for n, s in zip(sym.list_arguments(), arg_shapes)}
+    aux = {n: mx.nd.array(rng.uniform(0.5, 1, s)) for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}
+    data = args.pop("data").asnumpy()
+    assert sorted(fused.list_arguments()) == sorted(sym.list_arguments())
+    assert sorted(fused.list_auxiliary_states()) == sorted(sym.list_auxiliary_states())
+    np.testing.assert_allclose(_run(fused, args, aux, data), _run(sym, args, aux, data), rtol=1e-5, atol=1e-5)
+
+
+def test_quantize_model_mkldnn_matches_mxnets_int8_graph():
+    # the same model, parameters and calibration data as MXNet's: the same graph and numbers
+    case = "conv_bn_relu_add"
+    sym, shape, dtype = _case_symbol(case)
+    saved = mx.nd.load(os.path.join(DATA, f"{case}-quantized.params"))
+    ref = np.load(os.path.join(DATA, f"{case}.npz"))
+    args = {k[4:]: v for k, v in saved.items() if k.startswith("arg:") and "_quantize" not in k}
+    aux = {k[4:]: v for k, v in saved.items() if k.startswith("aux:")}
+    fc = json.loads(open(os.path.join(DATA, f"{case}-quantized.json")).read())
+    # the FC parameters were saved quantized: recover float ones is not possible, so rerun
+    # only the structure check with the float parameters of the convolutions
+    data = mx.nd.array(ref["data"])
+
+    class OneBatch(mx.io.DataIter):
+        def __init__(self):
+            super().__init__(shape[0])
+            self.provide_data = [("data", shape)]
+            self.provide_label = []
+
+        def __iter__(self):
+            yield mx.io.DataBatch([data], [])
+
+    rng = np.random.RandomState(0)
+    args["fc_weight"] = mx.nd.array(rng.uniform(-0.5, 0.5, (6, 8 * 3 * 3)))
+    args["fc_bias"] = mx.nd.array(rng.uniform(-0.5, 0.5, (6,)))
+    qsym, qargs, qaux = mx.contrib.quant.quantize_model_mkldnn(
+        sym, args, aux, ctx=mx.cpu(), calib_mode="naive", calib_data=OneBatch(), label_names=None,
+        num_calib_examples=1, quantized_dtype=dtype, quantize_mode="full")
+    got, want = _structure(qsym.tojson()), _structure(json.dumps(fc))
+    strip = lambda nodes: [(op, name, {k: v for k, v in attrs.items() if "calib" not in k}, inputs)
+                           for op, name, attrs, inputs, _ in nodes[0]]
+    assert strip(got) == strip(want)
+    attrs = {name: a for _, name, a, _, _ in got[0]}
+    # the conv ranges are those of MXNet (same float graph, same data)
+    for node, _, a, _, _ in want[0]:
+        pass
+    for _, name, a, _, _ in want[0]:
+        if name.startswith("quantized_sg_mkldnn_conv"):
+            assert attrs[name]["min_calib_range"] == a["min_calib_range"]
+            assert float(attrs[name]["max_calib_range"]) == pytest.approx(float(a["max_calib_range"]), rel=1e-5)
+    assert qargs["fc_weight_quantize"].dtype == np.int8
+    out = _run(qsym, qargs, qaux, ref["data"])
+    expected = _run(sym, args, aux, ref["data"])
+    np.testing.assert_allclose(out, expected, atol=0.05 * np.abs(expected).max())
+
+
+def test_mkldnn_environment_switch_disables_bn_fusion(monkeypatch):
+    sym, _, _ = _case_symbol("conv_bn_relu_add")
+    monkeypatch.setenv("MXNET_DISABLE_MKLDNN_FUSE_CONV_BN", "1")
+    nodes, _ = _structure(sym.get_backend_symbol("MKLDNN").tojson())
+    names = [n[1] for n in nodes]
+    assert "bn" in names and "sg_mkldnn_conv_0" in names
+
+
+def test_identity_after_fc_is_dropped():
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+    out = mx.sym.Activation(mx.sym.Dropout(fc), act_type="relu")
+    nodes, _ = _structure(out.get_backend_symbol("MKLDNN").tojson())
+    assert [n[0] for n in nodes if n[0] != "null"] == ["_sg_mkldnn_fully_connected"]
+    assert nodes[-1][1] == "sg_mkldnn_fully_connected_eltwise_0"

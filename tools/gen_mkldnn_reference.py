@@ -1,0 +1,105 @@
+"""Reference data for tests/test_mkldnn_subgraph.py, from MXNet 1.9.1 (CPU build with oneDNN).
+
+Run with MXNet's interpreter:  ~/mxref/bin/python tools/gen_mkldnn_reference.py
+Writes tests/data/mkldnn/:
+- <case>-fused.json: ``sym.get_backend_symbol('MKLDNN')`` of each float model;
+- <case>-quantized.json / <case>-quantized.params: the model fused by 'MKLDNN_QUANTIZE',
+  quantized by ``contrib.quant.quantize_model`` (calib_mode='naive' on the case's data) and fused
+  again by 'MKLDNN_QUANTIZE' (MXNet's int8 oneDNN graph, _sg_mkldnn_* nodes);
+- <case>.npz: the input ``data``, the float model's output ``float_out`` and the int8 graph's
+  output ``int8_out`` (both MXNet's).
+"""
+import json
+import os
+
+import mxnet as mx
+import numpy as np
+from mxnet.module import Module
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "mkldnn")
+
+
+def conv_bn_relu_add():
+    data = mx.sym.Variable("data")
+    conv = mx.sym.Convolution(data, num_filter=8, kernel=(3, 3), pad=(1, 1), name="conv")
+    bn = mx.sym.BatchNorm(conv, name="bn", fix_gamma=False)
+    relu = mx.sym.Activation(bn, act_type="relu", name="relu")
+    conv1 = mx.sym.Convolution(data, num_filter=8, kernel=(3, 3), pad=(1, 1), name="conv1")
+    total = relu + conv1
+    act = mx.sym.Activation(total, act_type="relu", name="relu1")
+    pool = mx.sym.Pooling(act, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool")
+    fc = mx.sym.FullyConnected(pool, num_hidden=6, name="fc")
+    return mx.sym.Activation(fc, act_type="relu", name="relu2"), (2, 4, 6, 6), "uint8"
+
+
+def add_then_conv():
+    # the sum's chain is the right operand; conv without bias; FC without eltwise
+    data = mx.sym.Variable("data")
+    pool = mx.sym.Pooling(mx.sym.Convolution(data, num_filter=4, kernel=(1, 1), name="conv0"),
+                          kernel=(1, 1), pool_type="avg", name="pool")
+    conv = mx.sym.Convolution(data, num_filter=4, kernel=(3, 3), pad=(1, 1), no_bias=True, name="conv")
+    total = pool + conv
+    fc = mx.sym.FullyConnected(total, num_hidden=5, name="fc")
+    return fc, (2, 3, 5, 5), "int8"
+
+
+CASES = {"conv_bn_relu_add": conv_bn_relu_add, "add_then_conv": add_then_conv}
+
+
+class OneBatch(mx.io.DataIter):
+    def __init__(self, batch, shape):
+        super().__init__(shape[0])
+        self.provide_data = [("data", shape)]
+        self.provide_label = []
+        self.batch = batch
+
+    def __iter__(self):
+        yield self.batch
+
+
+def run(sym, args, aux, data):
+    mod = Module(symbol=sym, label_names=None)
+    mod.bind(for_training=False, data_shapes=[("data", data.shape)])
+    mod.set_params(args, aux)
+    mod.forward(mx.io.DataBatch([data], []), is_train=False)
+    return mod.get_outputs()[0].asnumpy()
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, make in CASES.items():
+        mx.random.seed(7)
+        np.random.seed(7)
+        with mx.name.NameManager():
+            sym, shape, dtype = make()
+        with open(os.path.join(OUT, f"{name}-fused.json"), "w") as f:
+            f.write(sym.get_backend_symbol("MKLDNN").tojson())
+        mod = Module(symbol=sym, label_names=None)
+        mod.bind(for_training=False, data_shapes=[("data", shape)])
+        mod.init_params(mx.init.Normal(0.5))
+        args, aux = mod.get_params()
+        for key in aux:
+            if key.endswith("moving_var"):
+                aux[key] = mx.nd.array(np.random.uniform(0.5, 1.5, aux[key].shape))
+            if key.endswith("moving_mean"):
+                aux[key] = mx.nd.array(np.random.uniform(-0.2, 0.2, aux[key].shape))
+        low = 0.0 if dtype == "uint8" else -1.0
+        data = mx.nd.array(np.random.uniform(low, 1.0, shape).astype(np.float32))
+        float_out = run(sym, args, aux, data)
+        sg = sym.get_backend_symbol("MKLDNN_QUANTIZE")
+        qsym, qargs, qaux = mx.contrib.quant.quantize_model(
+            sym=sg, arg_params=args, aux_params=aux, ctx=mx.cpu(), quantized_dtype=dtype, calib_mode="naive",
+            calib_data=OneBatch(mx.io.DataBatch([data], []), shape), label_names=None, num_calib_examples=1,
+            quantize_mode="full")
+        qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+        int8_out = run(qsym, qargs, qaux, data)
+        qsym.save(os.path.join(OUT, f"{name}-quantized.json"))
+        saved = {f"arg:{k}": v for k, v in qargs.items()}
+        saved.update({f"aux:{k}": v for k, v in qaux.items()})
+        mx.nd.save(os.path.join(OUT, f"{name}-quantized.params"), saved)
+        np.savez(os.path.join(OUT, f"{name}.npz"), data=data.asnumpy(), float_out=float_out, int8_out=int8_out)
+        print(name, "float", float_out.ravel()[:4], "int8", int8_out.ravel()[:4])
+
+
+if __name__ == "__main__":
+    main()
