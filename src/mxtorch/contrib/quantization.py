@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import warnings
 
 import numpy as np
@@ -39,6 +40,7 @@ from ..gluon import SymbolBlock
 from ..ops import registry
 from ..symbol import Group
 from ..symbol import Symbol, load as sym_load, load_json  # noqa: F401
+from ..symbol.subgraph_backends import list_backends
 
 __all__ = ["quantize_graph", "calib_graph", "quantize_model", "quantize_model_mkldnn", "quantize_net",
            "quantize_net_v2", "combine_histogram", "_quantize_symbol", "_quantize_params", "_calibrate_quantized_sym",
@@ -446,9 +448,14 @@ _QUANTIZED_BINS = 255
 
 def _observed_layers(sym):
     """The float outputs MXNet 1.9.1's calibration could see: its CPU executor ran the graph
-    partitioned by the ``MKLDNN`` backend, so the outputs of the operators fused there (a
-    Convolution, a FullyConnected) were never reported."""
-    fused = sym.get_backend_symbol("MKLDNN")
+    partitioned by the backend ``MXNET_SUBGRAPH_BACKEND`` names (``MKLDNN`` when unset,
+    none for ``NONE``), so the outputs of the operators fused there (a Convolution, a
+    FullyConnected) were never reported."""
+    backend = os.environ.get("MXNET_SUBGRAPH_BACKEND", "MKLDNN")
+    if backend.strip().upper() == "NONE" or backend not in list_backends():
+        fused = sym
+    else:
+        fused = sym.get_backend_symbol(backend)
     return set(fused.get_internals().list_outputs()) | set(fused.list_inputs())
 
 

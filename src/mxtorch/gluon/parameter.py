@@ -676,6 +676,8 @@ class ParameterDict:
                     raise MXNetError(f"restore_prefix is '{restore_prefix}' but Parameters name '{name}' does "
                                      f"not start with '{restore_prefix}'")
         loaded = ndarray.load(filename)
+        if isinstance(loaded, list) and not loaded:
+            loaded = {}     # a file of no arrays (MXNet reads it as an empty list)
         if not isinstance(loaded, dict):
             raise MXNetError(f"load: {filename} holds a list of arrays, not a name -> array dict")
         self.load_dict(loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename, cast_dtype,

@@ -60,10 +60,11 @@ def _max_abs(low, high):
 
 
 def _quantize_scale(dtype, low, high):
-    """MXNet's ``GetQuantizeScale``: levels per unit of the range ``(low, high)``."""
+    """MXNet's ``GetQuantizeScale``: levels per unit of the range ``(low, high)``; a zero range
+    gives 2147483647 (MXNet's stand-in for an infinite scale)."""
     levels = 255.0 if dtype in (torch.uint8, np.dtype(np.uint8)) else 127.0
     real = _max_abs(low, high)
-    return np.float32(levels / real) if real else np.float32(np.inf)
+    return np.float32(levels / real) if real else np.float32(_INT32_MAX)
 
 
 def _saturate(values, dtype):
@@ -362,7 +363,8 @@ class SgMKLDNNConv(_MKLDNNFused):
         flat = weight.reshape(channels, -1).to(torch.float64)
         if calibrated is not None:
             real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
-            scales = (127.0 / real).to(torch.float32)
+            scales = torch.where(real > 0, 127.0 / real, torch.tensor(_INT32_MAX, dtype=torch.float64))
+            scales = scales.to(torch.float32)
             if bias is not None:
                 limit = torch.where(bias > 0, torch.tensor(_INT32_MAX + 1), torch.tensor(-_INT32_MAX - 1))
                 bound = (limit.to(torch.float32) / 2 / bias / data_scale).to(torch.float32)
@@ -510,7 +512,8 @@ class SgMKLDNNFullyConnected(_MKLDNNFused):
             w = weight.to(torch.float32)
             flat = w.reshape(channels, -1)
             real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
-            scales = (127.0 / real).to(torch.float32)
+            scales = torch.where(real > 0, 127.0 / real.to(torch.float64),
+                                 torch.tensor(_INT32_MAX, dtype=torch.float64)).to(torch.float32)
             if bias is not None:
                 b = bias.to(torch.float32)
                 limit = torch.where(b > 0, torch.tensor(_INT32_MAX + 1), torch.tensor(-_INT32_MAX - 1))
