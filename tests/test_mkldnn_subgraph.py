@@ -146,3 +146,15 @@ def test_identity_after_fc_is_dropped():
     nodes, _ = _structure(out.get_backend_symbol("MKLDNN").tojson())
     assert [n[0] for n in nodes if n[0] != "null"] == ["_sg_mkldnn_fully_connected"]
     assert nodes[-1][1] == "sg_mkldnn_fully_connected_eltwise_0"
+
+
+def test_gluon_int8_model_file_loads_and_gives_mxnets_output():
+    # the layout of GluonCV's *_int8 model zoo files: quantize_net's exported SymbolBlock with
+    # _sg_mkldnn_conv / _sg_mkldnn_fully_connected nodes, loaded with SymbolBlock.imports
+    net = mx.gluon.SymbolBlock.imports(os.path.join(DATA, "tiny_int8-symbol.json"), ["data"],
+                                       os.path.join(DATA, "tiny_int8-0000.params"))
+    ref = np.load(os.path.join(DATA, "tiny_int8.npz"))
+    out = net(mx.nd.array(ref["data"])).asnumpy()
+    scale = np.abs(ref["int8_out"]).max()
+    np.testing.assert_allclose(out, ref["int8_out"], rtol=0, atol=0.03 * scale)
+    assert np.abs(out - ref["int8_out"]).mean() < np.abs(ref["float_out"] - ref["int8_out"]).mean() * 2
