@@ -65,3 +65,26 @@ def test_quantized_concat_of_int8_and_uint8_is_int8_as_mxnet():
     assert out[0].dtype == np.int8
     assert out[0].asnumpy().tolist() == [64, -32, 5, 127, 50, 1]
     assert out[1].asnumpy().tolist() == [-1.0] and out[2].asnumpy().tolist() == [2.0]
+
+
+def test_uncalibrated_int8_dense_network_close_to_mxnet():
+    # quantize_net(calib_mode='none'): int32 FullyConnected (+relu) results requantized at run
+    # time; MXNet 1.9.1 printed [[1.5649974, 1.059762, 0.8133057], [-0.998148, 0.0369684, 0.2834247]]
+    # (float network: [[1.5899132, 1.0893177, 0.8139584], [-0.9967157, 0.0309452, 0.2795903]])
+    nn = mx.gluon.nn
+    rng = np.random.RandomState(5)
+    with mx.name.NameManager():
+        net = nn.HybridSequential(prefix="m_")
+        with net.name_scope():
+            net.add(nn.Dense(4, activation="relu"), nn.Dense(3))
+        net.initialize()
+    x = mx.nd.array(rng.randn(2, 5).astype(np.float32))
+    net(x)
+    for p in sorted(net.collect_params().values(), key=lambda p: p.name):
+        p.set_data(mx.nd.array(rng.uniform(-1, 1, p.shape).astype(np.float32)))
+    np.testing.assert_allclose(net(x).asnumpy(), [[1.5899132, 1.0893177, 0.8139584], [-0.9967157, 0.0309452, 0.2795903]],
+                               rtol=1e-5)
+    q = quant.quantize_net(net, quantized_dtype="int8", data_shapes=[mx.io.DataDesc("data", (2, 5))],
+                           calib_mode="none", ctx=mx.cpu())
+    np.testing.assert_allclose(q(x).asnumpy(), [[1.5649974, 1.059762, 0.8133057], [-0.998148, 0.0369684, 0.2834247]],
+                               atol=1e-3)

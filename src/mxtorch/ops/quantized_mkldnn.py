@@ -578,5 +578,8 @@ class SgMKLDNNFullyConnected(_MKLDNNFused):
             return [_saturate(out, out_dtype).reshape(out_shape)] + _ranges(calibrated[0], calibrated[1], device)
         levels = 127.0 if data.dtype == torch.int8 else 255.0
         step = _max_abs(ranges[0], ranges[1]) / levels * _max_abs(ranges[2], ranges[3]) / 127.0
+        if self.with_eltwise and eltwise is not None:
+            # the elementwise post-op runs on the int32 result (as oneDNN's does)
+            accumulated = _eltwise(eltwise, accumulated)
         values_out = torch.round(accumulated).clamp(-_INT32_MAX, _INT32_MAX).to(torch.int32)
         return [values_out.reshape(out_shape)] + _ranges(-step * _INT32_MAX, step * _INT32_MAX, device)
