@@ -88,3 +88,30 @@ def test_uncalibrated_int8_dense_network_close_to_mxnet():
                            calib_mode="none", ctx=mx.cpu())
     np.testing.assert_allclose(q(x).asnumpy(), [[1.5649974, 1.059762, 0.8133057], [-0.998148, 0.0369684, 0.2834247]],
                                atol=1e-3)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_quantized_lstm_close_to_the_float_lstm(bidirectional):
+    # MXNet 1.9.1's names (its 'statecell_ouput' spelling included) and its test's bound:
+    # mean squared error against the float LSTM below 1e-3
+    rng = np.random.RandomState(2)
+    seq, batch, width = 5, 2, 16
+    lstm = mx.sym.RNN(data=mx.sym.var("data"), num_layers=1, bidirectional=bidirectional, state_outputs=True,
+                      state_size=width, mode="lstm", name="rnn")
+    shapes, _, _ = lstm.infer_shape(data=(seq, batch, width))
+    values = [mx.nd.array(rng.uniform(-1, 1, s).astype(np.float32)) for s in shapes]
+    expected = lstm.bind(mx.cpu(), values, grad_req="null").forward()[0].asnumpy()
+    low, high = values[0].min().asscalar(), values[0].max().asscalar()
+    scale = 128.0 / (high - low)
+    shift = 128.0 - high * scale
+    q = (values[0] * scale + shift + 0.5).astype("uint8")
+    qlstm = mx.sym.contrib.quantized_rnn(data=mx.sym.var("qdata", dtype="uint8"), num_layers=1,
+                                         bidirectional=bidirectional, state_outputs=True, state_size=width,
+                                         mode="lstm", name="qrnn")
+    assert qlstm.list_arguments() == ["qdata", "qrnn_parameters", "qrnn_state", "qrnn_state_cell", "qrnn_min_data",
+                                      "qrnn_max_data"]
+    assert qlstm.list_outputs() == ["qrnn_output", "qrnn_state_output", "qrnn_statecell_ouput"]
+    got = qlstm.bind(mx.cpu(), [q] + values[1:] + [mx.nd.array([scale]), mx.nd.array([shift])],
+                     grad_req="null").forward()[0].asnumpy()
+    assert np.mean((got - expected) ** 2) < 1e-3
+    assert np.abs(got - expected).max() > 0     # the input was quantized: not the float result

@@ -583,3 +583,47 @@ class SgMKLDNNFullyConnected(_MKLDNNFused):
             accumulated = _eltwise(eltwise, accumulated)
         values_out = torch.round(accumulated).clamp(-_INT32_MAX, _INT32_MAX).to(torch.int32)
         return [values_out.reshape(out_shape)] + _ranges(-step * _INT32_MAX, step * _INT32_MAX, device)
+
+
+from .recurrent import RNN as _RNN  # noqa: E402
+
+
+@register("_contrib_quantized_rnn")
+class QuantizedRNN(_RNN):
+    """An LSTM over a uint8 ``data`` (MXNet's ``contrib.quantized_rnn``, oneDNN only): the inputs
+    are RNN's (``data``, ``parameters``, ``state``, ``state_cell``) then the asymmetric
+    quantization of ``data``, ``min_data`` = scale and ``max_data`` = shift ``(1,)`` float32
+    (``q = data * scale + shift``).  Only ``mode='lstm'``.  Outputs those of RNN (float32).
+
+    The LSTM runs in float32 on the dequantized input ``(q - shift) / scale`` with the float
+    ``parameters``; MXNet's oneDNN kernel also quantized the weights to int8 per gate, so its
+    results differ from these by that rounding (its own test bounds the mean squared error
+    against the float LSTM by 1e-3)."""
+
+    def validate(self):
+        super().validate()
+        if self.mode != "lstm":
+            raise self.error(f"Quantized RNN operator only supports LSTM mode, got mode={self.mode!r}")
+
+    def arguments(self):
+        return super().arguments() + ["min_data", "max_data"]
+
+    def outputs(self):
+        # MXNet 1.9.1's names, its spelling included
+        return ["output", "state_output", "statecell_ouput"] if self.state_outputs else ["output"]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        arguments, outputs, aux = super().infer_shape(in_shapes, out_shapes)
+        return list(arguments)[:-2] + [(1,), (1,)], outputs, aux
+
+    def infer_type(self, in_types):
+        data = in_types[0] if in_types[0] is not None else np.dtype(np.uint8)
+        if np.dtype(data) != np.uint8:
+            raise self.error(f"Quantized RNN operator only supports uint8 input, while {np.dtype(data)} is given")
+        count = len(self.arguments())
+        return [data] + [_F32] * (count - 1), [_F32] * self.num_outputs(), []
+
+    def forward(self, is_train, inputs, aux):
+        scale, shift = _scalar(inputs[-2]), _scalar(inputs[-1])
+        data = (inputs[0].to(torch.float32) - np.float32(shift)) / np.float32(scale)
+        return super().forward(False, [data] + list(inputs[1:-2]), aux)
