@@ -146,3 +146,40 @@ def test_identity_after_fc_is_dropped():
     nodes, _ = _structure(out.get_backend_symbol("MKLDNN").tojson())
     assert [n[0] for n in nodes if n[0] != "null"] == ["_sg_mkldnn_fully_connected"]
     assert nodes[-1][1] == "sg_mkldnn_fully_connected_eltwise_0"
+
+
+def test_gluon_int8_model_file_loads_and_gives_mxnets_output():
+    # the layout of GluonCV's *_int8 model zoo files: quantize_net's exported SymbolBlock with
+    # _sg_mkldnn_conv / _sg_mkldnn_fully_connected nodes, loaded with SymbolBlock.imports
+    net = mx.gluon.SymbolBlock.imports(os.path.join(DATA, "tiny_int8-symbol.json"), ["data"],
+                                       os.path.join(DATA, "tiny_int8-0000.params"))
+    ref = np.load(os.path.join(DATA, "tiny_int8.npz"))
+    out = net(mx.nd.array(ref["data"])).asnumpy()
+    scale = np.abs(ref["int8_out"]).max()
+    np.testing.assert_allclose(out, ref["int8_out"], rtol=0, atol=0.03 * scale)
+    assert np.abs(out - ref["int8_out"]).mean() < np.abs(ref["float_out"] - ref["int8_out"]).mean() * 2
+
+
+def test_quantize_net_builds_mxnets_fused_int8_graph():
+    # MXNet 1.9.1's quantize_net on this tiny network wrote tiny_int8-symbol.json: the same nodes
+    from mxtorch.gluon import nn
+    with mx.name.NameManager():
+        net = nn.HybridSequential(prefix="tiny_")
+        with net.name_scope():
+            net.add(nn.Conv2D(8, 3, padding=1, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
+                    nn.Conv2D(8, 3, padding=1), nn.Activation("relu"), nn.MaxPool2D(2), nn.Dense(5))
+        net.initialize(mx.init.Xavier(magnitude=2.0))
+    ref = np.load(os.path.join(DATA, "tiny_int8.npz"))
+    x = mx.nd.array(ref["data"])
+    net(x)
+    calib = mx.io.NDArrayIter(x, batch_size=2)
+    q = mx.contrib.quant.quantize_net(net, quantized_dtype="auto", calib_mode="naive", calib_data=calib,
+                                      num_calib_examples=2, ctx=mx.cpu(),
+                                      data_shapes=[mx.io.DataDesc("data", (2, 3, 8, 8))])
+    got = json.loads(q(mx.sym.var("data")).tojson())
+    want = json.loads(open(os.path.join(DATA, "tiny_int8-symbol.json")).read())
+    ops = lambda g: [(n["op"], n["name"], sorted(k for k in n.get("attrs", {}) if not k.startswith("__")))
+                     for n in g["nodes"] if n["op"] != "null"]
+    assert ops(got) == ops(want)
+    float_out = net(x).asnumpy()
+    np.testing.assert_allclose(q(x).asnumpy(), float_out, atol=0.05 * np.abs(float_out).max())

@@ -7,7 +7,9 @@ Writes tests/data/mkldnn/:
   quantized by ``contrib.quant.quantize_model`` (calib_mode='naive' on the case's data) and fused
   again by 'MKLDNN_QUANTIZE' (MXNet's int8 oneDNN graph, _sg_mkldnn_* nodes);
 - <case>.npz: the input ``data``, the float model's output ``float_out`` and the int8 graph's
-  output ``int8_out`` (both MXNet's).
+  output ``int8_out`` (both MXNet's);
+- tiny_int8-symbol.json / -0000.params / .npz: a Gluon network through quantize_net (see
+  gluon_int8), the layout of GluonCV's int8 model zoo files.
 """
 import json
 import os
@@ -65,6 +67,32 @@ def run(sym, args, aux, data):
     return mod.get_outputs()[0].asnumpy()
 
 
+def gluon_int8():
+    """A tiny Gluon network quantized by contrib.quant.quantize_net (calib_mode='naive') and exported,
+    as GluonCV's *_int8 model files are: tiny_int8-symbol.json / tiny_int8-0000.params / tiny_int8.npz."""
+    from mxnet.gluon import nn
+    mx.random.seed(11); np.random.seed(11)
+    with mx.name.NameManager():
+        net = nn.HybridSequential(prefix='tiny_')
+        with net.name_scope():
+            net.add(nn.Conv2D(8, 3, padding=1, use_bias=False), nn.BatchNorm(), nn.Activation('relu'),
+                    nn.Conv2D(8, 3, padding=1), nn.Activation('relu'), nn.MaxPool2D(2), nn.Dense(5))
+        net.initialize(mx.init.Xavier(magnitude=2.0))
+    x = mx.nd.array(np.random.uniform(-1, 1, (2, 3, 8, 8)).astype(np.float32))
+    net(x)
+    for p in net.collect_params().values():
+        if p.name.endswith('running_var'): p.set_data(mx.nd.array(np.random.uniform(0.5, 1.5, p.shape)))
+        if p.name.endswith('running_mean'): p.set_data(mx.nd.array(np.random.uniform(-0.2, 0.2, p.shape)))
+    float_out = net(x).asnumpy()
+    calib = mx.io.NDArrayIter(x, batch_size=2)
+    q = mx.contrib.quant.quantize_net(net, quantized_dtype='auto', calib_mode='naive', calib_data=calib, num_calib_examples=2, ctx=mx.cpu(), data_shapes=[mx.io.DataDesc('data', (2, 3, 8, 8))])
+    q.hybridize(static_alloc=True, static_shape=True)
+    int8_out = q(x).asnumpy()
+    q.export(os.path.join(OUT, 'tiny_int8'))
+    np.savez(os.path.join(OUT, 'tiny_int8.npz'), data=x.asnumpy(), float_out=float_out, int8_out=int8_out)
+    print(float_out[0], int8_out[0])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, make in CASES.items():
@@ -99,6 +127,7 @@ def main():
         mx.nd.save(os.path.join(OUT, f"{name}-quantized.params"), saved)
         np.savez(os.path.join(OUT, f"{name}.npz"), data=data.asnumpy(), float_out=float_out, int8_out=int8_out)
         print(name, "float", float_out.ravel()[:4], "int8", int8_out.ravel()[:4])
+    gluon_int8()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import warnings
 
 import numpy as np
@@ -39,6 +40,7 @@ from ..gluon import SymbolBlock
 from ..ops import registry
 from ..symbol import Group
 from ..symbol import Symbol, load as sym_load, load_json  # noqa: F401
+from ..symbol.subgraph_backends import list_backends
 
 __all__ = ["quantize_graph", "calib_graph", "quantize_model", "quantize_model_mkldnn", "quantize_net",
            "quantize_net_v2", "combine_histogram", "_quantize_symbol", "_quantize_params", "_calibrate_quantized_sym",
@@ -446,9 +448,14 @@ _QUANTIZED_BINS = 255
 
 def _observed_layers(sym):
     """The float outputs MXNet 1.9.1's calibration could see: its CPU executor ran the graph
-    partitioned by the ``MKLDNN`` backend, so the outputs of the operators fused there (a
-    Convolution, a FullyConnected) were never reported."""
-    fused = sym.get_backend_symbol("MKLDNN")
+    partitioned by the backend ``MXNET_SUBGRAPH_BACKEND`` names (``MKLDNN`` when unset,
+    none for ``NONE``), so the outputs of the operators fused there (a Convolution, a
+    FullyConnected) were never reported."""
+    backend = os.environ.get("MXNET_SUBGRAPH_BACKEND", "MKLDNN")
+    if backend.strip().upper() == "NONE" or backend not in list_backends():
+        fused = sym
+    else:
+        fused = sym.get_backend_symbol(backend)
     return set(fused.get_internals().list_outputs()) | set(fused.list_inputs())
 
 
@@ -541,8 +548,12 @@ def quantize_net_v2(network, quantized_dtype="auto", quantize_mode="full", quant
                     data_shapes=None, calib_mode="none", num_calib_examples=None, ctx=cpu(),
                     LayerOutputCollector=None, logger=None):
     """A Gluon HybridBlock as an int8 ``SymbolBlock`` (MXNet's Gluon quantization): the block is
-    traced on ``data_shapes`` (a list of DataDesc or shapes), quantized as ``quantize_model``
-    does and returned with its int8 parameters."""
+    traced on ``data_shapes`` (a list of DataDesc or shapes; by default those of ``calib_data``),
+    on CPU fused by the ``MKLDNN_QUANTIZE`` backend, quantized by :func:`quantize_graph`,
+    calibrated on ``calib_data`` (a DataIter) for 'naive' / 'entropy' / 'customize' (with
+    ``LayerOutputCollector``), fused again on CPU, and returned with its int8 parameters."""
+    if not data_shapes and isinstance(calib_data, DataIter):
+        data_shapes = calib_data.provide_data
     if not data_shapes:
         raise MXNetError("quantize_net: data_shapes is required (the shapes of the network's inputs)")
     descs = [d if isinstance(d, DataDesc) else DataDesc(f"data{i}" if len(data_shapes) > 1 else "data", tuple(d))
@@ -558,12 +569,23 @@ def quantize_net_v2(network, quantized_dtype="auto", quantize_mode="full", quant
     if exclude_layers_match:
         graph = json.loads(out.tojson())
         excluded += [n["name"] for n in graph["nodes"] if any(m in n["name"] for m in exclude_layers_match)]
-    qsym, qarg, qaux = quantize_model(out, arg_params, aux_params, data_names=[d.name for d in descs],
-                                      label_names=[], ctx=ctx, excluded_sym_names=excluded,
-                                      excluded_op_names=exclude_operators, calib_mode=calib_mode,
-                                      calib_data=calib_data, num_calib_examples=num_calib_examples,
-                                      quantized_dtype=quantized_dtype, quantize_mode=quantize_mode,
-                                      quantize_granularity=quantize_granularity, logger=logger)
+    on_cpu = isinstance(ctx, Context) and ctx.device_type == "cpu"
+    if on_cpu:
+        out = out.get_backend_symbol("MKLDNN_QUANTIZE")
+    qsym, qarg, qaux, collector = quantize_graph(
+        out, arg_params, aux_params, ctx=ctx, excluded_sym_names=excluded, excluded_op_names=exclude_operators,
+        calib_mode=calib_mode, quantized_dtype=quantized_dtype, quantize_mode=quantize_mode,
+        quantize_granularity=quantize_granularity, LayerOutputCollector=LayerOutputCollector, logger=logger)
+    if calib_mode != "none":
+        if not isinstance(calib_data, DataIter):
+            raise MXNetError(f"quantize_net: calib_mode={calib_mode!r} needs calib_data, a DataIter, got "
+                             f"{type(calib_data).__name__}")
+        _collect_layer_statistics(out, arg_params, aux_params, collector, [d.name for d in descs], calib_data,
+                                  num_calib_examples, ctx, logger)
+        qsym, qarg, qaux = calib_graph(qsym, arg_params, aux_params, collector, calib_mode=calib_mode,
+                                       quantized_dtype=quantized_dtype, logger=logger)
+    if on_cpu:
+        qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
     block = SymbolBlock(qsym, [symbol.var(d.name) for d in descs])
     for name, parameter in block.collect_params().items():
         value = qarg.get(name, qaux.get(name))

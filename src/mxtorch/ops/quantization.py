@@ -43,7 +43,8 @@ class _QuantizeShapes:
         return [data] + ranges, [data, (1,), (1,)], []
 
     def outputs(self):
-        return ["output", "min_output", "max_output"]
+        # MXNet 1.9.1 registered no output names for quantize / quantize_v2: 'output0'...
+        return ["output0", "output1", "output2"]
 
 
 @register("_contrib_quantize")

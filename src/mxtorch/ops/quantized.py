@@ -102,6 +102,10 @@ class Requantize(_Calibrated, _QuantizedOutputs, Operator):
     def arguments(self):
         return ["data", "min_range", "max_range"]
 
+    def outputs(self):
+        # MXNet 1.9.1 registered no output names for requantize: 'output0'...
+        return ["output0", "output1", "output2"]
+
     def infer_shape(self, in_shapes, out_shapes):
         data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name}")
         return [data, (1,), (1,)], [data, (1,), (1,)], []
@@ -223,9 +227,10 @@ class QuantizedEmbedding(_QuantizedOutputs, Operator):
 @register("_contrib_quantized_concat")
 class QuantizedConcat(_QuantizedOutputs, Operator):
     """``Concat`` of ``num_args`` int8 / uint8 arrays along ``dim``; inputs are the arrays then
-    ``min_i``, ``max_i`` of each.  The output range is the union of the input ranges; each input
-    is rescaled to it (``round_half_even(q * real_i / real_out)``) as MXNet's CPU kernel does
-    (MXNet's ``contrib.quantized_concat``)."""
+    ``min_i``, ``max_i`` of each.  The output is uint8 when every input is, else int8; its range
+    is the union of the input ranges; each input is rescaled to it
+    (``round_half_even(q * (real_i / L_i) / (real_out / L_out))``, ``L`` 255 for uint8, 127 for
+    int8) as MXNet's CPU kernel does (MXNet's ``contrib.quantized_concat``)."""
 
     variadic = True
     num_args = Attr(Int, required=True)
@@ -243,8 +248,15 @@ class QuantizedConcat(_QuantizedOutputs, Operator):
         return list(data) + _range_shapes(2 * self.num_args), [out[0], (1,), (1,)], []
 
     def infer_type(self, in_types):
-        dtype = in_types[0]
-        return [dtype] * self.num_args + [_F32] * (2 * self.num_args), [dtype, _F32, _F32], []
+        known = [t for t in in_types[:self.num_args] if t is not None]
+        first = known[0] if known else None
+        data = [t if t is not None else first for t in in_types[:self.num_args]]
+        if not known:
+            out = None
+        else:
+            # int8 as soon as one input is int8 (a uint8 input is rescaled into it)
+            out = np.dtype(np.uint8) if all(np.dtype(t) == np.uint8 for t in known) else np.dtype(np.int8)
+        return data + [_F32] * (2 * self.num_args), [out, _F32, _F32], []
 
     def forward(self, is_train, inputs, aux):
         arrays, ranges = inputs[:self.num_args], inputs[self.num_args:]
@@ -252,13 +264,16 @@ class QuantizedConcat(_QuantizedOutputs, Operator):
         highs = [float(r.reshape(-1)[0]) for r in ranges[1::2]]
         low, high = min(lows), max(highs)
         out_real = max(abs(low), abs(high))
+        out_dtype = torch.uint8 if all(a.dtype == torch.uint8 for a in arrays) else torch.int8
+        levels = lambda dtype: 255.0 if dtype == torch.uint8 else 127.0
         parts = []
         for array, a, b in zip(arrays, lows, highs):
             real = max(abs(a), abs(b))
-            if real == out_real:
-                parts.append(array)
+            factor = (real / levels(array.dtype)) / (out_real / levels(out_dtype)) if out_real else 1.0
+            if factor == 1.0:
+                parts.append(array.to(out_dtype))
             else:
-                parts.append(torch.round(array.to(torch.float64) * (real / out_real)).to(array.dtype))
+                parts.append(torch.round(array.to(torch.float64) * factor).to(out_dtype))
         device = arrays[0].device
         return [torch.cat(parts, dim=self.dim), torch.tensor([low], device=device),
                 torch.tensor([high], device=device)]

@@ -22,7 +22,9 @@ A backend runs its properties one after the other, each one a full partitioning
     ``_contrib_quantized_elemwise_add`` followed by a calibrated ``_contrib_requantize`` takes
     the requantize's ``min_calib_range`` / ``max_calib_range``; a quantized
     ``_sg_mkldnn_fully_connected`` followed by a calibrated requantize takes its range, or, with
-    a ``_contrib_dequantize`` after that, ``enable_float_output``.
+    a ``_contrib_dequantize`` after that, ``enable_float_output``; last, the calibrated nodes
+    feeding one quantized concat (through quantized concats / poolings) get one common range
+    (:class:`AlignScaleProperty`).
 
 MXNet's environment switches are read at each partitioning: ``MXNET_DISABLE_MKLDNN_CONV_OPT``,
 ``MXNET_DISABLE_MKLDNN_FUSE_CONV_BN``, ``..._FUSE_CONV_RELU``, ``..._FUSE_CONV_SUM``,
@@ -488,6 +490,69 @@ class FullyConnectedPostQuantizeProperty(SubgraphProperty):
         return entry[1]
 
 
+class AlignScaleProperty:
+    """MXNet's ``SgMKLDNNPostQuantizeAlignScaleProperty`` (an adjusting pass: no node is
+    replaced).  From each ``_contrib_quantized_concat``, the search walks through the quantized
+    concats and poolings feeding it (and reading it, when it has one reader) and collects the
+    calibrated nodes feeding them, each read only by the nodes walked; when two or more are
+    found, all of them get the widest range (``min(0, mins)``, ``max(0, maxes)``), so that the
+    concat needs no rescaling."""
+
+    WALKED = ("_contrib_quantized_concat", "_contrib_quantized_pooling")
+
+    def adjust(self, symbol):
+        from ..symbol.graph import topological_order
+        from .partition import _copy_graph
+        heads = _copy_graph(symbol._outputs)
+        nodes = topological_order(heads)
+        readers = {id(n): [] for n in nodes}
+        for node in nodes:
+            for child, _ in node.inputs:
+                if all(r is not node for r in readers[id(child)]):
+                    readers[id(child)].append(node)
+        done = set()
+        for seed in nodes:
+            if _op_name(seed) != "_contrib_quantized_concat" or id(seed) in done:
+                continue
+            matched = self._search(seed, readers)
+            done.add(id(seed))
+            if len(matched) < 2:
+                continue
+            low = min([0.0] + [float(n.attrs["min_calib_range"]) for n in matched])
+            high = max([0.0] + [float(n.attrs["max_calib_range"]) for n in matched])
+            for node in matched:
+                updated = _copy_with(node, {"min_calib_range": _float_attr(low), "max_calib_range": _float_attr(high)})
+                node.op, node.attrs = updated.op, updated.attrs
+                done.add(id(node))
+        return Symbol(heads)
+
+    def _search(self, seed, readers):
+        visited = {id(seed)}
+        select_output = len(readers[id(seed)]) <= 1
+        matched, queue, seen = [], [seed], {id(seed)}
+        while queue:
+            node = queue.pop(0)
+            for child, _ in node.inputs:
+                if child.op is None or id(child) in seen or id(node) not in visited:
+                    continue
+                if any(id(r) not in visited for r in readers[id(child)]):
+                    continue
+                if "min_calib_range" in child.attrs and "max_calib_range" in child.attrs:
+                    matched.append(child)
+                    seen.add(id(child))
+                elif child.op.name in self.WALKED:
+                    visited.add(id(child))
+                    seen.add(id(child))
+                    queue.append(child)
+            if select_output and id(node) in visited:
+                for reader in readers[id(node)]:
+                    if reader.op is not None and id(reader) not in seen and reader.op.name in self.WALKED:
+                        visited.add(id(reader))
+                        seen.add(id(reader))
+                        queue.append(reader)
+        return matched
+
+
 class MKLDNNBackend:
     """The backend ``optimize_for`` / ``get_backend_symbol`` reach as ``MKLDNN`` or
     ``MKLDNN_QUANTIZE`` (``quantize``): the properties of the module docstring, in MXNet's order."""
@@ -506,6 +571,8 @@ class MKLDNNBackend:
         (the fused nodes read the same parameters)."""
         for prop in self.properties():
             symbol = build_subgraph(symbol, prop)
+        if self.quantize:
+            symbol = AlignScaleProperty().adjust(symbol)
         return symbol
 
 
