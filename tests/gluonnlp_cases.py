@@ -42,11 +42,10 @@ def _inputs(name):
 
 
 def _flatten(outputs):
-    outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-    flat = []
-    for value in outputs:
-        flat.extend(value if isinstance(value, (list, tuple)) else [value])
-    return flat
+    """The arrays of ``outputs`` in order (LM outputs nest: (output, [[h, c], ...]))."""
+    if not isinstance(outputs, (list, tuple)):
+        return [outputs]
+    return [array for value in outputs for array in _flatten(value)]
 
 
 def _compare(name, kind, outputs):
@@ -286,3 +285,41 @@ def test_hybridized_model_exports_to_onnx_with_mxnet_outputs(name, tmp_path, cap
     for key, value in zip(keys, got):
         np.testing.assert_allclose(value, REF[key], rtol=RTOL, atol=ATOL, err_msg=key)
     assert "def forward(" not in capfd.readouterr().err
+
+
+def _gradients(name, block, inputs):
+    """As the generator's ``gradients``: each parameter's gradient of ``sum(output_k * weight_k)``
+    (weights from ``RandomState(3)``), recorded with ``train_mode=False``."""
+    with mx.autograd.record(train_mode=False):
+        outputs = _flatten(block(*inputs))
+        draw = np.random.RandomState(3)
+        total = None
+        for output in outputs:
+            term = (output * mx.nd.array(draw.uniform(-1, 1, output.shape).astype(np.float32))).sum()
+            total = term if total is None else total + term
+    total.backward()
+    want = {k[len(name) + len(":grad:"):]: REF[k] for k in REF.files if k.startswith(name + ":grad:")}
+    got = {pname: param.grad().asnumpy() for pname, param in block._collect_params_with_prefix().items()
+           if param.grad_req != "null"}
+    assert sorted(got) == sorted(want)
+    for pname, value in got.items():
+        np.testing.assert_allclose(value, want[pname], rtol=RTOL, atol=1e-4, err_msg=pname)
+
+
+def test_bert_parameter_gradients():
+    """Backward through the hybridized BERT (all four heads, the decoder tied to the word
+    embedding): MXNet's gradient for every parameter."""
+    model = _bert()
+    model.load_parameters(os.path.join(DATA, "bert.params"))
+    model.hybridize()
+    _gradients("bert", model, _inputs("bert"))
+
+
+def test_awd_lstm_parameter_gradients():
+    """Backward through the AWD LSTM LM (3 layers, tied embedding and decoder) from zero states."""
+    model = language_model.AWDRNN("lstm", vocab_size=30, embed_size=8, hidden_size=12, num_layers=3,
+                                  tie_weights=True, dropout=0.4, weight_drop=0.5, drop_h=0.2, drop_i=0.65,
+                                  drop_e=0.1, prefix="awd_")
+    model.load_parameters(os.path.join(DATA, "awd_lstm.params"))
+    state = model.begin_state(batch_size=REF["awd_lstm:in:0"].shape[1], func=mx.nd.zeros)
+    _gradients("awd_lstm", model, [_inputs("awd_lstm")[0], state])
