@@ -6,7 +6,9 @@ MXNet 1.9.1 + GluonNLP 0.10.0 (its docstring lists the models and the pipeline c
 models are built here with the same GluonNLP classes and hyper-parameters, load the
 ``.params`` files MXNet saved (``standard_lstm_lm_200`` gets the parameters the generator drew
 from ``RandomState(seed)``), and must reproduce MXNet's outputs imperatively and hybridized
-(rel 1e-3).  GluonNLP imports ``mxnet``, so the module installs mxtorch under that name first.
+(rel 1e-3), and for BERT and the AWD LM MXNet's parameter gradients; beam search over the
+Transformer, and the ONNX export of the hybridized BERT and Transformer encoder, give MXNet's
+results too.  GluonNLP imports ``mxnet``, so the module installs mxtorch under that name first.
 
 Run by tests/test_gluonnlp_models.py in a fresh interpreter (not collected on its own: its
 ``install_as_mxnet()`` and the NumPy 1 behaviours GluonNLP's package compat enables would

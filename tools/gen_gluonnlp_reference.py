@@ -15,8 +15,9 @@ MXNet and saved with ``save_parameters`` as ``<name>.params``):
 - ``awd_lstm``: ``AWDRNN('lstm', vocab 30, embed 8, hidden 12, 3 layers, tied weights)``;
 - ``standard_gru``: ``StandardRNN('gru', vocab 30, embed 8, hidden 8, 2 layers, tied)``;
 - ``standard_lstm_lm_200``: ``gluonnlp.model.get_model('standard_lstm_lm_200',
-  vocab=Vocab(36 words + 4 special tokens), pretrained=False)`` with parameters drawn from ``RandomState(SEED)`` (too
-  large to store: the test draws them again, in ``collect_params()`` order).
+  vocab=Vocab(36 words + 4 special tokens), pretrained=False)`` with parameters drawn from
+  ``RandomState(SEED)`` (too large to store: the test draws them again, in ``collect_params()``
+  order).
 
 For BERT (hybridized) and the AWD LM, ``:grad:<structural parameter name>`` holds the
 parameter gradients of a weighted sum of the outputs (``gradients``).
@@ -28,8 +29,7 @@ MXNet cannot hybridize it either), hybridized (``:hybrid:<k>``, the AWD LM's ``:
 
 Data pipeline (``pipeline.json``): ``Vocab`` built from a ``Counter`` (indices, unknown /
 reserved tokens, ``to_tokens``), ``BERTBasicTokenizer``, ``BERTTokenizer`` (word pieces),
-``nlp.data.count_tokens``, batchify
-``Pad`` / ``Stack`` / ``Tuple``, ``FixedBucketSampler`` and ``SortedBucketSampler`` batches,
+``nlp.data.count_tokens``, batchify ``Pad`` / ``Stack`` / ``Tuple`` / ``Dict``, ``FixedBucketSampler`` and ``SortedBucketSampler`` batches,
 ``ClipSequence`` / ``PadSequence`` transforms, ``BERTSentenceTransform``, fastText ``NGramHashes``
 of ASCII and non-ASCII words.
 
