@@ -15,8 +15,12 @@ MXNet and saved with ``save_parameters`` as ``<name>.params``):
 - ``awd_lstm``: ``AWDRNN('lstm', vocab 30, embed 8, hidden 12, 3 layers, tied weights)``;
 - ``standard_gru``: ``StandardRNN('gru', vocab 30, embed 8, hidden 8, 2 layers, tied)``;
 - ``standard_lstm_lm_200``: ``gluonnlp.model.get_model('standard_lstm_lm_200',
-  vocab=Vocab(36 words + 4 special tokens), pretrained=False)`` with parameters drawn from ``RandomState(SEED)`` (too
-  large to store: the test draws them again, in ``collect_params()`` order).
+  vocab=Vocab(36 words + 4 special tokens), pretrained=False)`` with parameters drawn from
+  ``RandomState(SEED)`` (too large to store: the test draws them again, in ``collect_params()``
+  order).
+
+For BERT (hybridized) and the AWD LM, ``:grad:<structural parameter name>`` holds the
+parameter gradients of a weighted sum of the outputs (``gradients``).
 
 Each model runs imperatively and, except StandardRNN (whose hybrid_forward calls ``nd.Dropout``:
 MXNet cannot hybridize it either), hybridized (``:hybrid:<k>``, the AWD LM's ``:hybrid_state:<k>``).
@@ -25,8 +29,7 @@ MXNet cannot hybridize it either), hybridized (``:hybrid:<k>``, the AWD LM's ``:
 
 Data pipeline (``pipeline.json``): ``Vocab`` built from a ``Counter`` (indices, unknown /
 reserved tokens, ``to_tokens``), ``BERTBasicTokenizer``, ``BERTTokenizer`` (word pieces),
-``nlp.data.count_tokens``, batchify
-``Pad`` / ``Stack`` / ``Tuple``, ``FixedBucketSampler`` and ``SortedBucketSampler`` batches,
+``nlp.data.count_tokens``, batchify ``Pad`` / ``Stack`` / ``Tuple`` / ``Dict``, ``FixedBucketSampler`` and ``SortedBucketSampler`` batches,
 ``ClipSequence`` / ``PadSequence`` transforms, ``BERTSentenceTransform``, fastText ``NGramHashes``
 of ASCII and non-ASCII words.
 
@@ -48,15 +51,15 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "d
 SEED = 7
 
 
+def _flatten(values):
+    """The arrays of ``values`` in order (LM outputs nest: (output, [[h, c], ...]))."""
+    if not isinstance(values, (list, tuple)):
+        return [values]
+    return [array for value in values for array in _flatten(value)]
+
+
 def _arrays(prefix, values):
-    values = values if isinstance(values, (list, tuple)) else [values]
-    flat = []
-    for value in values:   # LM outputs are (output, [state, ...])
-        if isinstance(value, (list, tuple)):
-            flat.extend(value)
-        else:
-            flat.append(value)
-    return {"%s:%d" % (prefix, i): v.asnumpy() for i, v in enumerate(flat)}
+    return {"%s:%d" % (prefix, i): v.asnumpy() for i, v in enumerate(_flatten(values))}
 
 
 def _run(name, block, inputs, store, save=True):
@@ -92,6 +95,24 @@ def beam_search(nlp, mx, nmt, tgt_vocab, src, src_valid, beam_size=3, max_length
     return sampler(start, states)
 
 
+def gradients(mx, name, block, inputs, store):
+    """Gradients of ``sum(output_k * weight_k)`` over every output (weights from ``RandomState(3)``)
+    for each parameter, recorded with ``train_mode=False`` (dropout off, so deterministic), under
+    ``<name>:grad:<structural parameter name>``."""
+    with mx.autograd.record(train_mode=False):
+        outputs = block(*inputs)
+        outputs = _flatten(outputs)
+        draw = np.random.RandomState(3)
+        total = None
+        for output in outputs:
+            term = (output * mx.nd.array(draw.uniform(-1, 1, output.shape).astype(np.float32))).sum()
+            total = term if total is None else total + term
+    total.backward()
+    for pname, param in block._collect_params_with_prefix().items():
+        if param.grad_req != "null":
+            store["%s:grad:%s" % (name, pname)] = param.grad().asnumpy()
+
+
 def models(store):
     rng = np.random.RandomState(0)
     mx.random.seed(0)
@@ -106,6 +127,7 @@ def models(store):
                            use_pooler=True, use_decoder=True, use_classifier=True, prefix="bert_")
     model.initialize(mx.init.Normal(0.2))
     _run("bert", model, [tokens, types, valid, masked], store)
+    gradients(mx, "bert", model, [mx.nd.array(x) for x in (tokens, types, valid, masked)], store)
 
     encoder = bert.BERTEncoder(num_layers=2, units=16, hidden_size=32, max_length=16, num_heads=2)
     inner = bert.BERTModel(encoder, vocab_size=30, token_type_vocab_size=2, units=16, embed_size=16,
@@ -158,6 +180,7 @@ def models(store):
     store.update(_arrays("awd_lstm:hybrid", out))
     store.update(_arrays("awd_lstm:hybrid_state", new_state))
     awd.save_parameters(os.path.join(OUT, "awd_lstm.params"))
+    gradients(mx, "awd_lstm", awd, [mx.nd.array(seq), awd.begin_state(batch_size=batch, func=mx.nd.zeros)], store)
     store["awd_lstm:in:0"] = seq
 
     gru = language_model.StandardRNN("gru", vocab_size=30, embed_size=8, hidden_size=8, num_layers=2, dropout=0.2,

@@ -77,8 +77,11 @@ def _onnx_export(module, inputs, path, input_names, output_names, opset_version)
     import warnings
     import logging
     quiet = io.StringIO()
+    # torch.fx's symbolic shapes logger prints the whole traced graph when the torch.export route
+    # meets a data-dependent check (an index bounds check), before the fallback exporter succeeds
     loggers = [logging.getLogger(name) for name in ("onnxscript", "onnx_ir", "torch.onnx", "torch.export",
-                                                    "torch.onnx._internal.exporter._registration")]
+                                                    "torch.onnx._internal.exporter._registration",
+                                                    "torch.fx.experimental.symbolic_shapes")]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.ERROR)
@@ -95,9 +98,12 @@ def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_
     with warnings.catch_warnings(), contextlib.redirect_stdout(quiet):
         warnings.simplefilter("ignore")
         try:
-            program = torch.onnx.export(module, inputs, input_names=input_names, output_names=output_names,
-                                        opset_version=opset_version, dynamo=True, verbose=False,
-                                        external_data=False)
+            # stderr too: torch.export prints the partial graph of a failed trace there (a
+            # data-dependent check such as an index bounds check), although the fallback succeeds
+            with contextlib.redirect_stderr(quiet):
+                program = torch.onnx.export(module, inputs, input_names=input_names, output_names=output_names,
+                                            opset_version=opset_version, dynamo=True, verbose=False,
+                                            external_data=False)
             program.save(path)
             return
         except Exception:       # noqa: BLE001 - the older exporter gets a try before giving up
