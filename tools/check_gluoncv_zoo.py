@@ -1,0 +1,270 @@
+"""Build every GluonCV 0.10.5 model-zoo network under MXNet 1.9.1 and under mxtorch and compare.
+
+For each name of ``gluoncv.model_zoo.get_model_list()`` (or the names / families given):
+
+1. MXNet side (``--mxnet-python``, a Python with mxnet 1.9.1 and gluoncv 0.10.5): build
+   the network with ``pretrained=False`` (``pretrained_base=False`` where accepted),
+   initialise it (MSRA-style Xavier, ``mx.random.seed(0)``), run one inference forward on
+   a fixed input (``numpy.random.RandomState(0)``, shape per family below), write
+   ``save_parameters`` and the outputs.
+2. mxtorch side (``--mxtorch-python``, a Python with mxtorch and gluoncv;
+   ``mxtorch.install_as_mxnet()`` then ``import gluoncv``): build the same network,
+   ``load_parameters`` the file MXNet wrote, run the same forward.
+3. Compare every output: shape equal and ``|ours - mxnet| <= 1e-3 * (|mxnet| + max|mxnet|)``
+   (relative 1e-3, scaled by the output's magnitude for values near zero).
+
+Each side runs in its own process with a timeout.  The summary (one row per name:
+status, reason, seconds) is written as JSON (``--summary``, default
+``tools/data/gluoncv_zoo_summary.json``) and merged with an existing one, so families
+can be run one at a time::
+
+    python tools/check_gluoncv_zoo.py --family classification --mxtorch-python /work/venv-eco/bin/python
+    python tools/check_gluoncv_zoo.py resnet18_v1b ssd_300_vgg16_atrous_voc
+
+Run as a worker (``--worker mxnet|mxtorch NAME WORKDIR``) it does one side for one name.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_SUMMARY = os.path.join(HERE, "data", "gluoncv_zoo_summary.json")
+
+
+def family_of(name):
+    """The family of a zoo name, which decides its input and how it is built."""
+    if name.endswith("_int8"):
+        return "int8"
+    if name.startswith(("ssd_", "yolo3_", "faster_rcnn", "mask_rcnn", "custom_", "doublehead_rcnn", "center_net")):
+        return "detection"
+    if name.startswith(("fcn_", "psp_", "deeplab", "icnet", "fastscnn", "danet")):
+        return "segmentation"
+    if name.startswith(("simple_pose", "mobile_pose", "alpha_pose")):
+        return "pose"
+    if name.startswith("monodepth2"):
+        return "depth"
+    if name.startswith("siamrpn"):
+        return "tracking"
+    if any(tag in name for tag in ("kinetics", "ucf101", "hmdb51", "sthsthv2")) or name.startswith(
+            ("i3d_", "slowfast", "c3d", "p3d", "r2plus1d")) or name in ("resnet50_v1b_custom", "resnet18_v1b_custom"):
+        return "action"
+    return "classification"
+
+
+def input_shapes(name):
+    """The inputs (list of shapes) of the forward run for ``name``: small but valid."""
+    family = family_of(name)
+    if family == "classification":
+        if name.startswith("cifar_"):
+            return [(1, 3, 32, 32)]
+        if name.startswith(("inceptionv3", "xception")):
+            return [(1, 3, 299, 299)]
+        if name.startswith("nasnet"):
+            return [(1, 3, 224, 224)]
+        if name.startswith(("residualattentionnet", "hrnet", "alexnet", "googlenet", "squeezenet", "vgg",
+                            "densenet", "senet", "se_resnext", "resnext", "resnest", "dla34", "darknet53",
+                            "shufflenet")):
+            return [(1, 3, 224, 224)]
+        return [(1, 3, 64, 64)]
+    if family == "detection":
+        if name.startswith("ssd_300"):
+            return [(1, 3, 300, 300)]
+        if name.startswith("ssd_512"):
+            return [(1, 3, 512, 512)]
+        if name.startswith("center_net"):
+            return [(1, 3, 128, 128)]
+        return [(1, 3, 128, 128)]
+    if family == "segmentation":
+        return [(1, 3, 96, 96)]
+    if family == "pose":
+        return [(1, 3, 128, 96)]
+    if family == "depth":
+        if "posenet" in name:
+            return [(1, 6, 64, 64)]
+        return [(1, 3, 64, 64)]
+    if family == "action":
+        if name.startswith(("i3d", "slowfast", "c3d", "p3d", "r2plus1d")):
+            frames = 32 if name.startswith("slowfast") else 8
+            if name.startswith("slowfast_16x8"):
+                frames = 64
+            if name.startswith("c3d"):
+                return [(1, 3, 16, 112, 112)]
+            return [(1, 3, frames, 64, 64)]
+        if name.startswith(("inceptionv3", )):
+            return [(1, 3, 299, 299)]
+        return [(1, 3, 224, 224)]
+    if family == "tracking":
+        return [(1, 3, 127, 127), (1, 3, 255, 255)]
+    return [(1, 3, 64, 64)]
+
+
+def build_kwargs(name):
+    family = family_of(name)
+    kwargs = {"pretrained": False}
+    if family in ("detection", "segmentation", "pose", "depth", "action"):
+        kwargs["pretrained_base"] = False
+    if name.startswith(("ssd_", "yolo3_", "faster_rcnn", "mask_rcnn", "center_net", "custom_",
+                        "doublehead_rcnn")) and name.endswith("_custom"):
+        kwargs["classes"] = ["a", "b"]
+        kwargs["transfer"] = None
+    if name.startswith("i3d") and name.endswith("_custom") or name.endswith("v1b_custom") or name.startswith(
+            "slowfast_4x16_resnet50_custom"):
+        kwargs.pop("transfer", None)
+        kwargs.pop("classes", None)
+        kwargs["num_classes"] = 5
+    if name.startswith("monodepth2") and "posenet" not in name:
+        pass
+    return kwargs
+
+
+def _flatten(outputs):
+    if isinstance(outputs, (list, tuple)):
+        flat = []
+        for item in outputs:
+            flat.extend(_flatten(item))
+        return flat
+    return [outputs]
+
+
+def _build(name, mx, model_zoo):
+    import inspect
+    kwargs = build_kwargs(name)
+    try:
+        return model_zoo.get_model(name, **kwargs)
+    except TypeError as error:
+        if "pretrained_base" in str(error) and "pretrained_base" in kwargs:
+            kwargs.pop("pretrained_base")
+            return model_zoo.get_model(name, **kwargs)
+        raise
+
+
+def worker(side, name, workdir):
+    import numpy as np
+    if side == "mxtorch":
+        import mxtorch
+        mxtorch.install_as_mxnet()
+    import warnings
+    warnings.simplefilter("ignore")
+    import mxnet as mx
+    from gluoncv import model_zoo
+    shapes = input_shapes(name)
+    rng = np.random.RandomState(0)
+    inputs = [rng.uniform(0, 1, shape).astype("float32") for shape in shapes]
+    params_path = os.path.join(workdir, "net.params")
+    mx.random.seed(0)
+    start = time.time()
+    net = _build(name, mx, model_zoo)
+    if side == "mxnet":
+        try:
+            net.initialize(mx.init.Xavier(rnd_type="gaussian", factor_type="in", magnitude=2))
+        except ValueError:      # a vector parameter without its own initializer (SSD's expand layers)
+            net.initialize(mx.init.Normal(0.05), force_reinit=True)
+        net(*[mx.nd.array(x) for x in inputs])      # deferred shapes
+        net.save_parameters(params_path)
+    else:
+        net.load_parameters(params_path)
+    outputs = _flatten(net(*[mx.nd.array(x) for x in inputs]))
+    arrays = {f"out{index}": out.asnumpy() for index, out in enumerate(outputs)}
+    np.savez(os.path.join(workdir, f"{side}.npz"), **arrays)
+    print(json.dumps({"seconds": time.time() - start}))
+
+
+def compare(workdir):
+    import numpy as np
+    want = np.load(os.path.join(workdir, "mxnet.npz"))
+    have = np.load(os.path.join(workdir, "mxtorch.npz"))
+    if sorted(want.files) != sorted(have.files):
+        return f"{len(have.files)} outputs, MXNet {len(want.files)}"
+    for key in sorted(want.files, key=lambda k: int(k[3:])):
+        a, b = have[key], want[key]
+        if a.shape != b.shape:
+            return f"{key}: shape {a.shape}, MXNet {b.shape}"
+        a64, b64 = a.astype("float64"), b.astype("float64")
+        scale = np.abs(b64).max() if b64.size else 0.0
+        if not np.all(np.isfinite(b64)):
+            if not np.array_equal(np.isfinite(a64), np.isfinite(b64)):
+                return f"{key}: non-finite values differ"
+            mask = np.isfinite(b64)
+            a64, b64 = a64[mask], b64[mask]
+        bad = np.abs(a64 - b64) > 1e-3 * (np.abs(b64) + scale)
+        if bad.any():
+            return (f"{key}: {int(bad.sum())}/{bad.size} values differ, max abs diff "
+                    f"{float(np.abs(a64 - b64).max()):.3g} (max |MXNet| {scale:.3g})")
+    return None
+
+
+def _last_line(text):
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+def check(name, mxnet_python, mxtorch_python, timeout, env):
+    with tempfile.TemporaryDirectory(prefix="zoo_") as workdir:
+        row = {"family": family_of(name)}
+        start = time.time()
+        for side, python in (("mxnet", mxnet_python), ("mxtorch", mxtorch_python)):
+            try:
+                done = subprocess.run([python, __file__, "--worker", side, name, workdir], capture_output=True,
+                                      text=True, timeout=timeout, env=env)
+            except subprocess.TimeoutExpired:
+                row.update(status=f"{side}-timeout", reason=f"over {timeout} s")
+                break
+            if done.returncode != 0:
+                row.update(status="mxnet-fails" if side == "mxnet" else "mxtorch-fails",
+                           reason=_last_line(done.stderr or done.stdout))
+                break
+        else:
+            difference = compare(workdir)
+            row.update(status="match" if difference is None else "mismatch", reason=difference or "")
+        row["seconds"] = round(time.time() - start, 1)
+        return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*")
+    parser.add_argument("--family", action="append", default=[])
+    parser.add_argument("--mxnet-python", default=os.path.expanduser("~/mxref/bin/python"))
+    parser.add_argument("--mxtorch-python", default=sys.executable)
+    parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--summary", default=DEFAULT_SUMMARY)
+    parser.add_argument("--skip-done", action="store_true", help="skip names already in the summary")
+    parser.add_argument("--worker", nargs=3, metavar=("SIDE", "NAME", "WORKDIR"))
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(*args.worker)
+        return 0
+    names = args.names
+    if not names:
+        listing = subprocess.run([args.mxnet_python, "-W", "ignore", "-c",
+                                  "import json, gluoncv; print(json.dumps(list(gluoncv.model_zoo.get_model_list())))"],
+                                 capture_output=True, text=True, check=True)
+        names = json.loads(listing.stdout.strip().splitlines()[-1])
+    if args.family:
+        names = [name for name in names if family_of(name) in args.family]
+    summary = {}
+    if os.path.exists(args.summary):
+        with open(args.summary) as handle:
+            summary = json.load(handle)
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    for name in names:
+        if args.skip_done and name in summary:
+            continue
+        row = check(name, args.mxnet_python, args.mxtorch_python, args.timeout, env)
+        summary[name] = row
+        print(f"{name:55s} {row['status']:15s} {row['seconds']:7.1f}s {row.get('reason', '')}", flush=True)
+        os.makedirs(os.path.dirname(args.summary), exist_ok=True)
+        with open(args.summary + ".tmp", "w") as handle:
+            json.dump(dict(sorted(summary.items())), handle, indent=1)
+        os.replace(args.summary + ".tmp", args.summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
