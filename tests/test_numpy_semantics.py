@@ -257,3 +257,39 @@ def test_symbol_hsplit_decides_the_axis_from_the_rank():
         for part, expected in zip(parts, onp.hsplit(data, 2)):
             executor = part.as_nd_ndarray().bind(mx.cpu(), {"x": mx.nd.array(data)})
             onp.testing.assert_array_equal(executor.forward()[0].asnumpy(), expected)
+
+
+# -- functions NumPy dispatches to mx.np -----------------------------------------------------------
+@pytest.mark.parametrize("indices", [[0, 1, 2], [3, 7], [5, 2], [-3], [0], [12]])
+def test_split_at_indices_matches_numpy(numpy_semantics, indices):
+    data = onp.arange(20.0, dtype=onp.float32).reshape(2, 10)
+    got = np.array_split(np.array(data), indices, axis=1)
+    expected = onp.array_split(data, indices, axis=1)
+    assert len(got) == len(expected)
+    for ours, theirs in zip(got, expected):
+        onp.testing.assert_array_equal(ours.asnumpy(), theirs)
+
+
+def test_matrix_norm_with_an_order_is_numpys(numpy_semantics):
+    matrix = onp.array([[1.0, 2.0], [3.0, 8.0]])
+    for order in (2, -2, 1, onp.inf, "fro", "nuc"):
+        got = float(np.linalg.norm(np.array(matrix), order))
+        assert abs(got - onp.linalg.norm(matrix, order)) < 1e-5, order
+    vector = onp.array([3.0, -4.0])
+    assert abs(float(np.linalg.norm(np.array(vector), 1)) - 7.0) < 1e-6
+
+
+def test_pinv_with_an_array_rcond(numpy_semantics):
+    rng = onp.random.RandomState(0)
+    data = rng.normal(size=(4, 6, 5)).astype(onp.float32)
+    rcond = onp.array([0.0, 0.1, 0.5, 0.9], dtype=onp.float32)
+    got = onp.linalg.pinv(np.array(data), np.array(rcond))
+    assert type(got) is np.ndarray and got.shape == (4, 5, 6)
+    onp.testing.assert_allclose(got.asnumpy(), onp.linalg.pinv(data, rcond), rtol=1e-3, atol=1e-4)
+
+
+def test_nonzero_of_a_zero_dim_array_reads_it_as_one_dim(numpy_semantics):
+    # MXNet 1.9.1 printed (array([0], dtype=int64),), (array([], dtype=int64),) and (1, 1)
+    assert [x.asnumpy().tolist() for x in np.nonzero(np.array(3))] == [[0]]
+    assert [x.asnumpy().tolist() for x in np.nonzero(np.array(0))] == [[]]
+    assert npx.nonzero(np.array(3)).shape == (1, 1)
