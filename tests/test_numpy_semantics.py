@@ -293,3 +293,15 @@ def test_nonzero_of_a_zero_dim_array_reads_it_as_one_dim(numpy_semantics):
     assert [x.asnumpy().tolist() for x in np.nonzero(np.array(3))] == [[0]]
     assert [x.asnumpy().tolist() for x in np.nonzero(np.array(0))] == [[]]
     assert npx.nonzero(np.array(3)).shape == (1, 1)
+
+
+def test_basic_indexing_views_only_contiguous_blocks(numpy_semantics):
+    # MXNet 1.9.1: a view for one contiguous block of memory, a copy otherwise
+    x = np.zeros((4, 3, 2))
+    assert np.shares_memory(x[1], x) and np.shares_memory(x[0, 1, :], x) and np.shares_memory(x[1:3], x)
+    assert not np.shares_memory(x[1:3, 0, 0], x) and not np.shares_memory(x[:, 1], x)
+    assert not np.may_share_memory(x[2:5, 0, 0], x[3:4, 0, 0])
+    view, copy = x[1], x[:, 1]
+    view[...] = 1.0
+    copy[...] = 2.0
+    assert x.asnumpy().sum() == 6.0                              # only the view wrote into x
