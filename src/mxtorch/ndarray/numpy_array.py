@@ -346,15 +346,21 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
         return (ndarray, (None,), self.__getstate__())
 
     def __getitem__(self, key):
-        """NumPy indexing: basic keys give views, integer / boolean arrays select.  A result of
-        no axes has shape ``()`` under NumPy shape semantics (``npx.set_np()``), ``(1,)``
-        otherwise, as in MXNet 1.9.1."""
+        """NumPy indexing, as MXNet 1.9.1: a basic key selecting one contiguous block of memory
+        (``x[0]``, ``x[1:3]``, ``x[0, 0, 2:5]``) gives a view, other basic keys a copy; integer
+        and boolean index arrays select (a copy); ``x[()]`` is ``x`` itself.  A result of no
+        axes has shape ``()`` under NumPy shape semantics (``npx.set_np()``), ``(1,)``
+        otherwise."""
         if isinstance(key, tuple) and not key:
             return self         # MXNet 1.9.1: x[()] is x itself, of any rank
         numpy_shapes = is_np_shape()
 
         def read(tensor):
             result = _indexing.getitem(tensor, key, _unwrap_index)
+            if result._base is not None and not result.is_contiguous():
+                # MXNet 1.9.1 gave a view only for a contiguous block (x[0], x[0, 2:5]); other
+                # basic keys (x[2:5, 0]) gave a copy, which shares no memory with x
+                result = result.clone()
             return result.reshape(1) if result.dim() == 0 and not numpy_shapes else result
         return ndarray(_recorded(read, self._tensor), self._ctx)
 

@@ -213,13 +213,19 @@ class NumpySplit(_NumpyOperator):
                 raise MXNetValueError("split: array split does not result in an equal division")
             step = length // self.sections
             return [(i * step, (i + 1) * step) for i in range(self.sections)]
-        # MXNet's indices start with the 0 the front end puts first; each index opens a part
-        # (NumPy: a repeated or zero index gives an empty part)
-        points = [min(max(int(i), 0), length) for i in self.indices] + [length]
-        return [(points[i], max(points[i], points[i + 1])) for i in range(len(points) - 1)]
+        # ``indices``: the start of each part (the front end puts the leading 0 first, as
+        # MXNet's did); part i is ``data[indices[i]:indices[i + 1]]`` with Python's slice rules,
+        # so a repeated or decreasing index gives an empty part, as NumPy's split
+        starts = [int(i) for i in self.indices] or [0]
+        bounds = []
+        for position, start in enumerate(starts):
+            stop = starts[position + 1] if position + 1 < len(starts) else length
+            part = range(length)[start:stop]
+            bounds.append((part.start, part.start + len(part)))
+        return bounds
 
     def num_outputs(self):
-        return self.sections if self.sections > 0 else len(self.indices)
+        return self.sections if self.sections > 0 else max(len(self.indices), 1)
 
     def outputs(self):
         return [f"output{i}" for i in range(self.num_outputs())]

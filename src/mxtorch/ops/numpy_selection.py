@@ -238,7 +238,8 @@ class NumpyNonzero(_NumpyOperator):
     def forward(self, is_train, inputs, aux):
         data = inputs[0]
         if data.dim() == 0:
-            return [torch.nonzero(data.reshape(1)).reshape(-1, 0)]
+            # MXNet 1.9.1 read a 0-d array as 1-d: shape (1, 1) or (0, 1)
+            return [torch.nonzero(data.reshape(1)).to(torch.int64)]
         return [torch.nonzero(data).to(torch.int64)]
 
 

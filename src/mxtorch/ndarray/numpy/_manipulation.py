@@ -136,9 +136,10 @@ def argsort(a, axis=-1, kind=None, order=None):  # noqa: ARG001
 
 
 def nonzero(a):
-    """The indices of the non-zero elements, one int64 array per axis."""
+    """The indices of the non-zero elements, one int64 array per axis; a 0-d array counts as
+    1-d (MXNet 1.9.1 on NumPy 1; NumPy 2 raises ValueError for it)."""
     rows = call("_npx_nonzero", _np(a))
-    ndim = _np(a).ndim
+    ndim = max(_np(a).ndim, 1)
     return tuple(rows[:, axis] for axis in range(ndim))
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as _onp
 
-from ..numpy_array import call
+from ..ndarray import NDArray
+from ..numpy_array import call, is_symbol
 from ._op import _np, dot
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "eigvals", "eigh", "qr", "svd", "solve", "pinv",
@@ -72,7 +73,11 @@ def solve(a, b):
 
 
 def pinv(a, rcond=1e-15, hermitian=False):
-    """The pseudo-inverse of ``a``."""
+    """The pseudo-inverse of ``a`` ``(..., M, N)``, shape ``(..., N, M)``; ``rcond`` (the
+    relative cutoff of small singular values) is a number or an array broadcast over the
+    leading axes of ``a``."""
+    if isinstance(rcond, NDArray) or is_symbol(rcond):
+        return call("_npi_pinv", _np(a), _np(rcond), hermitian=hermitian)
     return call("_npi_pinv_scalar_rcond", _np(a), rcond=float(rcond), hermitian=hermitian)
 
 
