@@ -238,3 +238,30 @@ def test_linalg_eig_eigvalsh_tensorinv_tensorsolve():
     # MXNet 1.9.1's shapes for degenerate ranks: equal ranks give x of a's shape
     x = np.linalg.tensorsolve(np.ones((1, 1, 1)), np.full((1, 1, 1), 2.0))
     assert x.shape == (1, 1, 1) and float(x.asnumpy().reshape(-1)[0]) == 2.0
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "symmetric", "edge", "minimum", "maximum"])
+def test_pad_modes_against_numpy(mode):
+    data = onp.random.RandomState(6).uniform(-1, 1, (3, 4, 2)).astype(onp.float32)
+    widths = ((2, 3), (0, 5), (3, 1))
+    for got in _both(lambda F, x: F.np.pad(x, widths, mode=mode), np.array(data)):
+        onp.testing.assert_allclose(got, onp.pad(data, widths, mode=mode))
+    with pytest.raises(ValueError):
+        np.pad(np.array(data), 1, mode="wrap")
+
+
+def test_pad_constant_gradient_and_pinv_array_rcond():
+    x = np.array(onp.arange(6, dtype=onp.float32).reshape(2, 3))
+    x.attach_grad()
+    with mx.autograd.record():
+        out = np.pad(x, ((1, 2), (3, 0)), mode="constant", constant_values=7)
+        loss = (out * np.arange(out.size, dtype="float32").reshape(out.shape)).sum()
+    loss.backward()
+    weights = onp.arange(5 * 6, dtype=onp.float32).reshape(5, 6)
+    onp.testing.assert_allclose(out.asnumpy(), onp.pad(onp.arange(6.0).reshape(2, 3), ((1, 2), (3, 0)),
+                                                       constant_values=7))
+    onp.testing.assert_allclose(x.grad.asnumpy(), weights[1:3, 3:6])
+    a = onp.random.RandomState(7).uniform(-1, 1, (2, 4, 3))
+    rcond = onp.array([1e-15, 0.5])
+    got = np.linalg.pinv(np.array(a, dtype="float64"), np.array(rcond, dtype="float64")).asnumpy()
+    onp.testing.assert_allclose(got, onp.linalg.pinv(a, rcond=rcond), atol=1e-8)

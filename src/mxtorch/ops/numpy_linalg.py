@@ -229,3 +229,19 @@ class NumpyTensorsolve(_NumpyOperator):
                              f"shape {tuple(b.shape)}: prod(x.shape) ** 2 must be a.size and prod(x.shape) b.size")
         solution = torch.linalg.solve(a.reshape(size, size), b.reshape(size, 1))
         return [solution.reshape(solution_shape)]
+
+
+@register("_npi_pinv")
+class NumpyPinvArrayRcond(_NumpyOperator):
+    """``np.linalg.pinv`` with an array ``rcond`` (the second input, broadcast over the batch
+    axes): singular values below ``rcond`` times the largest are taken as zero."""
+
+    hermitian = Attr(Bool, default=False)
+
+    def arguments(self):
+        return ["A", "rcond"]
+
+    def forward(self, is_train, inputs, aux):
+        a = _float(inputs[0])
+        rcond = inputs[1].to(a.dtype)
+        return [torch.linalg.pinv(a, rtol=rcond, hermitian=self.hermitian)]

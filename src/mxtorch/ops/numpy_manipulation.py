@@ -528,3 +528,81 @@ class NumpyArraySplit(NumpySplit):
         sizes = [length // self.sections + (1 if i < length % self.sections else 0) for i in range(self.sections)]
         stops = np.cumsum(sizes).tolist()
         return [(stop - size, stop) for size, stop in zip(sizes, stops)]
+
+
+# -- padding ------------------------------------------------------------------------------------------
+def _pad_pairs(value, name):
+    """``pad_width`` as one (before, after) pair per axis: MXNet's text or nested tuples."""
+    if isinstance(value, str):
+        value = eval(value, {"__builtins__": {}}, {"L": 1})  # noqa: S307 (MXNet's tuple text)
+    return tuple(tuple(int(v) for v in pair) for pair in value)
+
+
+def _mirror_index(length, before, after, symmetric, device):
+    positions = torch.arange(-before, length + after, device=device)
+    if symmetric:
+        period = 2 * length
+        folded = torch.remainder(positions, period)
+        return torch.where(folded >= length, period - 1 - folded, folded)
+    if length == 1:
+        return torch.zeros_like(positions)
+    period = 2 * (length - 1)
+    folded = torch.remainder(positions, period)
+    return torch.where(folded > length - 1, period - folded, folded)
+
+
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "maximum", "minimum")
+
+
+@register("_npi_pad")
+class NumpyPad(_NumpyOperator):
+    """NumPy's ``pad`` with ``pad_width`` one (before, after) pair per axis, ``mode`` constant
+    (``constant_value``), edge, reflect, symmetric (``reflect_type`` even), maximum or minimum
+    (over the whole axis, the axes padded in turn as NumPy does); differentiable."""
+
+    pad_width = Attr(_pad_pairs, default=())
+    mode = Attr(Str, default="constant")
+    constant_value = Attr(Float, default=0.0)
+    reflect_type = Attr(Str, default="even")
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        pairs = list(self.pad_width)
+        if len(pairs) == 1 and data.ndim > 1:
+            pairs = pairs * data.ndim
+        if len(pairs) != data.ndim or any(b < 0 or a < 0 for b, a in pairs):
+            raise MXNetError(f"Operator {self.name}: pad_width {self.pad_width} must give one non-negative "
+                             f"(before, after) pair per axis of an array of {data.ndim} dimensions")
+        if self.mode not in _PAD_MODES:
+            raise MXNetError(f"Operator {self.name}: mode must be one of {_PAD_MODES}, got {self.mode!r}")
+        result = data
+        for axis, (before, after) in enumerate(pairs):
+            if not before and not after:
+                continue
+            length = result.shape[axis]
+            if self.mode == "constant":
+                shape = list(result.shape)
+                pieces = []
+                for count in (before, after):
+                    shape[axis] = count
+                    pieces.append(torch.full(shape, self.constant_value, dtype=result.dtype, device=result.device))
+                result = torch.cat([pieces[0], result, pieces[1]], dim=axis)
+                continue
+            if length == 0:
+                raise MXNetError(f"Operator {self.name}: can't extend the empty axis {axis} in mode {self.mode!r}")
+            if self.mode in ("maximum", "minimum"):
+                stat = result.amax(dim=axis, keepdim=True) if self.mode == "maximum" else \
+                    result.amin(dim=axis, keepdim=True)
+                sizes = [-1] * result.ndim
+                pieces = []
+                for count in (before, after):
+                    sizes[axis] = count
+                    pieces.append(stat.expand(sizes))
+                result = torch.cat([pieces[0], result, pieces[1]], dim=axis)
+                continue
+            if self.mode == "edge":
+                index = torch.arange(-before, length + after, device=result.device).clamp(0, length - 1)
+            else:
+                index = _mirror_index(length, before, after, self.mode == "symmetric", result.device)
+            result = torch.index_select(result, axis, index)
+        return [result]

@@ -16,7 +16,7 @@ from ._op import _np
 
 __all__ = ["hanning", "hamming", "blackman", "indices", "diag_indices_from", "unravel_index", "resize", "diagflat",
            "diff", "ediff1d", "nan_to_num", "bincount", "histogram", "percentile", "quantile", "polyval",
-           "shares_memory", "may_share_memory"]
+           "shares_memory", "may_share_memory", "pad"]
 
 
 def _ctx(ctx):
@@ -187,3 +187,38 @@ def shares_memory(a, b, max_work=None):  # noqa: ARG001
 def may_share_memory(a, b, max_work=None):  # noqa: ARG001
     """As ``shares_memory`` (MXNet 1.9.1 computes the same exact answer)."""
     return shares_memory(a, b)
+
+
+_PAD_KEYWORDS = {"constant": ["constant_values"], "edge": [], "linear_ramp": ["end_values"],
+                 "maximum": ["stat_length"], "mean": ["stat_length"], "median": ["stat_length"],
+                 "minimum": ["stat_length"], "reflect": ["reflect_type"], "symmetric": ["reflect_type"], "wrap": []}
+
+
+def pad(x, pad_width, mode="constant", **kwargs):
+    """``x`` padded by ``pad_width`` (an int, a (before, after) pair, or one pair per axis) in
+    ``mode`` constant (``constant_values``, a number), edge, reflect, symmetric (``reflect_type``
+    'even'), maximum or minimum (no ``stat_length``).  The other NumPy modes (linear_ramp, wrap,
+    mean, median, empty, a function) raise ValueError, as do keywords the mode does not take;
+    a non-integer ``pad_width`` raises TypeError (MXNet 1.9.1)."""
+    if not np.asarray(pad_width).dtype.kind == "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    if callable(mode) or mode not in _PAD_KEYWORDS or mode in ("linear_ramp", "wrap", "median", "mean"):
+        raise ValueError(f"mode {{'{mode if isinstance(mode, str) else '<function>'}'}} is not supported.")
+    for key in kwargs:
+        if key not in _PAD_KEYWORDS[mode]:
+            raise ValueError(f"{key} keyword not in allowed keywords {_PAD_KEYWORDS[mode]}")
+    widths = np.asarray(pad_width)
+    pairs = tuple(tuple(int(v) for v in pair) for pair in np.broadcast_to(widths, widths.shape if widths.ndim == 2
+                                                                           else (max(widths.ndim, 1), 2)))
+    attrs = {}
+    if mode == "constant":
+        value = kwargs.get("constant_values", 0)
+        if isinstance(value, tuple):
+            raise TypeError("unsupported constant_values type: {'tuple'}.")
+        attrs["constant_value"] = float(value)
+    elif mode in ("reflect", "symmetric"):
+        if kwargs.get("reflect_type", "even") not in ("even", None):
+            raise ValueError(f"unsupported reflect_type '{kwargs['reflect_type']}'")
+    elif mode in ("maximum", "minimum") and kwargs.get("stat_length") is not None:
+        raise ValueError(f"unsupported stat_length '{kwargs['stat_length']}'")
+    return call("_npi_pad", _np(x), pad_width=pairs, mode=mode, **attrs)

@@ -2,7 +2,7 @@
 of ``ops/numpy_linalg.py`` (batched over leading axes; float32 for integer input)."""
 from __future__ import annotations
 
-from ..numpy_array import call
+from ..numpy_array import call, is_number
 from ._op import _np, dot
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "eigvals", "eigh", "qr", "svd", "solve", "pinv",
@@ -62,8 +62,10 @@ def solve(a, b):
 
 
 def pinv(a, rcond=1e-15, hermitian=False):
-    """The pseudo-inverse of ``a``."""
-    return call("_npi_pinv_scalar_rcond", _np(a), rcond=float(rcond), hermitian=hermitian)
+    """The pseudo-inverse of ``a``; ``rcond`` a number or an array (broadcast over the batch axes)."""
+    if is_number(rcond):
+        return call("_npi_pinv_scalar_rcond", _np(a), rcond=float(rcond), hermitian=hermitian)
+    return call("_npi_pinv", _np(a), _np(rcond), hermitian=hermitian)
 
 
 def multi_dot(arrays):
