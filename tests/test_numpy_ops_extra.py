@@ -265,3 +265,41 @@ def test_pad_constant_gradient_and_pinv_array_rcond():
     rcond = onp.array([1e-15, 0.5])
     got = np.linalg.pinv(np.array(a, dtype="float64"), np.array(rcond, dtype="float64")).asnumpy()
     onp.testing.assert_allclose(got, onp.linalg.pinv(a, rcond=rcond), atol=1e-8)
+
+
+@pytest.mark.parametrize("obj,values,axis", [(2, [7.0, 8.0], None), (1, onp.ones((2, 2)), 0), (-1, onp.ones((3, 1)), 1),
+                                             ([1], onp.ones((3, 2)), 1), ([0, 2, 2], onp.ones((3, 1)), 0),
+                                             (slice(0, 3), 5.0, 1), (slice(5, -5, 1), onp.ones((3, 1)), 1),
+                                             ([-1, 0, 1], 1.0, -1)])
+def test_insert_against_numpy(obj, values, axis):
+    data = onp.arange(6, dtype=onp.float32).reshape(3, 2)
+    mx_obj = np.array(obj, dtype="int64") if isinstance(obj, list) else obj
+    expected = onp.insert(data, obj, values, axis=axis)
+    # array operands are block inputs (a hybridized block takes no captured arrays)
+    arrays = [np.array(data)] + ([] if isinstance(values, float) else [np.array(onp.asarray(values, dtype=onp.float32))])
+    if isinstance(obj, list):
+        arrays.append(mx_obj)
+
+    def function(F, x, *rest):
+        rest = list(rest)
+        v = values if isinstance(values, float) else rest.pop(0)
+        return F.np.insert(x, rest.pop(0) if isinstance(obj, list) else obj, v, axis=axis)
+    results = _both(function, *arrays)
+    for got in results:
+        onp.testing.assert_array_equal(got, expected)
+
+
+def test_delete_against_numpy_and_mxnet_out_of_bounds_rule():
+    data = onp.arange(24, dtype=onp.float32).reshape(2, 3, 4)
+    for obj, axis in [(1, None), (-1, 2), (slice(0, 4, 2), 2), (slice(None, None, -2), 1), ([0, 0, 2], 1)]:
+        if isinstance(obj, list):
+            results = _both(lambda F, x, o: F.np.delete(x, o, axis=axis), np.array(data), np.array(obj, dtype="int64"))
+        else:
+            results = _both(lambda F, x: F.np.delete(x, obj, axis=axis), np.array(data))
+        for got in results:
+            onp.testing.assert_array_equal(got, onp.delete(data, obj, axis=axis))
+    # MXNet 1.9.1 ignores the indices of an index array outside [0, length) (NumPy refuses them)
+    got = np.delete(np.array(data), np.array([-1, 1, 7], dtype="int64"), axis=2)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.delete(data, [1], axis=2))
+    with pytest.raises(TypeError):
+        np.delete(np.array(data), 1.5)

@@ -16,7 +16,7 @@ from ._op import _np
 
 __all__ = ["hanning", "hamming", "blackman", "indices", "diag_indices_from", "unravel_index", "resize", "diagflat",
            "diff", "ediff1d", "nan_to_num", "bincount", "histogram", "percentile", "quantile", "polyval",
-           "shares_memory", "may_share_memory", "pad"]
+           "shares_memory", "may_share_memory", "pad", "insert", "delete"]
 
 
 def _ctx(ctx):
@@ -222,3 +222,44 @@ def pad(x, pad_width, mode="constant", **kwargs):
     elif mode in ("maximum", "minimum") and kwargs.get("stat_length") is not None:
         raise ValueError(f"unsupported stat_length '{kwargs['stat_length']}'")
     return call("_npi_pad", _np(x), pad_width=pairs, mode=mode, **attrs)
+
+
+def _integer(value):
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` (a number or an array, broadcast as NumPy does) inserted before
+    ``obj`` (an int, a slice or an int64 array of indices) along ``axis`` (None: of the
+    flattened array); the result keeps ``arr``'s dtype.  Other types raise TypeError."""
+    if not (isinstance(arr, NDArray) or is_symbol(arr)):
+        raise TypeError("'arr' can not support type {}".format(str(type(arr))))
+    if is_number(values):
+        inputs, attrs = [], {"val": float(values)}
+    elif isinstance(values, NDArray) or is_symbol(values):
+        inputs, attrs = [_np(values)], {"val": None}
+    else:
+        raise TypeError("'values' can not support type {}".format(str(type(values))))
+    if isinstance(obj, slice):
+        return call("_npi_insert_slice", _np(arr), *inputs, start=obj.start, stop=obj.stop,
+                    step=1 if obj.step is None else obj.step, axis=axis, **attrs)
+    if _integer(obj):
+        return call("_npi_insert_scalar", _np(arr), *inputs, int_ind=int(obj), axis=axis, **attrs)
+    if isinstance(obj, NDArray) or is_symbol(obj):
+        return call("_npi_insert_tensor", _np(arr), *inputs, _np(obj), axis=axis, **attrs)
+    raise TypeError("'obj' can not support type {}".format(str(type(obj))))
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries at ``obj`` (an int, a slice, or an int or bool array) along
+    ``axis`` (None: of the flattened array).  Other types raise TypeError."""
+    if not (isinstance(arr, NDArray) or is_symbol(arr)):
+        raise TypeError("'arr' can not support type {}".format(str(type(arr))))
+    if isinstance(obj, slice):
+        return call("_npi_delete", _np(arr), start=obj.start, stop=obj.stop, step=1 if obj.step is None else obj.step,
+                    axis=axis)
+    if _integer(obj):
+        return call("_npi_delete", _np(arr), int_ind=int(obj), axis=axis)
+    if isinstance(obj, NDArray) or is_symbol(obj):
+        return call("_npi_delete", _np(arr), _np(obj), axis=axis)
+    raise TypeError("'obj' can not support type {}".format(str(type(obj))))
