@@ -314,3 +314,16 @@ def test_module_names_of_mxnet_numpy():
     assert float(multiarray.nanmax(np.array([1.0, onp.nan]))) == 1.0
     assert multiarray.py_slice is slice and multiarray.ndarray is np.ndarray
     onp.testing.assert_array_equal(npx.arange_like(np.ones((2, 3))).asnumpy(), onp.arange(6.0).reshape(2, 3))
+
+
+def test_lcm_and_ldexp():
+    a, b = onp.array([4, 6, 10, 0], dtype=onp.int32), onp.array([6, 4, -4, 3], dtype=onp.int32)
+    onp.testing.assert_array_equal(np.lcm(np.array(a, dtype="int32"), np.array(b, dtype="int32")).asnumpy(),
+                                   onp.lcm(a, b))
+    onp.testing.assert_array_equal(np.lcm(np.array(a, dtype="int32"), 4).asnumpy(), onp.lcm(a, 4))
+    with pytest.raises(mx.base.MXNetError):
+        np.lcm(np.ones(2), np.ones(2))
+    x, e = onp.array([1.5, -2.0, 3.0], dtype=onp.float32), onp.array([1, 0, -2], dtype=onp.int32)
+    onp.testing.assert_allclose(np.ldexp(np.array(x), np.array(e, dtype="float32")).asnumpy(), onp.ldexp(x, e))
+    onp.testing.assert_allclose(np.ldexp(np.array(x), 3).asnumpy(), onp.ldexp(x, 3))
+    onp.testing.assert_allclose(np.ldexp(2.0, np.array(x)).asnumpy(), 2.0 * 2.0 ** x, rtol=1e-6)
