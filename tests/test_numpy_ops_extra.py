@@ -327,3 +327,22 @@ def test_lcm_and_ldexp():
     onp.testing.assert_allclose(np.ldexp(np.array(x), np.array(e, dtype="float32")).asnumpy(), onp.ldexp(x, e))
     onp.testing.assert_allclose(np.ldexp(np.array(x), 3).asnumpy(), onp.ldexp(x, 3))
     onp.testing.assert_allclose(np.ldexp(2.0, np.array(x)).asnumpy(), 2.0 * 2.0 ** x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("function", [lambda x, **k: np.add(x, x, **k), lambda x, **k: np.exp(x, **k),
+                                      lambda x, **k: np.logical_not(x, **k), lambda x, **k: np.invert(x, **k)])
+def test_ufunc_keywords_as_mxnet(function):
+    x = np.array([1, 2, 3], dtype="int32")
+    for keywords in (dict(where=False), dict(dtype=onp.int8), dict(casting="safe"), dict(order="C"),
+                     dict(subok=False)):
+        with pytest.raises(NotImplementedError):
+            function(x, **keywords)
+    for keywords in (dict(dtype="abcdefg"), dict(casting="mxnet"), dict(bogus=1)):
+        with pytest.raises(TypeError):
+            function(x, **keywords)
+
+
+def test_bitwise_not_hybridized():
+    data = onp.array([[0, 5], [-3, 7]], dtype=onp.int32)
+    for got in _both(lambda F, x: F.np.bitwise_not(x), np.array(data, dtype="int32")):
+        onp.testing.assert_array_equal(got, onp.bitwise_not(data))
