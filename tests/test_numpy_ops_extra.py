@@ -346,3 +346,15 @@ def test_bitwise_not_hybridized():
     data = onp.array([[0, 5], [-3, 7]], dtype=onp.int32)
     for got in _both(lambda F, x: F.np.bitwise_not(x), np.array(data, dtype="int32")):
         onp.testing.assert_array_equal(got, onp.bitwise_not(data))
+
+
+@pytest.mark.parametrize("shape,axis", [((6,), None), ((3, 4), None), ((3, 4), 1), ((4, 3), 0), ((2, 0, 3), None)])
+def test_unique_against_numpy(shape, axis):
+    data = onp.random.RandomState(8).randint(0, 3, shape).astype(onp.float32)
+    got = np.unique(np.array(data), True, True, True, axis=axis)
+    expected = onp.unique(data, True, True, True, axis=axis)
+    for index in (0, 1, 3):
+        onp.testing.assert_array_equal(got[index].asnumpy(), expected[index])
+    # the inverse is 1-D (MXNet 1.9.1, NumPy 1.x) and rebuilds the input
+    onp.testing.assert_array_equal(got[2].asnumpy(), expected[2].reshape(-1))
+    assert np.unique(np.array(data)).shape == onp.unique(data).shape

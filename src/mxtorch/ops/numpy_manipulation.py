@@ -754,3 +754,50 @@ class NumpyDelete(_IndexedEdit):
         if indices.numel():
             keep[torch.where(indices < 0, indices + length, indices)] = False
         return [torch.index_select(arr, axis, torch.nonzero(keep).reshape(-1))]
+
+
+@register("_npi_unique")
+class NumpyUnique(_NumpyOperator):
+    """NumPy's ``unique``: the sorted unique elements (``axis`` None: of the flattened array) or
+    unique subarrays along ``axis``, then as asked the int64 indices of their first occurrences
+    (``return_index``), the indices rebuilding the input from them (``return_inverse``; 1-D, as
+    MXNet 1.9.1 and NumPy 1.x gave it) and their counts (``return_counts``)."""
+
+    return_index = Attr(Bool, default=False)
+    return_inverse = Attr(Bool, default=False)
+    return_counts = Attr(Bool, default=False)
+    axis = Attr(optional(Int), default=None)
+
+    def outputs(self):
+        return ["output"] + [name for name, wanted in (("indices", self.return_index), ("inverse",
+                             self.return_inverse), ("counts", self.return_counts)) if wanted]
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if data.device.type == "meta":
+            raise RuntimeError(f"Operator {self.name}: the number of unique elements is known once computed")
+        if self.axis is None:
+            data, axis = data.reshape(-1), None
+        else:
+            axis = self.axis + data.ndim if self.axis < 0 else self.axis
+            if not 0 <= axis < data.ndim:
+                raise MXNetError(f"Operator {self.name}: axis {self.axis} is out of bounds for an array of "
+                                 f"dimension {data.ndim}")
+        length = data.shape[0 if axis is None else axis]
+        if data.numel() == 0 and axis is None:
+            values = data.clone()
+            inverse = counts = torch.zeros((0,), dtype=torch.int64, device=data.device)
+        else:
+            values, inverse, counts = torch.unique(data, sorted=True, return_inverse=True, return_counts=True,
+                                                   dim=axis)
+        outputs = [values]
+        if self.return_index:
+            count = values.shape[0 if axis is None else axis]
+            positions = torch.arange(length, device=data.device)
+            first = torch.full((count,), length, dtype=torch.int64, device=data.device)
+            outputs.append(first.scatter_reduce(0, inverse.reshape(-1), positions, reduce="amin"))
+        if self.return_inverse:
+            outputs.append(inverse.reshape(-1).to(torch.int64))
+        if self.return_counts:
+            outputs.append(counts.to(torch.int64))
+        return outputs

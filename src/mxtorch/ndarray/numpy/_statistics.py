@@ -16,7 +16,7 @@ from ._op import _np
 
 __all__ = ["hanning", "hamming", "blackman", "indices", "diag_indices_from", "unravel_index", "resize", "diagflat",
            "diff", "ediff1d", "nan_to_num", "bincount", "histogram", "percentile", "quantile", "polyval",
-           "shares_memory", "may_share_memory", "pad", "insert", "delete"]
+           "shares_memory", "may_share_memory", "pad", "insert", "delete", "unique"]
 
 
 def _ctx(ctx):
@@ -263,3 +263,12 @@ def delete(arr, obj, axis=None):
     if isinstance(obj, NDArray) or is_symbol(obj):
         return call("_npi_delete", _np(arr), _np(obj), axis=axis)
     raise TypeError("'obj' can not support type {}".format(str(type(obj))))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """The sorted unique elements of ``ar`` (``axis`` None: flattened) or its unique subarrays
+    along ``axis``; with ``return_index`` / ``return_inverse`` / ``return_counts`` a tuple that
+    adds the first occurrences, the rebuilding indices (1-D, MXNet 1.9.1) and the counts (int64)."""
+    result = call("_npi_unique", _np(ar), return_index=bool(return_index), return_inverse=bool(return_inverse),
+                  return_counts=bool(return_counts), axis=axis)
+    return tuple(result) if isinstance(result, list) else result
