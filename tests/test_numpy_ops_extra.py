@@ -358,3 +358,16 @@ def test_unique_against_numpy(shape, axis):
     # the inverse is 1-D (MXNet 1.9.1, NumPy 1.x) and rebuilds the input
     onp.testing.assert_array_equal(got[2].asnumpy(), expected[2].reshape(-1))
     assert np.unique(np.array(data)).shape == onp.unique(data).shape
+
+
+def test_financial_functions_of_numpy_1x():
+    # the examples of NumPy 1.x's (numpy_financial's) documentation
+    onp.testing.assert_allclose(float(np.pv(0.05 / 12, 10 * 12, -100, 15692.93)), -100.00067131625819)
+    onp.testing.assert_allclose(float(np.pmt(0.075 / 12, 12 * 15, 200000)), -1854.0247200054619)
+    onp.testing.assert_allclose(float(np.npv(0.281, [-100, 39, 59, 55, 20])), -0.0084785916384548798)
+    onp.testing.assert_allclose(float(np.mirr([-4500, -800, 800, 800, 600, 600, 800, 800, 700, 3000], 0.08, 0.055)),
+                                0.066597175031553548)
+    onp.testing.assert_allclose(float(np.rate(10, 0, -3500, 10000)), 0.1106908537142689)
+    # the first principal payment: the payment less one month's interest on the whole loan
+    payment = float(np.pmt(0.1 / 12, 60, 55000))
+    onp.testing.assert_allclose(float(np.ppmt(0.1 / 12, 1, 60, 55000)), payment + 55000 * 0.1 / 12, rtol=1e-6)
