@@ -213,3 +213,161 @@ def test_average_values_and_gradients(shape, wshape, axis):
     plain = np.average(np.array(onp.arange(6).reshape(2, 3), dtype="int32"), axis=1)
     assert plain.dtype == onp.float32
     onp.testing.assert_allclose(plain.asnumpy(), [1.0, 4.0])
+
+
+def test_linalg_eig_eigvalsh_tensorinv_tensorsolve():
+    rng = onp.random.RandomState(5)
+    q, _ = onp.linalg.qr(rng.uniform(-1, 1, (4, 4)))
+    a_np = q @ onp.diag([1.0, 2.0, -3.0, 0.5]) @ onp.linalg.inv(q)
+    w, v = np.linalg.eig(np.array(a_np, dtype="float64"))
+    onp.testing.assert_allclose(onp.sort(w.asnumpy()), [-3.0, 0.5, 1.0, 2.0], atol=1e-8)
+    onp.testing.assert_allclose(a_np @ v.asnumpy(), v.asnumpy() * w.asnumpy(), atol=1e-8)
+    assert np.linalg.eig(np.array(onp.diag([1, 2]), dtype="int32"))[0].dtype == onp.float32
+    sym = rng.uniform(-1, 1, (3, 3))
+    for uplo in ("L", "U"):
+        onp.testing.assert_allclose(np.linalg.eigvalsh(np.array(sym, dtype="float64"), UPLO=uplo).asnumpy(),
+                                    onp.linalg.eigvalsh(sym, UPLO=uplo), atol=1e-10)
+    t = rng.uniform(-1, 1, (4, 6, 8, 3))
+    onp.testing.assert_allclose(np.linalg.tensorinv(np.array(t, dtype="float64"), ind=2).asnumpy(),
+                                onp.linalg.tensorinv(t, ind=2), atol=1e-8)
+    a = rng.uniform(-1, 1, (2, 3, 6))
+    b = rng.uniform(-1, 1, (6,))
+    onp.testing.assert_allclose(np.linalg.tensorsolve(np.array(a, dtype="float64"), np.array(b, dtype="float64"),
+                                                      axes=(0, 1)).asnumpy(),
+                                onp.linalg.tensorsolve(a, b, axes=(0, 1)), atol=1e-8)
+    # MXNet 1.9.1's shapes for degenerate ranks: equal ranks give x of a's shape
+    x = np.linalg.tensorsolve(np.ones((1, 1, 1)), np.full((1, 1, 1), 2.0))
+    assert x.shape == (1, 1, 1) and float(x.asnumpy().reshape(-1)[0]) == 2.0
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "symmetric", "edge", "minimum", "maximum"])
+def test_pad_modes_against_numpy(mode):
+    data = onp.random.RandomState(6).uniform(-1, 1, (3, 4, 2)).astype(onp.float32)
+    widths = ((2, 3), (0, 5), (3, 1))
+    for got in _both(lambda F, x: F.np.pad(x, widths, mode=mode), np.array(data)):
+        onp.testing.assert_allclose(got, onp.pad(data, widths, mode=mode))
+    with pytest.raises(ValueError):
+        np.pad(np.array(data), 1, mode="wrap")
+
+
+def test_pad_constant_gradient_and_pinv_array_rcond():
+    x = np.array(onp.arange(6, dtype=onp.float32).reshape(2, 3))
+    x.attach_grad()
+    with mx.autograd.record():
+        out = np.pad(x, ((1, 2), (3, 0)), mode="constant", constant_values=7)
+        loss = (out * np.arange(out.size, dtype="float32").reshape(out.shape)).sum()
+    loss.backward()
+    weights = onp.arange(5 * 6, dtype=onp.float32).reshape(5, 6)
+    onp.testing.assert_allclose(out.asnumpy(), onp.pad(onp.arange(6.0).reshape(2, 3), ((1, 2), (3, 0)),
+                                                       constant_values=7))
+    onp.testing.assert_allclose(x.grad.asnumpy(), weights[1:3, 3:6])
+    a = onp.random.RandomState(7).uniform(-1, 1, (2, 4, 3))
+    rcond = onp.array([1e-15, 0.5])
+    got = np.linalg.pinv(np.array(a, dtype="float64"), np.array(rcond, dtype="float64")).asnumpy()
+    onp.testing.assert_allclose(got, onp.linalg.pinv(a, rcond=rcond), atol=1e-8)
+
+
+@pytest.mark.parametrize("obj,values,axis", [(2, [7.0, 8.0], None), (1, onp.ones((2, 2)), 0), (-1, onp.ones((3, 1)), 1),
+                                             ([1], onp.ones((3, 2)), 1), ([0, 2, 2], onp.ones((3, 1)), 0),
+                                             (slice(0, 3), 5.0, 1), (slice(5, -5, 1), onp.ones((3, 1)), 1),
+                                             ([-1, 0, 1], 1.0, -1)])
+def test_insert_against_numpy(obj, values, axis):
+    data = onp.arange(6, dtype=onp.float32).reshape(3, 2)
+    mx_obj = np.array(obj, dtype="int64") if isinstance(obj, list) else obj
+    expected = onp.insert(data, obj, values, axis=axis)
+    # array operands are block inputs (a hybridized block takes no captured arrays)
+    arrays = [np.array(data)] + ([] if isinstance(values, float) else [np.array(onp.asarray(values, dtype=onp.float32))])
+    if isinstance(obj, list):
+        arrays.append(mx_obj)
+
+    def function(F, x, *rest):
+        rest = list(rest)
+        v = values if isinstance(values, float) else rest.pop(0)
+        return F.np.insert(x, rest.pop(0) if isinstance(obj, list) else obj, v, axis=axis)
+    results = _both(function, *arrays)
+    for got in results:
+        onp.testing.assert_array_equal(got, expected)
+
+
+def test_delete_against_numpy_and_mxnet_out_of_bounds_rule():
+    data = onp.arange(24, dtype=onp.float32).reshape(2, 3, 4)
+    for obj, axis in [(1, None), (-1, 2), (slice(0, 4, 2), 2), (slice(None, None, -2), 1), ([0, 0, 2], 1)]:
+        if isinstance(obj, list):
+            results = _both(lambda F, x, o: F.np.delete(x, o, axis=axis), np.array(data), np.array(obj, dtype="int64"))
+        else:
+            results = _both(lambda F, x: F.np.delete(x, obj, axis=axis), np.array(data))
+        for got in results:
+            onp.testing.assert_array_equal(got, onp.delete(data, obj, axis=axis))
+    # MXNet 1.9.1 ignores the indices of an index array outside [0, length) (NumPy refuses them)
+    got = np.delete(np.array(data), np.array([-1, 1, 7], dtype="int64"), axis=2)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.delete(data, [1], axis=2))
+    with pytest.raises(TypeError):
+        np.delete(np.array(data), 1.5)
+
+
+def test_module_names_of_mxnet_numpy():
+    import mxtorch.numpy.multiarray as multiarray
+    # mx.np.linalg runs NumPy for the functions it has no operator for (MXNet's fallback_linalg)
+    onp.testing.assert_allclose(float(np.linalg.cond(np.array([[1.0, 2.0], [3.0, 4.0]]))),
+                                onp.linalg.cond(onp.array([[1.0, 2.0], [3.0, 4.0]])), rtol=1e-5)
+    assert int(np.linalg.matrix_rank(np.eye(3))) == 3
+    assert float(multiarray.nanmax(np.array([1.0, onp.nan]))) == 1.0
+    assert multiarray.py_slice is slice and multiarray.ndarray is np.ndarray
+    onp.testing.assert_array_equal(npx.arange_like(np.ones((2, 3))).asnumpy(), onp.arange(6.0).reshape(2, 3))
+
+
+def test_lcm_and_ldexp():
+    a, b = onp.array([4, 6, 10, 0], dtype=onp.int32), onp.array([6, 4, -4, 3], dtype=onp.int32)
+    onp.testing.assert_array_equal(np.lcm(np.array(a, dtype="int32"), np.array(b, dtype="int32")).asnumpy(),
+                                   onp.lcm(a, b))
+    onp.testing.assert_array_equal(np.lcm(np.array(a, dtype="int32"), 4).asnumpy(), onp.lcm(a, 4))
+    with pytest.raises(mx.base.MXNetError):
+        np.lcm(np.ones(2), np.ones(2))
+    x, e = onp.array([1.5, -2.0, 3.0], dtype=onp.float32), onp.array([1, 0, -2], dtype=onp.int32)
+    onp.testing.assert_allclose(np.ldexp(np.array(x), np.array(e, dtype="float32")).asnumpy(), onp.ldexp(x, e))
+    onp.testing.assert_allclose(np.ldexp(np.array(x), 3).asnumpy(), onp.ldexp(x, 3))
+    onp.testing.assert_allclose(np.ldexp(2.0, np.array(x)).asnumpy(), 2.0 * 2.0 ** x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("function", [lambda x, **k: np.add(x, x, **k), lambda x, **k: np.exp(x, **k),
+                                      lambda x, **k: np.logical_not(x, **k), lambda x, **k: np.invert(x, **k)])
+def test_ufunc_keywords_as_mxnet(function):
+    x = np.array([1, 2, 3], dtype="int32")
+    for keywords in (dict(where=False), dict(dtype=onp.int8), dict(casting="safe"), dict(order="C"),
+                     dict(subok=False)):
+        with pytest.raises(NotImplementedError):
+            function(x, **keywords)
+    for keywords in (dict(dtype="abcdefg"), dict(casting="mxnet"), dict(bogus=1)):
+        with pytest.raises(TypeError):
+            function(x, **keywords)
+
+
+def test_bitwise_not_hybridized():
+    data = onp.array([[0, 5], [-3, 7]], dtype=onp.int32)
+    for got in _both(lambda F, x: F.np.bitwise_not(x), np.array(data, dtype="int32")):
+        onp.testing.assert_array_equal(got, onp.bitwise_not(data))
+
+
+@pytest.mark.parametrize("shape,axis", [((6,), None), ((3, 4), None), ((3, 4), 1), ((4, 3), 0), ((2, 0, 3), None)])
+def test_unique_against_numpy(shape, axis):
+    data = onp.random.RandomState(8).randint(0, 3, shape).astype(onp.float32)
+    got = np.unique(np.array(data), True, True, True, axis=axis)
+    expected = onp.unique(data, True, True, True, axis=axis)
+    for index in (0, 1, 3):
+        onp.testing.assert_array_equal(got[index].asnumpy(), expected[index])
+    # the inverse is 1-D (MXNet 1.9.1, NumPy 1.x) and rebuilds the input
+    onp.testing.assert_array_equal(got[2].asnumpy(), expected[2].reshape(-1))
+    assert np.unique(np.array(data)).shape == onp.unique(data).shape
+
+
+def test_financial_functions_of_numpy_1x():
+    # the examples of NumPy 1.x's (numpy_financial's) documentation
+    onp.testing.assert_allclose(float(np.pv(0.05 / 12, 10 * 12, -100, 15692.93)), -100.00067131625819)
+    onp.testing.assert_allclose(float(np.pmt(0.075 / 12, 12 * 15, 200000)), -1854.0247200054619)
+    onp.testing.assert_allclose(float(np.npv(0.281, [-100, 39, 59, 55, 20])), -0.0084785916384548798)
+    onp.testing.assert_allclose(float(np.mirr([-4500, -800, 800, 800, 600, 600, 800, 800, 700, 3000], 0.08, 0.055)),
+                                0.066597175031553548)
+    onp.testing.assert_allclose(float(np.rate(10, 0, -3500, 10000)), 0.1106908537142689)
+    # the first principal payment: the payment less one month's interest on the whole loan
+    payment = float(np.pmt(0.1 / 12, 60, 55000))
+    onp.testing.assert_allclose(float(np.ppmt(0.1 / 12, 1, 60, 55000)), payment + 55000 * 0.1 / 12, rtol=1e-6)

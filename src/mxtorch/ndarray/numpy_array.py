@@ -85,17 +85,17 @@ def is_number(value):
 
 # (name, reversed name): the operator run when the number is on the left; None: commutative
 _REVERSED = {"subtract": "rsubtract", "true_divide": "rtrue_divide", "mod": "rmod", "power": "rpower",
-             "arctan2": "rarctan2", "copysign": "rcopysign", "greater": "less", "less": "greater",
+             "arctan2": "rarctan2", "copysign": "rcopysign", "ldexp": "rldexp", "greater": "less", "less": "greater",
              "greater_equal": "less_equal", "less_equal": "greater_equal"}
 _COMMUTATIVE = {"add", "multiply", "maximum", "minimum", "equal", "not_equal", "hypot", "logical_and",
-                "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}
+                "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "lcm"}
 _ON_NUMBERS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "true_divide": np.true_divide,
                "mod": np.mod, "power": np.power, "maximum": np.maximum, "minimum": np.minimum,
                "equal": np.equal, "not_equal": np.not_equal, "greater": np.greater, "less": np.less,
                "greater_equal": np.greater_equal, "less_equal": np.less_equal, "hypot": np.hypot,
                "arctan2": np.arctan2, "copysign": np.copysign, "logical_and": np.logical_and,
                "logical_or": np.logical_or, "logical_xor": np.logical_xor, "bitwise_and": np.bitwise_and,
-               "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+               "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor, "lcm": np.lcm, "ldexp": np.ldexp}
 
 
 def binary(name, lhs, rhs, out=None):

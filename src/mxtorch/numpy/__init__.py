@@ -11,6 +11,10 @@ from ..ndarray.numpy import __all__ as _functions
 from ..ndarray.numpy_array import ndarray
 from ..util import is_np_array, set_np, reset_np, use_np, np_array, np_shape, set_np_shape  # noqa: F401
 from . import multiarray, random, linalg, utils, arrayprint, function_base, stride_tricks, io  # noqa: F401
+import importlib as _importlib
+# mx.np.linalg is this package's module (nd.np's functions and the NumPy-run ones), not the
+# ``linalg`` the star import above brought from mx.nd.np
+linalg = _importlib.import_module(__name__ + ".linalg")  # noqa: F811
 from .arrayprint import set_printoptions  # noqa: F401
 from .io import genfromtxt  # noqa: F401
 

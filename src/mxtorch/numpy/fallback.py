@@ -7,6 +7,7 @@ import functools
 import numpy as onp
 
 from ..ndarray.numpy_array import _numpy_fallback
+from . import _financial
 
 FALLBACK_NAMES = """allclose alltrue apply_along_axis apply_over_axes argpartition argwhere array_equal
     array_equiv choose compress corrcoef correlate count_nonzero cov digitize divmod extract flatnonzero
@@ -25,6 +26,9 @@ def _numpy_function(name):
     function = getattr(onp, name, None)
     if function is None and name in _RENAMED:
         function = getattr(onp, _RENAMED[name], None)
+    if function is None and name in _financial.__all__:
+        # dropped from NumPy 2: NumPy 1.x's closed forms (mxtorch.numpy._financial)
+        function = getattr(_financial, name)
     return function
 
 

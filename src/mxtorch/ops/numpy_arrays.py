@@ -547,6 +547,7 @@ NPX_ALIASES = {
     "shape_array": "_npx_shape_array", "slice": "_npx_slice", "smooth_l1": "_npx_smooth_l1", "RNN": "_npx_rnn",
     "ROIPooling": "_npx_roi_pooling", "_contrib_MultiBoxPrior": "_npx_multibox_prior",
     "_contrib_MultiBoxTarget": "_npx_multibox_target", "_contrib_MultiBoxDetection": "_npx_multibox_detection",
+    "_contrib_arange_like": "_npx_arange_like",
 }
 
 

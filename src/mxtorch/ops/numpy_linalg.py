@@ -127,3 +127,123 @@ class NumpyNorm(_NumpyOperator):
         if isinstance(self.ord, str):
             raise MXNetError(f"norm: ord={self.ord!r} needs a 2-D array or two axes")
         return [torch.linalg.vector_norm(data, self.ord, dim=dims, keepdim=self.keepdims)]
+
+
+@register("_npi_eig")
+class NumpyEig(_NumpyOperator):
+    """``np.linalg.eig`` of real square matrices with real eigenvalues (MXNet 1.9.1's domain):
+    the eigenvalues and the eigenvectors (columns) as real arrays of the float dtype (float32
+    for integer input), batched over leading axes."""
+
+    def arguments(self):
+        return ["A"]
+
+    def outputs(self):
+        return ["w", "v"]
+
+    def forward(self, is_train, inputs, aux):
+        a = _float(inputs[0])
+        if a.dim() < 2 or a.shape[-1] != a.shape[-2]:
+            raise MXNetError(f"Operator {self.name}: the input must be square matrices (..., n, n), got "
+                             f"shape {tuple(a.shape)}")
+        if a.numel() == 0 or a.device.type == "meta":
+            return [a.new_empty(a.shape[:-1]), a.new_empty(a.shape)]
+        w, v = torch.linalg.eig(a.to(torch.float64))
+        return [w.real.to(a.dtype), v.real.to(a.dtype)]
+
+
+@register("_npi_eigvalsh")
+class NumpyEigvalsh(_NumpyOperator):
+    """``np.linalg.eigvalsh``: the ascending eigenvalues of the symmetric matrices whose
+    ``UPLO`` ('L' or 'U') triangle is given."""
+
+    UPLO = Attr(Str, default="L")
+
+    def arguments(self):
+        return ["A"]
+
+    def forward(self, is_train, inputs, aux):
+        a = _float(inputs[0])
+        if self.UPLO not in ("L", "U"):
+            raise MXNetError(f"Operator {self.name}: UPLO must be 'L' or 'U', got {self.UPLO!r}")
+        if a.numel() == 0:
+            return [a.new_empty(a.shape[:-1])]
+        return [torch.linalg.eigvalsh(a, UPLO=self.UPLO)]
+
+
+def _product(shape):
+    result = 1
+    for d in shape:
+        result *= int(d)
+    return result
+
+
+@register("_npi_tensorinv")
+class NumpyTensorinv(_NumpyOperator):
+    """``np.linalg.tensorinv``: the inverse of ``a`` seen as a matrix of its first ``ind`` axes
+    by the rest (their sizes' products equal), shape ``a.shape[ind:] + a.shape[:ind]``."""
+
+    ind = Attr(optional(lambda value, name: int(value)), default=2)
+
+    def arguments(self):
+        return ["a"]
+
+    def forward(self, is_train, inputs, aux):
+        a = _float(inputs[0])
+        ind = self.ind
+        if ind <= 0:
+            raise MXNetError(f"Operator {self.name}: ind must be > 0, got {ind}")
+        rows, cols = a.shape[:ind], a.shape[ind:]
+        if _product(rows) != _product(cols):
+            raise MXNetError(f"Operator {self.name}: the products of a.shape[:ind] {tuple(rows)} and a.shape[ind:] "
+                             f"{tuple(cols)} differ")
+        matrix = a.reshape(_product(rows), _product(cols))
+        return [torch.linalg.inv(matrix).reshape(tuple(cols) + tuple(rows))]
+
+
+@register("_npi_tensorsolve")
+class NumpyTensorsolve(_NumpyOperator):
+    """``np.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) = b``; ``a_axes`` (None:
+    none) are moved to the end of ``a`` first.  ``x`` has the shape of ``a``'s last
+    ``a.ndim - b.ndim`` axes (MXNet 1.9.1's slice: all of them for equal ranks, none when ``b``
+    has more); prod(x.shape) ** 2 must be ``a.size`` and prod(x.shape) ``b.size``."""
+
+    a_axes = Attr(optional(lambda value, name: tuple(int(v) for v in (
+        eval(value, {"__builtins__": {}}) if isinstance(value, str) else  # noqa: S307 (MXNet's tuple text)
+        ((value,) if isinstance(value, int) else value)))), default=None)
+
+    def arguments(self):
+        return ["a", "b"]
+
+    def forward(self, is_train, inputs, aux):
+        a, b = _float(inputs[0]), _float(inputs[1])
+        dtype = torch.promote_types(a.dtype, b.dtype)
+        a, b = a.to(dtype), b.to(dtype)
+        if self.a_axes:
+            axes = [axis % a.dim() for axis in self.a_axes]
+            a = torch.movedim(a, axes, list(range(a.dim() - len(axes), a.dim())))
+        # MXNet 1.9.1's rule, Python's slice included: x takes the last a.ndim - b.ndim axes of
+        # a (all of them when the ranks are equal, none when b has more axes than a)
+        solution_shape = tuple(list(a.shape)[-(a.dim() - b.dim()):])
+        size = _product(solution_shape)
+        if size * size != a.numel() or size != b.numel():
+            raise MXNetError(f"Operator {self.name}: a of shape {tuple(inputs[0].shape)} is not square over b's "
+                             f"shape {tuple(b.shape)}: prod(x.shape) ** 2 must be a.size and prod(x.shape) b.size")
+        solution = torch.linalg.solve(a.reshape(size, size), b.reshape(size, 1))
+        return [solution.reshape(solution_shape)]
+
+
+@register("_npi_pinv")
+class NumpyPinvArrayRcond(_NumpyOperator):
+    """``np.linalg.pinv`` with an array ``rcond`` (the second input, broadcast over the batch
+    axes): singular values below ``rcond`` times the largest are taken as zero."""
+
+    hermitian = Attr(Bool, default=False)
+
+    def arguments(self):
+        return ["A", "rcond"]
+
+    def forward(self, is_train, inputs, aux):
+        a = _float(inputs[0])
+        rcond = inputs[1].to(a.dtype)
+        return [torch.linalg.pinv(a, rtol=rcond, hermitian=self.hermitian)]

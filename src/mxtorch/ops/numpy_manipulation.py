@@ -512,3 +512,276 @@ class NumpyArraySplit(NumpySplit):
         sizes = [length // self.sections + (1 if i < length % self.sections else 0) for i in range(self.sections)]
         stops = np.cumsum(sizes).tolist()
         return [(stop - size, stop) for size, stop in zip(sizes, stops)]
+
+
+# -- padding ------------------------------------------------------------------------------------------
+def _pad_pairs(value, name):
+    """``pad_width`` as one (before, after) pair per axis: MXNet's text or nested tuples."""
+    if isinstance(value, str):
+        value = eval(value, {"__builtins__": {}}, {"L": 1})  # noqa: S307 (MXNet's tuple text)
+    return tuple(tuple(int(v) for v in pair) for pair in value)
+
+
+def _mirror_index(length, before, after, symmetric, device):
+    positions = torch.arange(-before, length + after, device=device)
+    if symmetric:
+        period = 2 * length
+        folded = torch.remainder(positions, period)
+        return torch.where(folded >= length, period - 1 - folded, folded)
+    if length == 1:
+        return torch.zeros_like(positions)
+    period = 2 * (length - 1)
+    folded = torch.remainder(positions, period)
+    return torch.where(folded > length - 1, period - folded, folded)
+
+
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "maximum", "minimum")
+
+
+@register("_npi_pad")
+class NumpyPad(_NumpyOperator):
+    """NumPy's ``pad`` with ``pad_width`` one (before, after) pair per axis, ``mode`` constant
+    (``constant_value``), edge, reflect, symmetric (``reflect_type`` even), maximum or minimum
+    (over the whole axis, the axes padded in turn as NumPy does); differentiable."""
+
+    pad_width = Attr(_pad_pairs, default=())
+    mode = Attr(Str, default="constant")
+    constant_value = Attr(Float, default=0.0)
+    reflect_type = Attr(Str, default="even")
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        pairs = list(self.pad_width)
+        if len(pairs) == 1 and data.ndim > 1:
+            pairs = pairs * data.ndim
+        if len(pairs) != data.ndim or any(b < 0 or a < 0 for b, a in pairs):
+            raise MXNetError(f"Operator {self.name}: pad_width {self.pad_width} must give one non-negative "
+                             f"(before, after) pair per axis of an array of {data.ndim} dimensions")
+        if self.mode not in _PAD_MODES:
+            raise MXNetError(f"Operator {self.name}: mode must be one of {_PAD_MODES}, got {self.mode!r}")
+        result = data
+        for axis, (before, after) in enumerate(pairs):
+            if not before and not after:
+                continue
+            length = result.shape[axis]
+            if self.mode == "constant":
+                shape = list(result.shape)
+                pieces = []
+                for count in (before, after):
+                    shape[axis] = count
+                    pieces.append(torch.full(shape, self.constant_value, dtype=result.dtype, device=result.device))
+                result = torch.cat([pieces[0], result, pieces[1]], dim=axis)
+                continue
+            if length == 0:
+                raise MXNetError(f"Operator {self.name}: can't extend the empty axis {axis} in mode {self.mode!r}")
+            if self.mode in ("maximum", "minimum"):
+                stat = result.amax(dim=axis, keepdim=True) if self.mode == "maximum" else \
+                    result.amin(dim=axis, keepdim=True)
+                sizes = [-1] * result.ndim
+                pieces = []
+                for count in (before, after):
+                    sizes[axis] = count
+                    pieces.append(stat.expand(sizes))
+                result = torch.cat([pieces[0], result, pieces[1]], dim=axis)
+                continue
+            if self.mode == "edge":
+                index = torch.arange(-before, length + after, device=result.device).clamp(0, length - 1)
+            else:
+                index = _mirror_index(length, before, after, self.mode == "symmetric", result.device)
+            result = torch.index_select(result, axis, index)
+        return [result]
+
+
+# -- insert and delete ---------------------------------------------------------------------------------
+class _IndexedEdit(_NumpyOperator):
+    """Base of ``_npi_insert_*`` and ``_npi_delete``: the positions come from ``int_ind`` (one
+    index), from ``start`` / ``stop`` / ``step`` (a slice) or from an int64 input (``obj``), along
+    ``axis`` (None: of the flattened array)."""
+
+    axis = Attr(optional(Int), default=None)
+    positions_from = None   # 'int', 'slice' or 'tensor'
+
+    def _prepared(self, arr):
+        if self.axis is None:
+            return arr.reshape(-1), 0
+        axis = self.axis + arr.ndim if self.axis < 0 else self.axis
+        if not 0 <= axis < arr.ndim:
+            raise MXNetError(f"Operator {self.name}: axis {self.axis} is out of bounds for an array of dimension "
+                             f"{arr.ndim}")
+        return arr, axis
+
+    def _slice_positions(self, length, device):
+        return torch.tensor(list(range(*slice(self.start, self.stop, self.step).indices(length))), dtype=torch.int64,
+                            device=device)
+
+
+def _insert_class(positions_from):
+    class Insert(_IndexedEdit):
+        __doc__ = ("NumPy's ``insert``: ``values`` (the ``val`` number, or an input) put before the "
+                   + {"int": "index ``int_ind``", "slice": "indices of the slice ``start:stop:step``",
+                      "tensor": "indices of the int input ``obj``"}[positions_from]
+                   + " along ``axis`` (None: of the flattened array), NumPy's broadcasting of the values; the "
+                     "result keeps the array's dtype.")
+        val = Attr(_OptionalFloat, default=None)
+        if positions_from == "int":
+            int_ind = Attr(Int, default=0)
+        if positions_from == "slice":
+            start = Attr(optional(Int), default=None)
+            stop = Attr(optional(Int), default=None)
+            step = Attr(optional(Int), default=None)
+
+        def arguments(self):
+            return ["arr"] + (["values"] if self.val is None else []) + (["obj"] if positions_from == "tensor" else [])
+
+        def forward(self, is_train, inputs, aux):
+            arr, axis = self._prepared(inputs[0])
+            rest = list(inputs[1:])
+            values = rest.pop(0) if self.val is None else torch.tensor(self.val, dtype=torch.float64,
+                                                                      device=arr.device)
+            values = values.to(arr.dtype)
+            length = arr.shape[axis]
+            scalar = positions_from == "int" or (positions_from == "tensor" and rest[0].ndim == 0)
+            if positions_from == "int":
+                indices = torch.tensor([self.int_ind], device=arr.device)
+            elif positions_from == "slice":
+                indices = self._slice_positions(length, arr.device)
+            else:
+                indices = rest[0].reshape(-1)
+            if indices.numel() == 1:
+                if indices.device.type == "meta":
+                    raise RuntimeError(f"Operator {self.name}: the position is known once computed")
+                index = int(indices[0])
+                if index < -length or index > length:
+                    raise MXNetError(f"Operator {self.name}: index {index} is out of bounds for axis {axis} with "
+                                     f"size {length}")
+                index = index + length if index < 0 else index
+                # NumPy: values at least arr.ndim-dimensional (ones in front); one index given as a
+                # number puts the values' first axis on ``axis``
+                while values.ndim < arr.ndim:
+                    values = values.unsqueeze(0)
+                if scalar:
+                    values = torch.movedim(values, 0, axis)
+                count = values.shape[axis]
+                new_positions = torch.arange(index, index + count, device=arr.device)
+            else:
+                count = indices.numel()
+                if indices.device.type == "meta":
+                    new_positions = torch.arange(count, device=arr.device)
+                else:
+                    indices = indices.to(torch.int64)
+                    if bool(((indices < -length) | (indices > length)).any()):
+                        raise MXNetError(f"Operator {self.name}: an index is out of bounds for axis {axis} with "
+                                         f"size {length}")
+                    indices = torch.where(indices < 0, indices + length, indices)
+                    order = torch.sort(indices, stable=True).indices
+                    new_positions = indices.clone()
+                    new_positions[order] += torch.arange(count, device=arr.device)
+            shape = list(arr.shape)
+            shape[axis] = length + count
+            if arr.device.type == "meta":
+                return [torch.empty(shape, dtype=arr.dtype, device=arr.device)]
+            block_shape = list(arr.shape)
+            block_shape[axis] = count
+            values = torch.broadcast_to(values, block_shape)
+            keep = torch.ones(length + count, dtype=torch.bool, device=arr.device)
+            keep[new_positions] = False
+            result = torch.zeros(shape, dtype=arr.dtype, device=arr.device)
+            result = result.index_copy(axis, new_positions, values)
+            return [result.index_copy(axis, torch.nonzero(keep).reshape(-1), arr)]
+    Insert.__name__ = Insert.__qualname__ = f"NumpyInsert_{positions_from}"
+    return Insert
+
+
+for _source in ("int", "slice", "tensor"):
+    register(f"_npi_insert_{'scalar' if _source == 'int' else _source}")(_insert_class(_source))
+
+
+@register("_npi_delete")
+class NumpyDelete(_IndexedEdit):
+    """NumPy's ``delete``: the array without the entries along ``axis`` (None: of the flattened
+    array) at ``int_ind`` (negative: from the end), at the slice ``start:stop:step``, or at the
+    int (or bool mask) input ``obj``, whose indices outside [0, length) are ignored (MXNet
+    1.9.1); repeated ones delete once."""
+
+    int_ind = Attr(optional(Int), default=None)
+    start = Attr(optional(Int), default=None)
+    stop = Attr(optional(Int), default=None)
+    step = Attr(optional(Int), default=None)
+
+    def arguments(self):
+        given = self.int_ind is not None or self.start is not None or self.stop is not None or self.step is not None
+        return ["arr"] if given else ["arr", "obj"]
+
+    def forward(self, is_train, inputs, aux):
+        arr, axis = self._prepared(inputs[0])
+        length = arr.shape[axis]
+        if len(inputs) > 1:
+            if inputs[1].device.type == "meta":
+                raise RuntimeError(f"Operator {self.name}: the result's length is known once computed")
+            obj = inputs[1].reshape(-1)
+            if obj.dtype == torch.bool:
+                indices = torch.nonzero(obj).reshape(-1)
+            else:
+                # MXNet 1.9.1 ignores the indices of an index array outside [0, length)
+                indices = obj.to(torch.int64)
+                indices = indices[(indices >= 0) & (indices < length)]
+        elif self.int_ind is not None:
+            indices = torch.tensor([self.int_ind], device=arr.device)
+            if not -length <= self.int_ind < length:
+                raise MXNetError(f"Operator {self.name}: index {self.int_ind} is out of bounds for axis {axis} with "
+                                 f"size {length}")
+        else:
+            indices = self._slice_positions(length, arr.device)
+        if indices.numel() and bool(((indices < -length) | (indices >= length)).any()):
+            raise MXNetError(f"Operator {self.name}: an index is out of bounds for axis {axis} with size {length}")
+        keep = torch.ones(length, dtype=torch.bool, device=arr.device)
+        if indices.numel():
+            keep[torch.where(indices < 0, indices + length, indices)] = False
+        return [torch.index_select(arr, axis, torch.nonzero(keep).reshape(-1))]
+
+
+@register("_npi_unique")
+class NumpyUnique(_NumpyOperator):
+    """NumPy's ``unique``: the sorted unique elements (``axis`` None: of the flattened array) or
+    unique subarrays along ``axis``, then as asked the int64 indices of their first occurrences
+    (``return_index``), the indices rebuilding the input from them (``return_inverse``; 1-D, as
+    MXNet 1.9.1 and NumPy 1.x gave it) and their counts (``return_counts``)."""
+
+    return_index = Attr(Bool, default=False)
+    return_inverse = Attr(Bool, default=False)
+    return_counts = Attr(Bool, default=False)
+    axis = Attr(optional(Int), default=None)
+
+    def outputs(self):
+        return ["output"] + [name for name, wanted in (("indices", self.return_index), ("inverse",
+                             self.return_inverse), ("counts", self.return_counts)) if wanted]
+
+    def forward(self, is_train, inputs, aux):
+        data = inputs[0]
+        if data.device.type == "meta":
+            raise RuntimeError(f"Operator {self.name}: the number of unique elements is known once computed")
+        if self.axis is None:
+            data, axis = data.reshape(-1), None
+        else:
+            axis = self.axis + data.ndim if self.axis < 0 else self.axis
+            if not 0 <= axis < data.ndim:
+                raise MXNetError(f"Operator {self.name}: axis {self.axis} is out of bounds for an array of "
+                                 f"dimension {data.ndim}")
+        length = data.shape[0 if axis is None else axis]
+        if data.numel() == 0 and axis is None:
+            values = data.clone()
+            inverse = counts = torch.zeros((0,), dtype=torch.int64, device=data.device)
+        else:
+            values, inverse, counts = torch.unique(data, sorted=True, return_inverse=True, return_counts=True,
+                                                   dim=axis)
+        outputs = [values]
+        if self.return_index:
+            count = values.shape[0 if axis is None else axis]
+            positions = torch.arange(length, device=data.device)
+            first = torch.full((count,), length, dtype=torch.int64, device=data.device)
+            outputs.append(first.scatter_reduce(0, inverse.reshape(-1), positions, reduce="amin"))
+        if self.return_inverse:
+            outputs.append(inverse.reshape(-1).to(torch.int64))
+        if self.return_counts:
+            outputs.append(counts.to(torch.int64))
+        return outputs

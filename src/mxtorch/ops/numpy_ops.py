@@ -162,6 +162,15 @@ def _remainder(a, b):
     return torch.where(zero, torch.zeros_like(a), torch.remainder(a, torch.where(zero, torch.ones_like(b), b)))
 
 
+def _integer_only(kind, function, a, b):
+    """``function`` of two integer tensors; floats raise MXNetError (MXNet's ``lcm``)."""
+    if a.device.type == "meta":
+        return torch.empty(torch.broadcast_shapes(a.shape, b.shape), dtype=a.dtype, device=a.device)
+    if a.is_floating_point() or b.is_floating_point() or a.dtype == torch.bool:
+        raise MXNetError(f"{kind}: the operands must be integers, got {a.dtype} and {b.dtype}")
+    return torch.abs(function(a, b))
+
+
 NUMPY_BINARY = {
     "add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "mod": _remainder, "power": torch.pow,
     "maximum": torch.maximum, "minimum": torch.minimum, "hypot": torch.hypot, "arctan2": torch.atan2,
@@ -169,10 +178,11 @@ NUMPY_BINARY = {
     "greater_equal": torch.ge, "less": torch.lt, "less_equal": torch.le,
     "logical_and": torch.logical_and, "logical_or": torch.logical_or, "logical_xor": torch.logical_xor,
     "bitwise_and": torch.bitwise_and, "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor,
+    "lcm": lambda a, b: _integer_only("lcm", torch.lcm, a, b), "ldexp": lambda a, b: a * torch.pow(2.0, b),
 }
 _COMPARISONS = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
                 "logical_and", "logical_or", "logical_xor"}
-_FLOAT_ONLY = {"hypot", "arctan2", "copysign"}
+_FLOAT_ONLY = {"hypot", "arctan2", "copysign", "ldexp"}
 
 
 def _binary_class(kind):
@@ -248,7 +258,7 @@ def _scalar_class(kind, reverse):
 
 for _kind in list(NUMPY_BINARY) + ["true_divide"]:
     register(f"_npi_{_kind}_scalar")(_scalar_class(_kind, False))
-for _kind in ("subtract", "true_divide", "mod", "power", "arctan2", "copysign"):
+for _kind in ("subtract", "true_divide", "mod", "power", "arctan2", "copysign", "ldexp"):
     register(f"_npi_r{_kind}_scalar")(_scalar_class(_kind, True))
 
 
@@ -306,8 +316,10 @@ class NumpyBitwiseNot(_NumpyOperator):
     """NumPy's ``invert`` / ``bitwise_not`` of an integer or bool array."""
 
     def forward(self, is_train, inputs, aux):
-        # the dtype is checked on real data: shape inference runs this on float32 meta tensors
-        if inputs[0].is_floating_point() and inputs[0].device.type != "meta":
+        if inputs[0].device.type == "meta":
+            # shape inference runs on float placeholders: the dtype check waits for real inputs
+            return [torch.empty_like(inputs[0])]
+        if inputs[0].is_floating_point():
             raise MXNetError("bitwise_not: This operation only support integer types, not "
                              f"{_numpy_dtype(inputs[0].dtype)}")
         return [torch.bitwise_not(inputs[0])]

@@ -1,15 +1,11 @@
 """NumPy front-end operators needed by the array semantics and NumPy interoperability of
 ``mx.np``: ``_npi_hsplit`` (its axis depends on the input's rank, so that the same ``mx.np``
-function builds one node for ``mx.sym.np``, whose rank is not known when the graph is built)
-and ``_npi_pinv`` (``linalg.pinv`` with an array ``rcond``)."""
+function builds one node for ``mx.sym.np``, whose rank is not known when the graph is built).
+(``_npi_pinv``, ``linalg.pinv`` with an array ``rcond``, is in numpy_linalg.py.)"""
 from __future__ import annotations
 
-import torch
-
-from .registry import Attr, Bool, Int, register
+from .registry import Attr, Int, register
 from .numpy_arrays import NumpySplit
-from .numpy_linalg import _float
-from .numpy_ops import _NumpyOperator
 
 
 @register("_npi_hsplit")
@@ -24,20 +20,3 @@ class NumpyHorizontalSplit(NumpySplit):
         if data.dim() == 0:
             raise self.error("hsplit only works on arrays of 1 or more dimensions")
         return 0 if data.dim() == 1 else 1
-
-
-@register("_npi_pinv")
-class NumpyPinvArrayRcond(_NumpyOperator):
-    """``np.linalg.pinv(a, rcond)`` with ``rcond`` an array (MXNet 1.9.1's ``_npi_pinv``): the
-    relative cutoff for small singular values, broadcast over the leading (batch) axes of
-    ``a``, ``(..., M, N)``; the result is ``(..., N, M)``."""
-
-    hermitian = Attr(Bool, default=False)
-
-    def arguments(self):
-        return ["A", "rcond"]
-
-    def forward(self, is_train, inputs, aux):
-        data = _float(inputs[0])
-        rcond = inputs[1].to(data.dtype)
-        return [torch.linalg.pinv(data, rtol=rcond, hermitian=self.hermitian)]

@@ -10,7 +10,7 @@ import torch
 
 from ...base import MXNetError
 from ...context import current_context
-from ...util import is_np_shape
+from ...util import is_np_shape, wrap_np_binary_func, wrap_np_unary_func
 from ..ndarray import NDArray
 from ..numpy_array import binary, call, is_number, is_symbol, ndarray
 from ...ops.numpy_ops import NUMPY_BINARY, NUMPY_UNARY
@@ -194,26 +194,6 @@ def _np(value):
 
 
 # -- element-wise ---------------------------------------------------------------------------------
-def _ufunc_keywords(name, kwargs):
-    """NumPy's ufunc keywords MXNet accepted (``where=True``, the default ``casting``, ``order``,
-    ``subok``); returns the ``dtype=`` given (None when not)."""
-    where = kwargs.pop("where", True)
-    if where is not True:
-        raise NotImplementedError(f"{name}: where={where!r} is not supported")
-    for key, default in (("casting", "same_kind"), ("order", "K"), ("subok", True)):
-        if kwargs.pop(key, default) != default:
-            raise NotImplementedError(f"{name}: only {key}={default!r} is supported")
-    dtype = kwargs.pop("dtype", None)
-    if kwargs:
-        raise TypeError(f"{name}: unsupported arguments {sorted(kwargs)}")
-    return dtype
-
-
-def _with_dtype(result, dtype):
-    """A ufunc's result in the ``dtype=`` it was given (None: as computed)."""
-    return result if dtype is None or is_number(result) else result.astype(dtype, copy=False)
-
-
 def _same_dtypes(function, arrays):
     """MXNet's type inference: the inputs of ``function`` must share one dtype."""
     dtypes = {array.dtype for array in arrays if isinstance(array, NDArray)}
@@ -224,23 +204,28 @@ def _same_dtypes(function, arrays):
                          f"{np.dtype(first).name}")
 
 
+# NumPy's ufunc keywords (where, casting, order, dtype, subok) are taken at their defaults only,
+# by MXNet's wrappers (util.wrap_np_unary_func / wrap_np_binary_func): another legal value raises
+# NotImplementedError, an illegal one or an unknown keyword TypeError
 def _binary_function(name):
-    def function(x1, x2, out=None, **kwargs):
-        dtype = _ufunc_keywords(name, kwargs)
-        return _with_dtype(binary(name, x1, x2, out=out), dtype)
+    def function(x1, x2, out=None):
+        return binary(name, x1, x2, out=out)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"NumPy's ``{name}(x1, x2)`` element by element, broadcasting (MXNet's dtype rules)."
+    function = wrap_np_binary_func(function)
+    function.__doc__ = (f"NumPy's ``{name}(x1, x2)`` element by element, broadcasting (MXNet's dtype rules); "
+                        f"the ufunc keywords only at their defaults.")
     return function
 
 
 def _unary_function(name):
-    def function(x, out=None, **kwargs):
-        dtype = _ufunc_keywords(name, kwargs)
+    def function(x, out=None):
         if is_number(x):
             return getattr(np, name)(x)
-        return _with_dtype(call(f"_npi_{name}", _np(x), out=out), dtype)
+        return call(f"_npi_{name}", _np(x), out=out)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"NumPy's ``{name}(x)`` element by element (the input's dtype kept, as MXNet 1.9.1)."
+    function = wrap_np_unary_func(function)
+    function.__doc__ = (f"NumPy's ``{name}(x)`` element by element (the input's dtype kept, as MXNet 1.9.1); the "
+                        f"ufunc keywords only at their defaults.")
     return function
 
 
@@ -253,17 +238,22 @@ divide = true_divide
 remainder = globals()["mod"]
 
 
-def logical_not(x, out=None, **kwargs):  # noqa: ARG001
-    """True where ``x`` is zero."""
+@wrap_np_unary_func
+def logical_not(x, out=None):
+    """True where ``x`` is zero (the ufunc keywords only at their defaults)."""
     return call("_npi_logical_not", _np(x), out=out)
 
 
-def bitwise_not(x, out=None, **kwargs):  # noqa: ARG001
-    """NumPy's ``invert`` of an integer or bool array."""
+@wrap_np_unary_func
+def bitwise_not(x, out=None):
+    """NumPy's ``invert`` of an integer or bool array (the ufunc keywords only at their defaults)."""
     return call("_npi_bitwise_not", _np(x), out=out)
 
 
-invert = bitwise_not
+@wrap_np_unary_func
+def invert(x, out=None):
+    """NumPy's ``invert``: ``bitwise_not``."""
+    return call("_npi_bitwise_not", _np(x), out=out)
 
 
 def clip(a, a_min, a_max, out=None):

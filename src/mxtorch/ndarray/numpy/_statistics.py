@@ -16,7 +16,7 @@ from ._op import _np
 
 __all__ = ["hanning", "hamming", "blackman", "indices", "diag_indices_from", "unravel_index", "resize", "diagflat",
            "diff", "ediff1d", "nan_to_num", "bincount", "histogram", "percentile", "quantile", "polyval",
-           "shares_memory", "may_share_memory"]
+           "shares_memory", "may_share_memory", "pad", "insert", "delete", "unique"]
 
 
 def _ctx(ctx):
@@ -187,3 +187,88 @@ def shares_memory(a, b, max_work=None):  # noqa: ARG001
 def may_share_memory(a, b, max_work=None):  # noqa: ARG001
     """As ``shares_memory`` (MXNet 1.9.1 computes the same exact answer)."""
     return shares_memory(a, b)
+
+
+_PAD_KEYWORDS = {"constant": ["constant_values"], "edge": [], "linear_ramp": ["end_values"],
+                 "maximum": ["stat_length"], "mean": ["stat_length"], "median": ["stat_length"],
+                 "minimum": ["stat_length"], "reflect": ["reflect_type"], "symmetric": ["reflect_type"], "wrap": []}
+
+
+def pad(x, pad_width, mode="constant", **kwargs):
+    """``x`` padded by ``pad_width`` (an int, a (before, after) pair, or one pair per axis) in
+    ``mode`` constant (``constant_values``, a number), edge, reflect, symmetric (``reflect_type``
+    'even'), maximum or minimum (no ``stat_length``).  The other NumPy modes (linear_ramp, wrap,
+    mean, median, empty, a function) raise ValueError, as do keywords the mode does not take;
+    a non-integer ``pad_width`` raises TypeError (MXNet 1.9.1)."""
+    if not np.asarray(pad_width).dtype.kind == "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    if callable(mode) or mode not in _PAD_KEYWORDS or mode in ("linear_ramp", "wrap", "median", "mean"):
+        raise ValueError(f"mode {{'{mode if isinstance(mode, str) else '<function>'}'}} is not supported.")
+    for key in kwargs:
+        if key not in _PAD_KEYWORDS[mode]:
+            raise ValueError(f"{key} keyword not in allowed keywords {_PAD_KEYWORDS[mode]}")
+    widths = np.asarray(pad_width)
+    pairs = tuple(tuple(int(v) for v in pair) for pair in np.broadcast_to(widths, widths.shape if widths.ndim == 2
+                                                                           else (max(widths.ndim, 1), 2)))
+    attrs = {}
+    if mode == "constant":
+        value = kwargs.get("constant_values", 0)
+        if isinstance(value, tuple):
+            raise TypeError("unsupported constant_values type: {'tuple'}.")
+        attrs["constant_value"] = float(value)
+    elif mode in ("reflect", "symmetric"):
+        if kwargs.get("reflect_type", "even") not in ("even", None):
+            raise ValueError(f"unsupported reflect_type '{kwargs['reflect_type']}'")
+    elif mode in ("maximum", "minimum") and kwargs.get("stat_length") is not None:
+        raise ValueError(f"unsupported stat_length '{kwargs['stat_length']}'")
+    return call("_npi_pad", _np(x), pad_width=pairs, mode=mode, **attrs)
+
+
+def _integer(value):
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` (a number or an array, broadcast as NumPy does) inserted before
+    ``obj`` (an int, a slice or an int64 array of indices) along ``axis`` (None: of the
+    flattened array); the result keeps ``arr``'s dtype.  Other types raise TypeError."""
+    if not (isinstance(arr, NDArray) or is_symbol(arr)):
+        raise TypeError("'arr' can not support type {}".format(str(type(arr))))
+    if is_number(values):
+        inputs, attrs = [], {"val": float(values)}
+    elif isinstance(values, NDArray) or is_symbol(values):
+        inputs, attrs = [_np(values)], {"val": None}
+    else:
+        raise TypeError("'values' can not support type {}".format(str(type(values))))
+    if isinstance(obj, slice):
+        return call("_npi_insert_slice", _np(arr), *inputs, start=obj.start, stop=obj.stop,
+                    step=1 if obj.step is None else obj.step, axis=axis, **attrs)
+    if _integer(obj):
+        return call("_npi_insert_scalar", _np(arr), *inputs, int_ind=int(obj), axis=axis, **attrs)
+    if isinstance(obj, NDArray) or is_symbol(obj):
+        return call("_npi_insert_tensor", _np(arr), *inputs, _np(obj), axis=axis, **attrs)
+    raise TypeError("'obj' can not support type {}".format(str(type(obj))))
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries at ``obj`` (an int, a slice, or an int or bool array) along
+    ``axis`` (None: of the flattened array).  Other types raise TypeError."""
+    if not (isinstance(arr, NDArray) or is_symbol(arr)):
+        raise TypeError("'arr' can not support type {}".format(str(type(arr))))
+    if isinstance(obj, slice):
+        return call("_npi_delete", _np(arr), start=obj.start, stop=obj.stop, step=1 if obj.step is None else obj.step,
+                    axis=axis)
+    if _integer(obj):
+        return call("_npi_delete", _np(arr), int_ind=int(obj), axis=axis)
+    if isinstance(obj, NDArray) or is_symbol(obj):
+        return call("_npi_delete", _np(arr), _np(obj), axis=axis)
+    raise TypeError("'obj' can not support type {}".format(str(type(obj))))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """The sorted unique elements of ``ar`` (``axis`` None: flattened) or its unique subarrays
+    along ``axis``; with ``return_index`` / ``return_inverse`` / ``return_counts`` a tuple that
+    adds the first occurrences, the rebuilding indices (1-D, MXNet 1.9.1) and the counts (int64)."""
+    result = call("_npi_unique", _np(ar), return_index=bool(return_index), return_inverse=bool(return_inverse),
+                  return_counts=bool(return_counts), axis=axis)
+    return tuple(result) if isinstance(result, list) else result

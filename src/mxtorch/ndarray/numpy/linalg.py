@@ -9,7 +9,7 @@ from ..numpy_array import call, is_symbol
 from ._op import _np, dot
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "eigvals", "eigh", "qr", "svd", "solve", "pinv",
-           "multi_dot", "matrix_power"]
+           "multi_dot", "matrix_power", "eig", "eigvalsh", "tensorinv", "tensorsolve"]
 
 
 def _numpy_result(kind, values):
@@ -100,3 +100,26 @@ def matrix_power(a, n):
         from ._op import eye
         return eye(a.shape[-1], dtype=a.dtype)
     return result
+
+
+def eig(a):
+    """(eigenvalues, eigenvectors as columns) of the real square matrices ``a`` with real
+    eigenvalues; float32 for integer input."""
+    return tuple(call("_npi_eig", _np(a)))
+
+
+def eigvalsh(a, UPLO="L"):  # noqa: N803 -- NumPy's argument name
+    """The ascending eigenvalues of the symmetric ``a`` (its ``UPLO`` triangle read)."""
+    return call("_npi_eigvalsh", _np(a), UPLO=UPLO)
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` over its first ``ind`` axes against the rest: shape
+    ``a.shape[ind:] + a.shape[:ind]``."""
+    return call("_npi_tensorinv", _np(a), ind=int(ind))
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (``axes`` of ``a`` moved to its end first)."""
+    axes = None if axes is None else ((int(axes),) if isinstance(axes, int) else tuple(int(v) for v in axes))
+    return call("_npi_tensorsolve", _np(a), _np(b), a_axes=axes)

@@ -2,6 +2,7 @@
 batched ``normal_n`` / ``uniform_n``) on the ``_npi_*`` operators of ``ops/numpy_random_ops.py``."""
 from __future__ import annotations
 
+from ...context import current_context  # noqa: F401  (MXNet's module imported it)
 from ..numpy.random import _ctx, _dtype, _as_input, _sample, _size
 from ..numpy_array import call, is_number
 

@@ -11,6 +11,7 @@ from ..numpy._symbol import symbolic_function as _symbolic_function
 random = _types.ModuleType(__name__ + ".random", "mx.sym.npx.random: the samplers, building nodes")
 random.__dict__.update({name: _symbolic_function(getattr(_nd_random, name)) for name in _nd_random.__all__})
 random.__all__ = list(_nd_random.__all__)
+random.current_context = _nd_random.current_context
 _sys.modules[__name__ + ".random"] = random
 
 __all__ = sorted(_functions())
