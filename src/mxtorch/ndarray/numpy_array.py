@@ -178,6 +178,10 @@ def _numpy_fallback(function, args, kwargs):
                          f"active is not supported. Please consider moving the operator to the outside of the "
                          f"autograd scope.")
     ctx = _first_context(list(args) + list(kwargs.values()))
+    if ctx is None:
+        # no array among the arguments (np.pv(0.05, 10, -100)): results go to the current context
+        from ..context import current_context
+        ctx = current_context()
     result = function(*_to_numpy(list(args)), **{k: _to_numpy(v) for k, v in kwargs.items()})
     return _from_numpy(result, ctx)
 

@@ -105,7 +105,7 @@ def matrix_power(a, n):
 def eig(a):
     """(eigenvalues, eigenvectors as columns) of the real square matrices ``a`` with real
     eigenvalues; float32 for integer input."""
-    return tuple(call("_npi_eig", _np(a)))
+    return _numpy_result("EigResult", call("_npi_eig", _np(a)))
 
 
 def eigvalsh(a, UPLO="L"):  # noqa: N803 -- NumPy's argument name
