@@ -265,9 +265,27 @@ class _MKLDNNFused(CachedOp):
     def forward(self, is_train, inputs, aux):
         values = self._mxnet_values(inputs, aux)
         if not self.quantized:
-            return list(self.run_subgraph(0, is_train, values))
+            return self._run_chain(values)
         with torch.no_grad():
             return self.quantized_forward(values)
+
+    def _run_chain(self, values):
+        """The float subgraph on ``values`` (its inputs in order), each node's operator run in
+        turn for inference (the chain is a few operators: no executor is bound for it)."""
+        graph = self.subgraphs[0]
+        by_name = dict(zip(graph.list_inputs(), values))
+        computed = {}
+        from ..symbol.graph import topological_order
+        for node in topological_order(graph._outputs):
+            if node.op is None:
+                computed[(id(node), 0)] = by_name[node.name]
+                continue
+            given = [computed[(id(child), index)] for child, index in node.inputs]
+            count = len(node.op.arguments())
+            outputs = node.op.apply(False, given[:count], given[count:])
+            for index, value in enumerate(outputs):
+                computed[(id(node), index)] = value
+        return [computed[(id(node), index)] for node, index in graph._outputs[:1]]
 
 
 @register("_sg_mkldnn_conv")
