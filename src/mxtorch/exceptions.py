@@ -22,6 +22,11 @@ class OperatorRunError(MXNetError):
     parameter range); ``mxtorch.ndarray.pending`` defers it the same way."""
 
 
+class OperatorRunValueError(OperatorRunError, ValueError):
+    """An :class:`OperatorRunError` that MXNet raised as a ValueError (``npx.constraint_check``
+    on a violated condition): both, so handlers written for either keep working."""
+
+
 class MXNetValueError(MXNetError, ValueError):
     """Bad argument values where MXNet raised ValueError: both an MXNetError and a ValueError,
     so handlers written for either keep working."""
