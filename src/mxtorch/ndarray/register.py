@@ -181,9 +181,14 @@ def _check_shapes(op, names, tensors):
 
 
 def _own_memory(tensor, input_storage):
-    """``tensor`` itself, or a dense copy when it shares memory with an input."""
+    """``tensor`` itself, or a dense copy when it shares memory with an input (an integer
+    result keeps its gradient carrier: ``registry.record_call``)."""
     if tensor.numel() and tensor.untyped_storage().data_ptr() in input_storage:
-        return tensor.clone(memory_format=torch.contiguous_format)
+        copy = tensor.clone(memory_format=torch.contiguous_format)
+        carrier = getattr(tensor, "_mx_declared_gradient_carrier", None)
+        if carrier is not None:
+            copy._mx_declared_gradient_carrier = carrier
+        return copy
     return tensor
 
 
