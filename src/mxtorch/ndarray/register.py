@@ -184,11 +184,7 @@ def _own_memory(tensor, input_storage):
     """``tensor`` itself, or a dense copy when it shares memory with an input (an integer
     result keeps its gradient carrier: ``registry.record_call``)."""
     if tensor.numel() and tensor.untyped_storage().data_ptr() in input_storage:
-        copy = tensor.clone(memory_format=torch.contiguous_format)
-        carrier = getattr(tensor, "_mx_declared_gradient_carrier", None)
-        if carrier is not None:
-            copy._mx_declared_gradient_carrier = carrier
-        return copy
+        return registry.keep_carrier(tensor, tensor.clone(memory_format=torch.contiguous_format))
     return tensor
 
 
