@@ -159,3 +159,18 @@ def test_hybridized_symbol_slicing_and_split(numpy_semantics):
         if hybridize:
             net.hybridize()
         onp.testing.assert_array_equal(net(np.array(data)).asnumpy(), expected)
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_constraint_check_violation_is_a_value_error(numpy_semantics, hybridize):
+    class Check(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.npx.constraint_check(x, "all must hold")
+
+    net = Check()
+    if hybridize:
+        net.hybridize()
+    with pytest.raises(ValueError, match="all must hold") as caught:
+        net(np.zeros((2, 3), dtype="bool")).asnumpy()
+    assert isinstance(caught.value, mx.base.OperatorRunError)
+    assert bool(net(np.ones((2, 3), dtype="bool")).asnumpy()) is True

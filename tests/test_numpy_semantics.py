@@ -305,3 +305,27 @@ def test_basic_indexing_views_only_contiguous_blocks(numpy_semantics):
     view[...] = 1.0
     copy[...] = 2.0
     assert x.asnumpy().sum() == 6.0                              # only the view wrote into x
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_slice_of_a_variable_differentiates_integer_arrays_too(numpy_semantics, dtype, hybridize):
+    # MXNet differentiated integer arrays; the gradient of a slice is 1 on the sliced region
+    data = onp.arange(12).reshape(4, 3)
+    for begin, end, step in [([1], [3], None), ([], [], None), ([3], [0], [-2]), ([0, 0], [4, 3], [3, 2])]:
+        class Slice(mx.gluon.HybridBlock):
+            def hybrid_forward(self, F, x):
+                return F.npx.slice(x, begin=begin, end=end, step=step)
+        net = Slice()
+        if hybridize:
+            net.hybridize()
+        a = np.array(data, dtype=dtype)
+        a.attach_grad()
+        with mx.autograd.record():
+            y = net(a)
+        y.backward()
+        key = tuple(slice(b, e, None if step is None else step[i]) for i, (b, e) in enumerate(zip(begin, end)))
+        expected = onp.zeros((4, 3))
+        expected[key] = 1
+        onp.testing.assert_array_equal(y.asnumpy(), data[key])
+        onp.testing.assert_array_equal(a.grad.asnumpy(), expected)

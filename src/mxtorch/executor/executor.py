@@ -36,6 +36,15 @@ from .reachability import gradient_inputs, head_gradient_inputs, reached_variabl
 __all__ = ["Executor", "normalize_grad_req"]
 
 
+
+def _renamed(error, message):
+    """An error of ``error``'s class with ``message`` (MXNetError when that class cannot be
+    built from a message alone)."""
+    try:
+        return type(error)(message)
+    except TypeError:
+        return OperatorRunError(message) if isinstance(error, OperatorRunError) else MXNetError(message)
+
 class _Recording:
     """What a forward recorded under autograd leaves for the next ``backward``: the output
     tensors, the ``(argument index, leaf tensor)`` pairs gradients are asked for, and, with a
@@ -313,10 +322,9 @@ class Executor:
                     results = step.op.apply(is_train, [values[i] for i in step.inputs],
                                             [values[i] for i in step.aux])
                 except MXNetError as error:
-                    # the node's name added; an OperatorRunError stays one of its class (reported
-                    # late; OperatorRunValueError stays a ValueError)
-                    kind = type(error) if isinstance(error, OperatorRunError) else MXNetError
-                    raise kind(f"Error in operator {step.node.name}: {error}") from None
+                    # the node's name added; the error keeps its class (an OperatorRunError is
+                    # reported late, an MXNetValueError stays a ValueError, ...)
+                    raise _renamed(error, f"Error in operator {step.node.name}: {error}") from None
                 except RuntimeError as error:
                     shapes = [tuple(values[i].shape) for i in step.inputs]
                     raise MXNetError(f"Error in operator {step.node.name} ({step.op.name}) with input "

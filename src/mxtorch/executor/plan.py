@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
+from ..ops.registry import keep_carrier
 from ..symbol.symbol import _aux_variable_ids
 from .fusion import fuse_recurrent_chains, fusion_enabled
 
@@ -50,7 +51,7 @@ def dense_views(results, inputs):
             continue
         # storage identity without reading data pointers (the compiled step traces with fake tensors)
         shared = any(t.numel() and torch._C._is_alias_of(tensor, t) for t in inputs)
-        dense.append(tensor.contiguous() if shared else tensor)
+        dense.append(keep_carrier(tensor, tensor.contiguous()) if shared else tensor)
     return dense
 
 

@@ -191,9 +191,10 @@ def _check_shapes(op, names, tensors):
 
 
 def _own_memory(tensor, input_storage):
-    """``tensor`` itself, or a dense copy when it shares memory with an input."""
+    """``tensor`` itself, or a dense copy when it shares memory with an input (an integer
+    result keeps its gradient carrier: ``registry.record_call``)."""
     if tensor.numel() and tensor.untyped_storage().data_ptr() in input_storage:
-        return tensor.clone(memory_format=torch.contiguous_format)
+        return registry.keep_carrier(tensor, tensor.clone(memory_format=torch.contiguous_format))
     return tensor
 
 

@@ -647,6 +647,7 @@ class NumpyConstraintCheck(_NumpyOperator):
 
     def forward(self, is_train, inputs, aux):
         if inputs[0].device.type != "meta" and not bool(inputs[0].all()):
+            # a ValueError too, as MXNet 1.9.1 raised it
             from ..exceptions import OperatorRunValueError
             raise OperatorRunValueError(self.msg)
         return [torch.ones((), dtype=torch.bool, device=inputs[0].device)]

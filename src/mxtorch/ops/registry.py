@@ -499,6 +499,15 @@ def record_call(computation, is_train, inputs, aux, declared=False):
     return computation.forward(is_train, inputs, aux)
 
 
+def keep_carrier(source, copy):
+    """``copy`` (a copy of the recorded integer result ``source``: a dense copy of a view) with
+    ``source``'s gradient carrier, so the integer result stays differentiable."""
+    carrier = getattr(source, "_mx_declared_gradient_carrier", None)
+    if carrier is not None:
+        copy._mx_declared_gradient_carrier = carrier
+    return copy
+
+
 def attach_zero_carriers(inputs, outputs):
     """Give each output that torch records no gradient for (integer outputs; argsort's float
     indices) a zero-gradient carrier when some input records a gradient (imperative calls

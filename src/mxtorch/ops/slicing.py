@@ -95,14 +95,15 @@ class _SliceRegion:
         if len(self.begin) != len(self.end):
             raise self.error(f"arguments 'begin' {tuple(self.begin)} and 'end' {tuple(self.end)} "
                              f"must have the same length")
-        if self.step and len(self.step) != len(self.begin):
+        steps = self.step if self.step and any(s is not None for s in self.step) else ()
+        if steps and len(steps) != len(self.begin):
             raise self.error(f"argument 'step' {tuple(self.step)} must have the length of 'begin' "
                              f"{tuple(self.begin)}")
         if len(self.begin) > len(data):
             raise self.error(f"argument 'begin' {tuple(self.begin)} has more axes than 'data' {tuple(data)}")
         ranges = []
         for axis, (b, e) in enumerate(zip(self.begin, self.end)):
-            s = self.step[axis] if self.step else None
+            s = steps[axis] if steps else None
             ranges.append(_slice_indices(self, data[axis], b, e, s))
         return ranges
 
