@@ -277,3 +277,16 @@ def test_converted_files_follow_the_umask_and_need_an_existing_folder(tmp_path):
         os.umask(previous)
     with pytest.raises(mx.base.MXNetError, match="does not exist"):
         temporary_beside(str(tmp_path / "missing" / "model.onnx"))
+
+
+def test_trace_check_tolerance_follows_the_output_scale():
+    """The traced-graph check allows rounding relative to the output's magnitude (onnxruntime's
+    kernels round differently: an element near zero of an output of magnitude 26 came back
+    6e-5 off for GluonCV's resnet18_v1b) and still rejects a real difference."""
+    from mxtorch.export.converters import _check_same
+    expected = torch.tensor([[26.0, 1e-3, -3.0]])
+    _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3 + 6e-5, -3.0]]))
+    with pytest.raises(mx.base.MXNetError, match="does not reproduce output 0"):
+        _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3 + 0.05, -3.0]]))
+    with pytest.raises(mx.base.MXNetError, match="does not reproduce output 0"):
+        _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3]]))
