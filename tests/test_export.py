@@ -290,3 +290,21 @@ def test_trace_check_tolerance_follows_the_output_scale():
         _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3 + 0.05, -3.0]]))
     with pytest.raises(mx.base.MXNetError, match="does not reproduce output 0"):
         _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3]]))
+
+
+def test_onnx_stable_sort_and_expm1(tmp_path):
+    """topk / sort (a stable torch.sort: MXNet keeps ties in index order) and LeakyReLU 'elu'
+    (torch.expm1) export to ONNX; onnxruntime gives NumPy's stable sort and elu."""
+    import onnxruntime
+    data = mx.sym.var("data")
+    values = mx.sym.topk(data, k=3, axis=-1, ret_typ="value")
+    indices = mx.sym.topk(data, k=3, axis=-1, ret_typ="indices", is_ascend=True)
+    elu = mx.sym.LeakyReLU(data, act_type="elu", slope=0.5)
+    symbol = mx.sym.Group([values, indices, elu])
+    x = np.array([[3.0, 1.0, 3.0, -2.0, 1.0, 5.0], [0.0, 0.0, -1.0, 2.0, 2.0, -1.0]], dtype=np.float32)
+    path = export.to_onnx(symbol, {}, {}, [("data", x.shape)], str(tmp_path / "sort.onnx"))
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    got_values, got_indices, got_elu = session.run(None, {"data": x})
+    np.testing.assert_array_equal(got_values, -np.sort(-x, axis=-1, kind="stable")[:, :3])
+    np.testing.assert_array_equal(got_indices, np.argsort(x, axis=-1, kind="stable")[:, :3].astype(np.float32))
+    np.testing.assert_allclose(got_elu, np.where(x > 0, x, 0.5 * np.expm1(x)), rtol=1e-6, atol=1e-7)
