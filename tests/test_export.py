@@ -308,3 +308,18 @@ def test_onnx_stable_sort_and_expm1(tmp_path):
     np.testing.assert_array_equal(got_values, -np.sort(-x, axis=-1, kind="stable")[:, :3])
     np.testing.assert_array_equal(got_indices, np.argsort(x, axis=-1, kind="stable")[:, :3].astype(np.float32))
     np.testing.assert_allclose(got_elu, np.where(x > 0, x, 0.5 * np.expm1(x)), rtol=1e-6, atol=1e-7)
+
+
+def test_onnx_broadcast_mod_with_zero_divisor(tmp_path):
+    """broadcast_mod (MXNet: x mod 0 is 0, the sign of the divisor otherwise) has no
+    data-dependent branch, so it exports to ONNX (GluonCV's CenterNet decoder needs it)."""
+    import onnxruntime
+    lhs, rhs = mx.sym.var("lhs"), mx.sym.var("rhs")
+    symbol = mx.sym.broadcast_mod(lhs, rhs)
+    a = np.array([[5.0, -5.0, 7.0, 3.0]], dtype=np.float32)
+    b = np.array([[3.0, 3.0, 0.0, -2.0]], dtype=np.float32)
+    expected = np.where(b == 0, 0.0, np.mod(a, np.where(b == 0, 1.0, b)))
+    np.testing.assert_array_equal(mx.nd.broadcast_mod(mx.nd.array(a), mx.nd.array(b)).asnumpy(), expected)
+    path = export.to_onnx(symbol, {}, {}, [("lhs", a.shape), ("rhs", b.shape)], str(tmp_path / "mod.onnx"))
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(session.run(None, {"lhs": a, "rhs": b})[0], expected)
