@@ -15,14 +15,13 @@ import numpy as np
 # one model per family: name -> (build keyword arguments, input shapes)
 CASES = {
     "resnet18_v1b": ({}, [(1, 3, 64, 64)]),
-    "ssd_300_mobilenet0.25_voc": ({"pretrained_base": False}, [(1, 3, 128, 128)]),
     "yolo3_mobilenet0.25_voc": ({"pretrained_base": False}, [(1, 3, 128, 128)]),
     "faster_rcnn_resnet50_v1b_voc": ({"pretrained_base": False}, [(1, 3, 128, 128)]),
     "mask_rcnn_resnet18_v1b_coco": ({"pretrained_base": False}, [(1, 3, 224, 224)]),
     "center_net_resnet18_v1b_voc": ({"pretrained_base": False}, [(1, 3, 128, 128)]),
     "fcn_resnet50_voc": ({"pretrained_base": False, "crop_size": 64}, [(1, 3, 64, 64)]),
     "simple_pose_resnet18_v1b": ({"pretrained_base": False}, [(1, 3, 64, 48)]),
-    "i3d_resnet50_v1_kinetics400": ({"pretrained_base": False}, [(1, 3, 8, 64, 64)]),
+    "r2plus1d_resnet18_kinetics400": ({"pretrained_base": False}, [(1, 3, 8, 64, 64)]),
     "monodepth2_resnet18_kitti_stereo_640x192": ({"pretrained_base": False}, [(1, 3, 64, 64)]),
 }
 
@@ -38,7 +37,7 @@ def parameter_value(name, shape):
     scales and variances in [0.9, 1.1], biases, shifts and means in [-0.1, 0.1]."""
     shape = tuple(int(d) for d in shape)
     if name.endswith(("gamma", "running_var", "moving_var")):
-        return _uniform(name, shape, 0.9, 1.1)
+        return _uniform(name, shape, 0.4, 0.6) if name.endswith("gamma") else _uniform(name, shape, 0.9, 1.1)
     if len(shape) <= 1:
         return _uniform(name, shape, -0.1, 0.1)
     fan_in = int(np.prod(shape[1:]))
@@ -78,8 +77,12 @@ def calibrate_batchnorm(net, mx, inputs):
         data = args[0].asnumpy().astype("float64")
         axis = block._kwargs.get("axis", 1) % data.ndim
         others = tuple(i for i in range(data.ndim) if i != axis)
+        variance = data.var(axis=others)
+        # a floor at a tenth of the mean variance: a channel measured on a few positions (the
+        # last stages of a small input) must not amplify rounding differences by 1/sqrt(tiny)
+        variance = variance + 0.1 * variance.mean() + 1e-3
         for parameter, value in ((block.running_mean, data.mean(axis=others)),
-                                 (block.running_var, data.var(axis=others) + 1e-3)):
+                                 (block.running_var, variance)):
             value = value.astype("float32")
             parameter.set_data(mx.nd.array(value))
             statistics[names[id(parameter)]] = value

@@ -277,3 +277,49 @@ def test_converted_files_follow_the_umask_and_need_an_existing_folder(tmp_path):
         os.umask(previous)
     with pytest.raises(mx.base.MXNetError, match="does not exist"):
         temporary_beside(str(tmp_path / "missing" / "model.onnx"))
+
+
+def test_trace_check_tolerance_follows_the_output_scale():
+    """The traced-graph check allows rounding relative to the output's magnitude (onnxruntime's
+    kernels round differently: an element near zero of an output of magnitude 26 came back
+    6e-5 off for GluonCV's resnet18_v1b) and still rejects a real difference."""
+    from mxtorch.export.converters import _check_same
+    expected = torch.tensor([[26.0, 1e-3, -3.0]])
+    _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3 + 6e-5, -3.0]]))
+    with pytest.raises(mx.base.MXNetError, match="does not reproduce output 0"):
+        _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3 + 0.05, -3.0]]))
+    with pytest.raises(mx.base.MXNetError, match="does not reproduce output 0"):
+        _check_same("to_onnx", expected, torch.tensor([[26.0, 1e-3]]))
+
+
+def test_onnx_stable_sort_and_expm1(tmp_path):
+    """topk / sort (a stable torch.sort: MXNet keeps ties in index order) and LeakyReLU 'elu'
+    (torch.expm1) export to ONNX; onnxruntime gives NumPy's stable sort and elu."""
+    import onnxruntime
+    data = mx.sym.var("data")
+    values = mx.sym.topk(data, k=3, axis=-1, ret_typ="value")
+    indices = mx.sym.topk(data, k=3, axis=-1, ret_typ="indices", is_ascend=True)
+    elu = mx.sym.LeakyReLU(data, act_type="elu", slope=0.5)
+    symbol = mx.sym.Group([values, indices, elu])
+    x = np.array([[3.0, 1.0, 3.0, -2.0, 1.0, 5.0], [0.0, 0.0, -1.0, 2.0, 2.0, -1.0]], dtype=np.float32)
+    path = export.to_onnx(symbol, {}, {}, [("data", x.shape)], str(tmp_path / "sort.onnx"))
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    got_values, got_indices, got_elu = session.run(None, {"data": x})
+    np.testing.assert_array_equal(got_values, -np.sort(-x, axis=-1, kind="stable")[:, :3])
+    np.testing.assert_array_equal(got_indices, np.argsort(x, axis=-1, kind="stable")[:, :3].astype(np.float32))
+    np.testing.assert_allclose(got_elu, np.where(x > 0, x, 0.5 * np.expm1(x)), rtol=1e-6, atol=1e-7)
+
+
+def test_onnx_broadcast_mod_with_zero_divisor(tmp_path):
+    """broadcast_mod (MXNet: x mod 0 is 0, the sign of the divisor otherwise) has no
+    data-dependent branch, so it exports to ONNX (GluonCV's CenterNet decoder needs it)."""
+    import onnxruntime
+    lhs, rhs = mx.sym.var("lhs"), mx.sym.var("rhs")
+    symbol = mx.sym.broadcast_mod(lhs, rhs)
+    a = np.array([[5.0, -5.0, 7.0, 3.0]], dtype=np.float32)
+    b = np.array([[3.0, 3.0, 0.0, -2.0]], dtype=np.float32)
+    expected = np.where(b == 0, 0.0, np.mod(a, np.where(b == 0, 1.0, b)))
+    np.testing.assert_array_equal(mx.nd.broadcast_mod(mx.nd.array(a), mx.nd.array(b)).asnumpy(), expected)
+    path = export.to_onnx(symbol, {}, {}, [("lhs", a.shape), ("rhs", b.shape)], str(tmp_path / "mod.onnx"))
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(session.run(None, {"lhs": a, "rhs": b})[0], expected)

@@ -4,7 +4,8 @@ For each name of ``gluoncv.model_zoo.get_model_list()`` (or the names / families
 
 1. MXNet side (``--mxnet-python``, a Python with mxnet 1.9.1 and gluoncv 0.10.5): build
    the network with ``pretrained=False`` (``pretrained_base=False`` where accepted),
-   initialise it (MSRA-style Xavier, ``mx.random.seed(0)``), run one inference forward on
+   fill its parameters as tests/gluoncv_cases.py does (name-derived values, BatchNorm
+   statistics measured on the input), run one inference forward on
    a fixed input (``numpy.random.RandomState(0)``, shape per family below), write
    ``save_parameters`` and the outputs.
 2. mxtorch side (``--mxtorch-python``, a Python with mxtorch and gluoncv;
@@ -34,6 +35,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from gluoncv_cases import calibrate_batchnorm, fill_parameters  # noqa: E402
 DEFAULT_SUMMARY = os.path.join(HERE, "data", "gluoncv_zoo_summary.json")
 
 
@@ -149,6 +152,8 @@ def worker(side, name, workdir):
     if side == "mxtorch":
         import mxtorch
         mxtorch.install_as_mxnet()
+    else:
+        os.environ["MXNET_MKLDNN_ENABLED"] = "0"    # as tools/gen_gluoncv_reference.py
     import warnings
     warnings.simplefilter("ignore")
     import mxnet as mx
@@ -161,11 +166,8 @@ def worker(side, name, workdir):
     start = time.time()
     net = _build(name, mx, model_zoo)
     if side == "mxnet":
-        try:
-            net.initialize(mx.init.Xavier(rnd_type="gaussian", factor_type="in", magnitude=2))
-        except ValueError:      # a vector parameter without its own initializer (SSD's expand layers)
-            net.initialize(mx.init.Normal(0.05), force_reinit=True)
-        net(*[mx.nd.array(x) for x in inputs])      # deferred shapes
+        fill_parameters(net, mx, inputs)
+        calibrate_batchnorm(net, mx, inputs)
         net.save_parameters(params_path)
     else:
         net.load_parameters(params_path)

@@ -36,9 +36,9 @@ def _modulo(a, b):
     # (MXNet 1.9.1, integers and floats alike; torch raises for integers, gives nan for floats)
     if not isinstance(b, torch.Tensor):
         return torch.zeros_like(a) if b == 0 else torch.remainder(a, b)
+    # no host check for zeros (a sync per call, and a data-dependent branch that stops
+    # torch.export, e.g. for GluonCV's CenterNet decoder): the masked form always
     zero = b == 0
-    if not bool(zero.any()):
-        return torch.remainder(a, b)
     result = torch.remainder(a, torch.where(zero, torch.ones_like(b), b))
     return torch.where(zero, torch.zeros_like(result), result)
 
