@@ -371,3 +371,27 @@ def test_financial_functions_of_numpy_1x():
     # the first principal payment: the payment less one month's interest on the whole loan
     payment = float(np.pmt(0.1 / 12, 60, 55000))
     onp.testing.assert_allclose(float(np.ppmt(0.1 / 12, 1, 60, 55000)), payment + 55000 * 0.1 / 12, rtol=1e-6)
+
+
+def test_creation_and_shape_fixes():
+    onp.testing.assert_array_equal(np.arange(0, 5, None).asnumpy(), onp.arange(0, 5, None, dtype=onp.float32))
+    fill = onp.array([1, 2, 3], dtype=onp.int64)
+    for got in _both(lambda F, v: F.np.full((2, 3), v, dtype="bool"), np.array(fill, dtype="int64")):
+        onp.testing.assert_array_equal(got, onp.full((2, 3), fill, dtype="bool"))
+    assert np.full((2, 3), np.array(fill, dtype="int64")).dtype == onp.int64
+    for axis in (0, -1):
+        assert np.squeeze(np.array(2.5), axis).shape == onp.squeeze(onp.array(2.5), axis).shape
+    with pytest.raises(ValueError):
+        np.ones((3, 4, 5)).transpose((0, 0, 1))
+    with pytest.raises(mx.base.MXNetError):
+        np.ones((3, 4, 5)).transpose((0, 1, 3))
+
+
+def test_arg_reductions_of_empty_arrays():
+    data = np.ones((5, 0, 3))
+    assert np.argmin(data, 0).shape == onp.argmin(onp.ones((5, 0, 3)), 0).shape
+    assert np.argmax(data, -1).shape == (5, 0) and np.argmax(data, -1).dtype == onp.int64
+    assert int(np.argmin(np.array(2.0), 0)) == 0
+    for axis in (None, 1):
+        with pytest.raises(mx.base.MXNetError):
+            np.argmin(data, axis)

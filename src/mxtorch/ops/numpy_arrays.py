@@ -62,8 +62,11 @@ class NumpyTranspose(_NumpyOperator):
         axes = _axes(self.axes)
         if axes is None or not axes:
             axes = tuple(reversed(range(data.dim())))
-        if len(axes) != data.dim() or len({a % max(data.dim(), 1) for a in axes}) != len(axes):
+        if len(axes) != data.dim() or any(not -data.dim() <= a < data.dim() for a in axes):
             raise MXNetError(f"transpose: axes {tuple(axes)} do not match an array of {data.dim()} dimensions")
+        if len({a % data.dim() for a in axes}) != len(axes):
+            from ..exceptions import MXNetValueError
+            raise MXNetValueError(f"transpose: repeated axis in transpose, axes {tuple(axes)}")
         return [data.permute(tuple(a % data.dim() for a in axes))]
 
 
@@ -94,7 +97,10 @@ class NumpySqueeze(_NumpyOperator):
         if axes is None:
             return [data.reshape([d for d in data.shape if d != 1])]
         if data.dim() == 0:
-            raise MXNetError(f"squeeze: axis {tuple(axes)} is out of bounds for an array of dimension 0")
+            # a zero-dim array takes axis 0 or -1 (NumPy's rule for scalars)
+            if any(a not in (0, -1) for a in axes):
+                raise MXNetError(f"squeeze: axis {tuple(axes)} is out of bounds for an array of dimension 0")
+            return [data.clone()]
         axes = {a % data.dim() for a in axes}
         for axis in axes:
             if data.shape[axis] != 1:

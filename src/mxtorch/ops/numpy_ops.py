@@ -490,6 +490,8 @@ def _arg_class(kind):
             data = inputs[0]
             function = torch.argmax if kind == "argmax" else torch.argmin
             if self.axis is None:
+                if data.numel() == 0:
+                    raise MXNetError(f"{kind}: attempt to get {kind} of an empty sequence")
                 result = function(data.reshape(-1))
                 if self.keepdims:
                     result = result.reshape((1,) * data.dim())
@@ -500,6 +502,13 @@ def _arg_class(kind):
                 return [torch.zeros((), dtype=torch.int64, device=data.device)]
             if data.shape[self.axis] == 0:
                 raise MXNetError(f"{kind}: attempt to get {kind} of an empty sequence")
+            if data.numel() == 0:
+                shape = list(data.shape)
+                if self.keepdims:
+                    shape[self.axis] = 1
+                else:
+                    del shape[self.axis]
+                return [torch.zeros(shape, dtype=torch.int64, device=data.device)]
             return [function(data, dim=self.axis, keepdim=self.keepdims)]
     ArgReduction.__name__ = ArgReduction.__qualname__ = f"Numpy_{kind}"
     return ArgReduction
