@@ -395,3 +395,11 @@ def test_arg_reductions_of_empty_arrays():
     for axis in (None, 1):
         with pytest.raises(mx.base.MXNetError):
             np.argmin(data, axis)
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_moments_over_no_axis(ddof):
+    data = onp.random.RandomState(9).uniform(-1, 1, (2, 3))
+    with onp.errstate(divide="ignore", invalid="ignore"):
+        expected = onp.var(data, axis=(), ddof=ddof)
+    onp.testing.assert_array_equal(np.array(data).var(axis=(), ddof=ddof).asnumpy(), expected.astype(onp.float32))

@@ -465,7 +465,10 @@ def _moment_class(kind):
             target = _torch_dtype(self.dtype) or data.dtype
             work = data.to(torch.float64 if not data.is_floating_point() else data.dtype)
             if self.axis is not None and not dims:
-                return [torch.zeros_like(data, dtype=target)]    # axis=(): no axis reduced
+                # axis=(): no axis reduced, each element alone: 0 / max(1 - ddof, 0) (NaN for ddof >= 1,
+                # as NumPy divides)
+                result = (work - work) / max(1 - self.ddof, 0)
+                return [result.to(target) if target.is_floating_point else torch.zeros_like(data, dtype=target)]
             result = torch.var(work, dim=dims, correction=self.ddof, keepdim=self.keepdims)
             if kind == "std":
                 result = torch.sqrt(result)
