@@ -403,3 +403,10 @@ def test_moments_over_no_axis(ddof):
     with onp.errstate(divide="ignore", invalid="ignore"):
         expected = onp.var(data, axis=(), ddof=ddof)
     onp.testing.assert_array_equal(np.array(data).var(axis=(), ddof=ddof).asnumpy(), expected.astype(onp.float32))
+
+
+@pytest.mark.parametrize("order", [-1, 1, 2, -2, "fro", "nuc", onp.inf, -onp.inf, None])
+def test_norm_of_a_matrix_without_axis(order):
+    data = onp.random.RandomState(10).uniform(-10, 10, (2, 3))
+    onp.testing.assert_allclose(float(np.linalg.norm(np.array(data, dtype="float64"), ord=order)),
+                                onp.linalg.norm(data, ord=order), rtol=1e-10)

@@ -120,7 +120,8 @@ class NumpyNorm(_NumpyOperator):
         dims = _axes(self.axis)
         if self.ord is None:
             return [torch.linalg.vector_norm(data, 2, dim=dims, keepdim=self.keepdims)]
-        if dims is not None and len(dims) == 2 or (dims is None and data.dim() == 2 and isinstance(self.ord, str)):
+        # NumPy: two axes, or no axis on a 2-D array with an ``ord``, mean the matrix norm
+        if dims is not None and len(dims) == 2 or (dims is None and data.dim() == 2):
             return [torch.linalg.matrix_norm(data, self.ord, dim=dims or (-2, -1), keepdim=self.keepdims)]
         if isinstance(self.ord, str):
             raise MXNetError(f"norm: ord={self.ord!r} needs a 2-D array or two axes")
