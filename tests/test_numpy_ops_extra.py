@@ -410,3 +410,14 @@ def test_norm_of_a_matrix_without_axis(order):
     data = onp.random.RandomState(10).uniform(-10, 10, (2, 3))
     onp.testing.assert_allclose(float(np.linalg.norm(np.array(data, dtype="float64"), ord=order)),
                                 onp.linalg.norm(data, ord=order), rtol=1e-10)
+
+
+def test_bool_tests_take_a_bool_out_only():
+    x = np.array([1.0, onp.nan, onp.inf])
+    out = np.empty_like(x).astype("bool")
+    np.isnan(x, out)
+    onp.testing.assert_array_equal(out.asnumpy(), [False, True, False])
+    with pytest.raises(TypeError):
+        np.isinf(x, out=np.empty_like(x))
+    with pytest.raises(NotImplementedError):
+        np.isfinite(x, where=False)
