@@ -421,3 +421,11 @@ def test_bool_tests_take_a_bool_out_only():
         np.isinf(x, out=np.empty_like(x))
     with pytest.raises(NotImplementedError):
         np.isfinite(x, where=False)
+
+
+@pytest.mark.parametrize("source,target,expected", [((5,), (3, 4, -2), (3, 4, 5)), ((1, 0), (2, -2, -2), (2, 1, 0)),
+                                                    ((3, 4), (1, 0, -2, 4), (1, 0, 3, 4))])
+def test_broadcast_to_keeps_minus_two_axes(source, target, expected):
+    data = onp.random.RandomState(12).uniform(size=source).astype(onp.float32)
+    for got in _both(lambda F, x: F.np.broadcast_to(x, target), np.array(data)):
+        onp.testing.assert_array_equal(got, onp.broadcast_to(data, expected))

@@ -121,13 +121,16 @@ class NumpySwapAxes(_NumpyOperator):
 
 @register("_np_broadcast_to", "_npi_broadcast_to")
 class NumpyBroadcastTo(_NumpyOperator):
-    """NumPy's ``broadcast_to`` ``shape``."""
+    """NumPy's ``broadcast_to`` ``shape``; MXNet's -2 in ``shape`` keeps the input's size of that
+    axis (the axes aligned from the right)."""
 
     shape = Attr(_shape_attr, default=())
 
     def forward(self, is_train, inputs, aux):
+        if any(d < 0 and d != -2 for d in self.shape):
+            raise MXNetError(f"broadcast_to: negative dimensions are not allowed in shape {tuple(self.shape)}")
         try:
-            return [inputs[0].expand(*self.shape)]
+            return [inputs[0].expand(*[-1 if d == -2 else d for d in self.shape])]
         except RuntimeError:
             raise MXNetError(f"broadcast_to: operands could not be broadcast together with remapped shapes "
                              f"{tuple(inputs[0].shape)} and requested shape {tuple(self.shape)}") from None
