@@ -371,3 +371,61 @@ def test_financial_functions_of_numpy_1x():
     # the first principal payment: the payment less one month's interest on the whole loan
     payment = float(np.pmt(0.1 / 12, 60, 55000))
     onp.testing.assert_allclose(float(np.ppmt(0.1 / 12, 1, 60, 55000)), payment + 55000 * 0.1 / 12, rtol=1e-6)
+
+
+def test_creation_and_shape_fixes():
+    onp.testing.assert_array_equal(np.arange(0, 5, None).asnumpy(), onp.arange(0, 5, None, dtype=onp.float32))
+    fill = onp.array([1, 2, 3], dtype=onp.int64)
+    for got in _both(lambda F, v: F.np.full((2, 3), v, dtype="bool"), np.array(fill, dtype="int64")):
+        onp.testing.assert_array_equal(got, onp.full((2, 3), fill, dtype="bool"))
+    assert np.full((2, 3), np.array(fill, dtype="int64")).dtype == onp.int64
+    for axis in (0, -1):
+        assert np.squeeze(np.array(2.5), axis).shape == onp.squeeze(onp.array(2.5), axis).shape
+    with pytest.raises(ValueError):
+        np.ones((3, 4, 5)).transpose((0, 0, 1))
+    with pytest.raises(mx.base.MXNetError):
+        np.ones((3, 4, 5)).transpose((0, 1, 3))
+
+
+def test_arg_reductions_of_empty_arrays():
+    data = np.ones((5, 0, 3))
+    assert np.argmin(data, 0).shape == onp.argmin(onp.ones((5, 0, 3)), 0).shape
+    assert np.argmax(data, -1).shape == (5, 0) and np.argmax(data, -1).dtype == onp.int64
+    assert int(np.argmin(np.array(2.0), 0)) == 0
+    for axis in (None, 1):
+        with pytest.raises(mx.base.MXNetError):
+            np.argmin(data, axis)
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_moments_over_no_axis(ddof):
+    data = onp.random.RandomState(9).uniform(-1, 1, (2, 3))
+    with onp.errstate(divide="ignore", invalid="ignore"):
+        expected = onp.var(data, axis=(), ddof=ddof)
+    onp.testing.assert_array_equal(np.array(data).var(axis=(), ddof=ddof).asnumpy(), expected.astype(onp.float32))
+
+
+@pytest.mark.parametrize("order", [-1, 1, 2, -2, "fro", "nuc", onp.inf, -onp.inf, None])
+def test_norm_of_a_matrix_without_axis(order):
+    data = onp.random.RandomState(10).uniform(-10, 10, (2, 3))
+    onp.testing.assert_allclose(float(np.linalg.norm(np.array(data, dtype="float64"), ord=order)),
+                                onp.linalg.norm(data, ord=order), rtol=1e-10)
+
+
+def test_bool_tests_take_a_bool_out_only():
+    x = np.array([1.0, onp.nan, onp.inf])
+    out = np.empty_like(x).astype("bool")
+    np.isnan(x, out)
+    onp.testing.assert_array_equal(out.asnumpy(), [False, True, False])
+    with pytest.raises(TypeError):
+        np.isinf(x, out=np.empty_like(x))
+    with pytest.raises(NotImplementedError):
+        np.isfinite(x, where=False)
+
+
+@pytest.mark.parametrize("source,target,expected", [((5,), (3, 4, -2), (3, 4, 5)), ((1, 0), (2, -2, -2), (2, 1, 0)),
+                                                    ((3, 4), (1, 0, -2, 4), (1, 0, 3, 4))])
+def test_broadcast_to_keeps_minus_two_axes(source, target, expected):
+    data = onp.random.RandomState(12).uniform(size=source).astype(onp.float32)
+    for got in _both(lambda F, x: F.np.broadcast_to(x, target), np.array(data)):
+        onp.testing.assert_array_equal(got, onp.broadcast_to(data, expected))

@@ -63,8 +63,11 @@ class NumpyTranspose(_NumpyOperator):
         axes = _axes(self.axes)
         if axes is None or not axes:
             axes = tuple(reversed(range(data.dim())))
-        if len(axes) != data.dim() or len({a % max(data.dim(), 1) for a in axes}) != len(axes):
+        if len(axes) != data.dim() or any(not -data.dim() <= a < data.dim() for a in axes):
             raise MXNetError(f"transpose: axes {tuple(axes)} do not match an array of {data.dim()} dimensions")
+        if len({a % data.dim() for a in axes}) != len(axes):
+            from ..exceptions import MXNetValueError
+            raise MXNetValueError(f"transpose: repeated axis in transpose, axes {tuple(axes)}")
         return [data.permute(tuple(a % data.dim() for a in axes))]
 
 
@@ -95,7 +98,10 @@ class NumpySqueeze(_NumpyOperator):
         if axes is None:
             return [data.reshape([d for d in data.shape if d != 1])]
         if data.dim() == 0:
-            raise MXNetError(f"squeeze: axis {tuple(axes)} is out of bounds for an array of dimension 0")
+            # a zero-dim array takes axis 0 or -1 (NumPy's rule for scalars)
+            if any(a not in (0, -1) for a in axes):
+                raise MXNetError(f"squeeze: axis {tuple(axes)} is out of bounds for an array of dimension 0")
+            return [data.clone()]
         axes = {a % data.dim() for a in axes}
         for axis in axes:
             if data.shape[axis] != 1:
@@ -116,13 +122,16 @@ class NumpySwapAxes(_NumpyOperator):
 
 @register("_np_broadcast_to", "_npi_broadcast_to")
 class NumpyBroadcastTo(_NumpyOperator):
-    """NumPy's ``broadcast_to`` ``shape``."""
+    """NumPy's ``broadcast_to`` ``shape``; MXNet's -2 in ``shape`` keeps the input's size of that
+    axis (the axes aligned from the right)."""
 
     shape = Attr(_shape_attr, default=())
 
     def forward(self, is_train, inputs, aux):
+        if any(d < 0 and d != -2 for d in self.shape):
+            raise MXNetError(f"broadcast_to: negative dimensions are not allowed in shape {tuple(self.shape)}")
         try:
-            return [inputs[0].expand(*self.shape)]
+            return [inputs[0].expand(*[-1 if d == -2 else d for d in self.shape])]
         except RuntimeError:
             raise MXNetError(f"broadcast_to: operands could not be broadcast together with remapped shapes "
                              f"{tuple(inputs[0].shape)} and requested shape {tuple(self.shape)}") from None

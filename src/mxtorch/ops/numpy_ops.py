@@ -469,7 +469,10 @@ def _moment_class(kind):
             target = _torch_dtype(self.dtype) or data.dtype
             work = data.to(torch.float64 if not data.is_floating_point() else data.dtype)
             if self.axis is not None and not dims:
-                return [torch.zeros_like(data, dtype=target)]    # axis=(): no axis reduced
+                # axis=(): no axis reduced, each element alone: 0 / max(1 - ddof, 0) (NaN for ddof >= 1,
+                # as NumPy divides)
+                result = (work - work) / max(1 - self.ddof, 0)
+                return [result.to(target) if target.is_floating_point else torch.zeros_like(data, dtype=target)]
             result = torch.var(work, dim=dims, correction=self.ddof, keepdim=self.keepdims)
             if kind == "std":
                 result = torch.sqrt(result)
@@ -494,6 +497,8 @@ def _arg_class(kind):
             data = inputs[0]
             function = torch.argmax if kind == "argmax" else torch.argmin
             if self.axis is None:
+                if data.numel() == 0:
+                    raise MXNetError(f"{kind}: attempt to get {kind} of an empty sequence")
                 result = function(data.reshape(-1))
                 if self.keepdims:
                     result = result.reshape((1,) * data.dim())
@@ -504,6 +509,13 @@ def _arg_class(kind):
                 return [torch.zeros((), dtype=torch.int64, device=data.device)]
             if data.shape[self.axis] == 0:
                 raise MXNetError(f"{kind}: attempt to get {kind} of an empty sequence")
+            if data.numel() == 0:
+                shape = list(data.shape)
+                if self.keepdims:
+                    shape[self.axis] = 1
+                else:
+                    del shape[self.axis]
+                return [torch.zeros(shape, dtype=torch.int64, device=data.device)]
             return [function(data, dim=self.axis, keepdim=self.keepdims)]
     ArgReduction.__name__ = ArgReduction.__qualname__ = f"Numpy_{kind}"
     return ArgReduction

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...exceptions import MXNetValueError
 from ..numpy_array import call, is_number, is_symbol
+from ...util import wrap_np_unary_func
 from ._op import _np, _same_dtypes, broadcast_to, concatenate, linspace, power, reshape, split
 from ...ops.numpy_selection import NUMPY_TESTS
 
@@ -22,12 +23,16 @@ __all__ = sorted(NUMPY_TESTS) + [
 
 
 def _test_function(name):
-    def function(x, out=None, **kwargs):  # noqa: ARG001
+    def function(x, out=None):
         if is_number(x):
             return getattr(np, name)(x)
+        if out is not None and getattr(out, "dtype", None) != np.bool_:
+            raise TypeError(f"{name}: the out= array must be of dtype bool, got {getattr(out, 'dtype', type(out))}")
         return call(f"_npi_{name}", _np(x), out=out)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"NumPy's ``{name}``: a bool array."
+    function = wrap_np_unary_func(function)
+    function.__doc__ = (f"NumPy's ``{name}``: a bool array (``out=`` must be bool: TypeError otherwise; the ufunc "
+                        f"keywords only at their defaults).")
     return function
 
 

@@ -116,15 +116,19 @@ def empty(shape, dtype=None, order="C", ctx=None):
 def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):  # noqa: ARG001
     """An array of ``shape`` filled with ``fill_value`` (float32 unless ``dtype``; an array
     ``fill_value`` is broadcast)."""
-    if isinstance(fill_value, NDArray):
+    if isinstance(fill_value, NDArray) or is_symbol(fill_value):
         result = broadcast_to(fill_value.as_np_ndarray(), _shape(shape))
-        return result.astype(dtype) if dtype is not None else result.copy()
+        if dtype is not None:
+            return result.astype(dtype)
+        return result if is_symbol(result) else result.copy()
     return call("_npi_full", shape=_created_shape(shape, "_npi_full"), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype),
                 value=float(fill_value), out=out)
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
-    """NumPy's ``arange`` (float32 unless ``dtype``, as MXNet's np)."""
+    """NumPy's ``arange`` (float32 unless ``dtype``, as MXNet's np; ``step`` None is 1)."""
+    if step is None:
+        step = 1
     if step == 0:
         raise ZeroDivisionError("arange: step cannot be 0")
     if stop is None:
