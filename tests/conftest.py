@@ -11,3 +11,14 @@ def fresh_names_and_seed():
     mx.random.seed(1234)
     with mx.name.NameManager():
         yield
+
+
+@pytest.fixture
+def numpy_semantics():
+    """NumPy shape and array semantics (``npx.set_np()``) for one test, reset after it."""
+    from mxtorch import npx
+    npx.set_np()
+    try:
+        yield
+    finally:
+        npx.reset_np()

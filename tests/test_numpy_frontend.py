@@ -12,15 +12,6 @@ from mxtorch import autograd, np, npx
 from mxtorch.base import MXNetError
 
 
-@pytest.fixture
-def numpy_semantics():
-    npx.set_np()
-    try:
-        yield
-    finally:
-        npx.reset_np()
-
-
 # -- the array class -------------------------------------------------------------------------------
 def test_np_ndarray_is_an_ndarray_on_the_same_tensor():
     classic = mx.nd.array([1, 2, 3])

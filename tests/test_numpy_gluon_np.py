@@ -11,15 +11,6 @@ from mxtorch import autograd, gluon, np, npx
 from mxtorch.util import use_np
 
 
-@pytest.fixture
-def numpy_semantics():
-    npx.set_np()
-    try:
-        yield
-    finally:
-        npx.reset_np()
-
-
 def test_parameter_unknown_dimension_reads_minus_one_under_numpy_shapes():
     param = gluon.Parameter("w", shape=(0, 100), allow_deferred_init=True)
     assert param.shape == (0, 100)

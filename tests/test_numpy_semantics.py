@@ -13,15 +13,6 @@ from mxtorch.base import MXNetError
 from mxtorch.util import is_np_array, is_np_shape, use_np
 
 
-@pytest.fixture
-def numpy_semantics():
-    npx.set_np()
-    try:
-        yield
-    finally:
-        npx.reset_np()
-
-
 # -- use_np ----------------------------------------------------------------------------------------
 def test_use_np_scopes_inherited_methods_and_keeps_static_and_class_methods():
     class Base:
