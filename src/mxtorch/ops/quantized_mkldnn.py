@@ -138,8 +138,7 @@ def _uint8_activation(node):
 
 def _chain(graph):
     """The operator nodes of a subgraph, inputs before readers."""
-    from ..symbol.graph import topological_order
-    return [node for node in topological_order(graph._outputs) if node.op is not None]
+    return [node for node in graph._nodes() if node.op is not None]
 
 
 class _MKLDNNFused(CachedOp):
@@ -275,8 +274,7 @@ class _MKLDNNFused(CachedOp):
         graph = self.subgraphs[0]
         by_name = dict(zip(graph.list_inputs(), values))
         computed = {}
-        from ..symbol.graph import topological_order
-        for node in topological_order(graph._outputs):
+        for node in graph._nodes():      # the Symbol's nodes in topological order
             if node.op is None:
                 computed[(id(node), 0)] = by_name[node.name]
                 continue
