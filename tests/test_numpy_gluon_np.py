@@ -8,6 +8,7 @@ import pytest
 
 import mxtorch as mx
 from mxtorch import autograd, gluon, np, npx
+from mxtorch.base import MXNetError
 from mxtorch.util import use_np
 
 
@@ -165,3 +166,51 @@ def test_constraint_check_violation_is_a_value_error(numpy_semantics, hybridize)
         net(np.zeros((2, 3), dtype="bool")).asnumpy()
     assert isinstance(caught.value, mx.base.OperatorRunError)
     assert bool(net(np.ones((2, 3), dtype="bool")).asnumpy()) is True
+
+
+def _constant_mlp():
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(3, activation="relu"), gluon.nn.Dense(2))
+    net.initialize(mx.init.Constant(0.1))
+    net.hybridize()
+    return net
+
+
+def _constant_mlp_expected(x):
+    # every weight 0.1, biases zero (Dense's own bias initializer): hidden = relu(0.1 * sum(x)),
+    # out = 0.1 * 3 * hidden
+    hidden = onp.maximum(0.1 * x.sum(axis=1, keepdims=True), 0) * onp.ones((1, 3))
+    return 0.1 * hidden.sum(axis=1, keepdims=True) * onp.ones((1, 2))
+
+
+def test_export_imports_round_trips_under_set_np(tmp_path, numpy_semantics):
+    x = onp.arange(8, dtype="float32").reshape(2, 4)
+    net = _constant_mlp()
+    out = net(np.array(x))
+    prefix = str(tmp_path / "np_mlp")
+    net.export(prefix)
+    block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
+    again = block(np.array(x))
+    assert isinstance(again, np.ndarray)
+    onp.testing.assert_allclose(again.asnumpy(), _constant_mlp_expected(x), rtol=1e-6)
+    onp.testing.assert_allclose(out.asnumpy(), again.asnumpy(), rtol=1e-6)
+
+
+def test_a_classic_checkpoint_imports_under_set_np(tmp_path):
+    # MXNet 1.9.1 refuses (apache/mxnet#18918: the parameter file was saved without NumPy shape
+    # semantics); mxtorch's Gluon loaders read it, mx.nd.load itself keeps MXNet's check
+    x = onp.arange(8, dtype="float32").reshape(2, 4)
+    net = _constant_mlp()
+    net(mx.nd.array(x))
+    prefix = str(tmp_path / "classic_mlp")
+    net.export(prefix)
+    npx.set_np()
+    try:
+        block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
+        out = block(np.array(x))
+        assert isinstance(out, np.ndarray)
+        onp.testing.assert_allclose(out.asnumpy(), _constant_mlp_expected(x), rtol=1e-6)
+        with pytest.raises(MXNetError, match="not saved under NumPy shape semantics"):
+            mx.nd.load(prefix + "-0000.params")
+    finally:
+        npx.reset_np()

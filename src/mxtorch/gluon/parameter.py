@@ -530,8 +530,12 @@ class Constant(Parameter):
 def load_named_arrays(filename, caller):
     """The ``{name: NDArray}`` dict of a parameter file.  A file of zero records (what saving an
     empty dict or list writes: MXNet's format keeps no names then) is the empty dict, as MXNet's
-    loaders treat it; a file of unnamed arrays raises MXNetError naming ``caller``."""
-    loaded = ndarray.load(filename)
+    loaders treat it; a file of unnamed arrays raises MXNetError naming ``caller``.  A file saved
+    without NumPy shape semantics also loads under them (after ``npx.set_np()``; MXNet 1.9.1
+    refused, apache/mxnet#18918)."""
+    from ..ndarray.serialization import classic_records_under_np_shape
+    with classic_records_under_np_shape():
+        loaded = ndarray.load(filename)
     if isinstance(loaded, list) and not loaded:
         return {}
     if not isinstance(loaded, dict):

@@ -66,11 +66,13 @@ the last name are ignored, as MXNet ignores them.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import secrets
 import stat
 import struct
+import threading
 
 import numpy as np
 import torch
@@ -316,14 +318,33 @@ def _read_sparse(reader, storage_type, storage_shape, shape, array_label):
     return _provided("sparse_from_parts")(name, tuple(shape), aux_tensors, data, cpu())
 
 
+_CLASSIC_UNDER_NP = threading.local()
+
+
+@contextlib.contextmanager
+def classic_records_under_np_shape():
+    """Within this block, records saved under classic shape semantics load under NumPy shape
+    semantics too (what Gluon's parameter loaders use, so that ``SymbolBlock.imports`` /
+    ``load_parameters`` after ``npx.set_np()`` read a checkpoint saved without it: MXNet 1.9.1
+    refused, apache/mxnet#18918).  Safe in that direction: a classic record has no zero-dim
+    array and no unknown dimension, so it reads as the same array under either semantics."""
+    previous = getattr(_CLASSIC_UNDER_NP, "allowed", False)
+    _CLASSIC_UNDER_NP.allowed = True
+    try:
+        yield
+    finally:
+        _CLASSIC_UNDER_NP.allowed = previous
+
+
 def _check_shape_semantics(reader, magic, array_label):
     """MXNetError unless the record's version fits the shape semantics in force (MXNet
-    1.9.1's ``NDArray::Load`` check)."""
+    1.9.1's ``NDArray::Load`` check; see ``classic_records_under_np_shape`` for the one
+    direction Gluon's loaders allow)."""
     where = f"{reader.function}: {reader.source}: {array_label}"
     if magic == NDARRAY_V3_MAGIC and not is_np_shape():
         raise MXNetError(f"{where} was saved under NumPy shape semantics and must be loaded under them "
                          f"too (inside `with mx.np_shape(True):`)")
-    if magic != NDARRAY_V3_MAGIC and is_np_shape():
+    if magic != NDARRAY_V3_MAGIC and is_np_shape() and not getattr(_CLASSIC_UNDER_NP, "allowed", False):
         raise MXNetError(f"{where} was not saved under NumPy shape semantics but is being loaded under "
                          f"them; load it inside `with mx.np_shape(False):`")
 
