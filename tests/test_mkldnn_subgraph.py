@@ -180,3 +180,20 @@ def test_quantize_net_builds_mxnets_fused_int8_graph():
     assert ops(got) == ops(want)
     float_out = net(x).asnumpy()
     np.testing.assert_allclose(q(x).asnumpy(), float_out, atol=0.05 * np.abs(float_out).max())
+
+
+def test_mxnet_1_5_attribute_names_of_fused_conv_are_read_as_1_9s(tmp_path):
+    # GluonCV's *_int8 files were written by MXNet 1.5 (mxnet_version 10500): _sg_mkldnn_conv's
+    # with_relu / with_postsum_relu, which MXNet 1.9.1 reads as with_act / with_postsum_act
+    text = open(os.path.join(DATA, "tiny_int8-symbol.json")).read()
+    assert '"with_act": "true"' in text
+    old = text.replace('"with_act"', '"with_relu"').replace('"with_postsum_act"', '"with_postsum_relu"')
+    (tmp_path / "old-symbol.json").write_text(old)
+    net = mx.gluon.SymbolBlock.imports(str(tmp_path / "old-symbol.json"), ["data"],
+                                       os.path.join(DATA, "tiny_int8-0000.params"))
+    again = mx.gluon.SymbolBlock.imports(os.path.join(DATA, "tiny_int8-symbol.json"), ["data"],
+                                         os.path.join(DATA, "tiny_int8-0000.params"))
+    ref = np.load(os.path.join(DATA, "tiny_int8.npz"))
+    np.testing.assert_array_equal(net(mx.nd.array(ref["data"])).asnumpy(), again(mx.nd.array(ref["data"])).asnumpy())
+    written = mx.sym.load(str(tmp_path / "old-symbol.json")).tojson()
+    assert '"with_act": "true"' in written and "with_relu" not in written

@@ -296,6 +296,8 @@ class SgMKLDNNConv(_MKLDNNFused):
     with_act = Attr(Bool, default=False)
     with_sum = Attr(Bool, default=False)
     with_postsum_act = Attr(Bool, default=False)
+    # MXNet 1.5's names (the int8 model files GluonCV ships), read as 1.9.1's
+    legacy_attributes = {"with_relu": "with_act", "with_postsum_relu": "with_postsum_act"}
     dedup_subgraph = Attr(Bool, default=False)
 
     def quantized_extras(self):

@@ -185,6 +185,9 @@ class Operator:
     # output), which the imperative call keeps as its sparse results' stored structure, as
     # MXNet's sparse kernels carried stored entries through.  Both stay None in a bound graph.
     uses_stored_parts = False
+    # attribute names of older MXNet versions' symbol JSON: old name -> the name this version
+    # reads it as, or None where MXNet ignores it (the JSON reader applies it)
+    legacy_attributes = {}
     input_parts = None
     output_parts = None
     # True where equal inputs and attributes always give equal outputs and the operator changes

@@ -523,6 +523,14 @@ def set_input_variable_attrs(op, input_name, variable):
 
 
 def _drop_legacy_attrs(op_class, attrs):
-    """Old JSON files carry attributes that later MXNet versions dropped; MXNet ignored them too."""
-    legacy = getattr(op_class, "legacy_attributes", ())
-    return {k: v for k, v in attrs.items() if k not in legacy}
+    """Old JSON files carry attributes that later MXNet versions renamed or dropped: the
+    operator's ``legacy_attributes`` maps each old name to its new one (None: dropped, as MXNet
+    ignored it); a value given under both names keeps the new name's."""
+    legacy = op_class.legacy_attributes
+    upgraded = {}
+    for key, value in attrs.items():
+        if key not in legacy:
+            upgraded[key] = value
+        elif legacy[key] is not None and legacy[key] not in attrs:
+            upgraded[legacy[key]] = value
+    return upgraded
