@@ -214,3 +214,20 @@ def test_a_classic_checkpoint_imports_under_set_np(tmp_path):
             mx.nd.load(prefix + "-0000.params")
     finally:
         npx.reset_np()
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_dataloader_gives_np_batches_under_set_np(numpy_semantics, workers):
+    # MXNet 1.9.1: under npx.set_np() the default batchify makes mx.np arrays (also from
+    # NumPy samples and Python numbers), classic NDArrays otherwise
+    data = onp.arange(8, dtype="float32").reshape(4, 2)
+    dataset = gluon.data.ArrayDataset(np.array(data), [1, 2, 3, 4])
+    batches = list(gluon.data.DataLoader(dataset, batch_size=2, num_workers=workers))
+    x, y = batches[1]
+    assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray)
+    onp.testing.assert_array_equal(x.asnumpy(), data[2:])
+    onp.testing.assert_array_equal(y.asnumpy(), [3, 4])
+    assert y.dtype == onp.int64
+    npx.reset_np()
+    x, _ = next(iter(gluon.data.DataLoader(gluon.data.ArrayDataset(data, [1, 2, 3, 4]), batch_size=2)))
+    assert type(x) is mx.nd.NDArray

@@ -115,14 +115,18 @@ def default_batchify_fn(data):
     NDArray samples are stacked along a new first axis (``mx.nd.stack``); tuple samples are
     batched element by element (a list of batches); anything else goes through
     ``numpy.asarray`` and becomes an NDArray of that dtype (so Python ints give int64,
-    float64 numpy arrays stay float64)."""
+    float64 numpy arrays stay float64).  Under ``npx.set_np()`` the batches are ``mx.np``
+    arrays, as in MXNet 1.9.1."""
     first = data[0]
-    if isinstance(first, nd.NDArray):
-        return nd.stack(*data)
     if isinstance(first, tuple):
         return [default_batchify_fn(list(column)) for column in zip(*data)]
-    array = np.asarray(data)
-    return nd.array(array, dtype=array.dtype)
+    if isinstance(first, nd.NDArray):
+        batch = nd.stack(*data)
+    else:
+        array = np.asarray(data)
+        batch = nd.array(array, dtype=array.dtype)
+    # under NumPy array semantics (npx.set_np()) a batch is an mx.np array, as MXNet's
+    return batch.as_np_ndarray() if is_np_array() else batch
 
 
 def default_mp_batchify_fn(data):
