@@ -52,3 +52,17 @@ def check_case(outcomes, case):
     if failed and all(outcome == "skipped" for _, outcome, _ in results):
         pytest.skip("; ".join(message.strip().splitlines()[0] for _, _, message in results))
     assert not failed, "\n\n".join(failed)
+
+
+def case_tests(cases_file, label):
+    """``(outcomes fixture, test function)`` for a test module that reports ``cases_file``'s
+    case functions one test each: assign them to module names ``outcomes`` and ``test_*``."""
+    @pytest.fixture(scope="module")
+    def outcomes(tmp_path_factory):
+        return run_cases(cases_file, tmp_path_factory.mktemp(label))
+
+    @pytest.mark.parametrize("case", case_names(cases_file))
+    def test_case(case, outcomes):
+        check_case(outcomes, case)
+
+    return outcomes, test_case

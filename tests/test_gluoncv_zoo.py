@@ -4,18 +4,10 @@ fresh interpreter (see isolated_cases: GluonCV needs ``install_as_mxnet()``), on
 case function there.  GluonCV is a test dependency (the ``test`` extra)."""
 import os
 
-import pytest
 
-from isolated_cases import case_names, check_case, run_cases
+from isolated_cases import case_tests
 
 CASES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gluoncv_zoo_cases.py")
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory):
-    return run_cases(CASES_FILE, tmp_path_factory.mktemp("gluoncv"))
-
-
-@pytest.mark.parametrize("case", case_names(CASES_FILE))
-def test_gluoncv_zoo_case(case, outcomes):
-    check_case(outcomes, case)
+outcomes, test_gluoncv_zoo_case = case_tests(CASES_FILE, "gluoncv")

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from isolated_cases import case_names, check_case, run_cases
+from isolated_cases import case_tests
 
 if importlib.util.find_spec("gluonnlp") is None:
     pytest.skip("GluonNLP 0.10.0 is not installed (pip install gluonnlp==0.10.0)", allow_module_level=True)
@@ -21,11 +21,4 @@ if importlib.util.find_spec("gluonnlp") is None:
 CASES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gluonnlp_cases.py")
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory):
-    return run_cases(CASES_FILE, tmp_path_factory.mktemp("gluonnlp"))
-
-
-@pytest.mark.parametrize("case", case_names(CASES_FILE))
-def test_gluonnlp_case(case, outcomes):
-    check_case(outcomes, case)
+outcomes, test_gluonnlp_case = case_tests(CASES_FILE, "gluonnlp")

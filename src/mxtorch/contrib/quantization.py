@@ -264,6 +264,15 @@ class _LayerOutputCollector:
     def _wanted(self, name):
         return self.include_layer is None or name in self.include_layer
 
+    def _values(self, name, arr):
+        """``(name, values as NumPy, min, max)`` of a collected output, or None for a layer
+        not in ``include_layer`` (a bytes name is decoded, as MXNet's callback passes it)."""
+        name = py_str(name) if isinstance(name, bytes) else name
+        if not self._wanted(name):
+            return None
+        array = _as_numpy(arr)
+        return name, array, float(array.min()), float(array.max())
+
     def collect(self, name, arr):
         raise NotImplementedError
 
@@ -275,11 +284,10 @@ class _LayerOutputMinMaxCollector(_LayerOutputCollector):
     """Naive calibration: ``min_max_dict[name]`` is the smallest and largest value seen."""
 
     def collect(self, name, arr):
-        name = py_str(name) if isinstance(name, bytes) else name
-        if not self._wanted(name):
+        collected = self._values(name, arr)
+        if collected is None:
             return
-        array = _as_numpy(arr)
-        low, high = float(array.min()), float(array.max())
+        name, array, low, high = collected
         if name in self.min_max_dict:
             old = self.min_max_dict[name]
             self.min_max_dict[name] = (min(old[0], low), max(old[1], high))
@@ -304,11 +312,10 @@ class _LayerHistogramCollector(_LayerOutputCollector):
         return combine_histogram(old_hist, arr, new_min, new_max, new_th)
 
     def collect(self, name, arr):
-        name = py_str(name) if isinstance(name, bytes) else name
-        if not self._wanted(name):
+        collected = self._values(name, arr)
+        if collected is None:
             return
-        array = _as_numpy(arr)
-        low, high = float(array.min()), float(array.max())
+        name, array, low, high = collected
         limit = max(abs(low), abs(high))
         if name in self.hist_dict:
             self.hist_dict[name] = combine_histogram(self.hist_dict[name], array, low, high, limit)
