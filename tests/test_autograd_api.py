@@ -162,3 +162,37 @@ def test_backward_reads_a_larger_head_gradient_from_its_start():
     np.testing.assert_allclose(x.grad.asnumpy(), [[0, 2], [4, 6], [8, 10]])
     with pytest.raises(mx.MXNetError, match=r"head gradient \(out_grad\) 0 has shape \(2, 2\)"):
         y.backward(mx.nd.ones((2, 2)))
+
+
+@pytest.mark.parametrize("front", ["nd", "np"])
+def test_null_variable_gradient_dropped_after_backward(front):
+    # MXNet 1.9.1 (checked with mxnet 1.9.1): a grad_req='null' variable keeps its zero gradient
+    # array until a backward that does not retain the graph reaches it; then its grad is None.
+    # retain_graph=True keeps it; attach_grad gives a new one; autograd.grad drops it too.
+    lib = getattr(mx, front)
+    c = lib.ones((2,))
+    c.attach_grad(grad_req="null")
+    d = lib.ones((2,))
+    d.attach_grad()
+    assert c.grad is not None and c.grad.asnumpy().tolist() == [0.0, 0.0]
+    with mx.autograd.record():
+        y = (c * d * 3).sum()
+    y.backward(retain_graph=True)
+    assert c.grad is not None
+    assert d.grad.asnumpy().tolist() == [3.0, 3.0]
+    y.backward()
+    assert c.grad is None
+    c.attach_grad(grad_req="null")
+    with mx.autograd.record():
+        y = (c * d).sum()
+    mx.autograd.grad(y, [d])
+    assert c.grad is None
+
+
+def test_only_null_variables_is_an_error():
+    c = mx.nd.ones((2,))
+    c.attach_grad(grad_req="null")
+    with mx.autograd.record():
+        y = (c * 2).sum()
+    with pytest.raises(mx.MXNetError, match="grad_req 'write' or 'add'"):
+        y.backward()

@@ -158,7 +158,7 @@ def test_null_grad_req_and_detach_stop_gradients():
         y = (x * w + x.detach() * 10).sum()
     y.backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), [3.0, 4.0])
-    np.testing.assert_array_equal(w.grad.asnumpy(), [0.0, 0.0])
+    assert w.grad is None      # MXNet 1.9.1 drops a reached 'null' variable's gradient array
 
 
 def test_attached_array_stays_writable_and_shares_its_memory():

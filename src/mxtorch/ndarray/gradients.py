@@ -61,8 +61,9 @@ def make_variable(array, gradient, req):
     array._grad = gradient
     array._grad_req = req
     array._fresh_grad = False
-    if req == "null":
-        return
+    # a 'null' variable is a variable too: the recording reaches it (so that, as in MXNet, a
+    # backward that does not retain the graph drops its gradient array), but it is never one of
+    # the differentiated inputs
     if array._tensor.is_floating_point() or array._tensor.is_complex():
         array.use_storage(array._tensor, requires_grad=True)
         leaf = array._tensor
@@ -114,6 +115,22 @@ def _gradient_leaves(tensors):
             leaves[id(variable)] = variable
         pending.extend(next_function for next_function, _ in function.next_functions)
     return list(leaves.values())
+
+
+def _requested(leaf):
+    """Whether the variable of ``leaf`` asks for its gradient (grad_req 'write' or 'add')."""
+    owner = grad_owner(leaf)
+    return owner is not None and owner._grad_req != "null"
+
+
+def _drop_null_gradients(reached):
+    """MXNet 1.9.1 freed the recorded graph after a backward that did not retain it, and with it
+    the gradient array of every grad_req='null' variable the graph reached: their ``grad`` is None
+    afterwards (``attach_grad`` gives a new one)."""
+    for leaf in reached:
+        owner = grad_owner(leaf)
+        if owner is not None and owner._grad_req == "null" and variable_leaf(owner) is leaf:
+            owner._grad = None
 
 
 def head_gradient(tensor, given, mismatch):
@@ -198,15 +215,18 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     a head gradient's shape differs from its head, or the recording was already used.
     """
     tensors, grads = _heads_and_grads("backward", heads, head_grads)
-    leaves = _gradient_leaves(tensors)
+    reached = _gradient_leaves(tensors)
+    leaves = [leaf for leaf in reached if _requested(leaf)]
     if not leaves:
         raise MXNetError("backward: the heads were not computed inside mx.autograd.record() from an array "
-                         "marked with attach_grad() or mark_variables()")
+                         "marked with attach_grad() or mark_variables() with grad_req 'write' or 'add'")
     results = _differentiate("backward", tensors, grads, leaves, retain_graph, False)
+    if not retain_graph:
+        _drop_null_gradients(reached)
     with torch.no_grad():
         for leaf, value in zip(leaves, results):
             owner = grad_owner(leaf)
-            if owner is None or owner._grad is None or owner._grad_req == "null" or variable_leaf(owner) is not leaf:
+            if owner is None or owner._grad is None or variable_leaf(owner) is not leaf:
                 continue
             target = owner._grad._tensor
             if value is None:
@@ -241,6 +261,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     tensors, grads = _heads_and_grads("grad", heads, head_grads)
     inputs = [variable_leaf(variable) for variable in variables]
     results = _differentiate("grad", tensors, grads, inputs, retain_graph, create_graph)
+    if not retain_graph:
+        _drop_null_gradients(_gradient_leaves(tensors))
     return [NDArray(_gradient_tensor(value, source, create_graph, variable._tensor.dtype), variable.context)
             for value, source, variable in zip(results, inputs, variables)]
 
