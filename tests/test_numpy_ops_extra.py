@@ -429,3 +429,57 @@ def test_broadcast_to_keeps_minus_two_axes(source, target, expected):
     data = onp.random.RandomState(12).uniform(size=source).astype(onp.float32)
     for got in _both(lambda F, x: F.np.broadcast_to(x, target), np.array(data)):
         onp.testing.assert_array_equal(got, onp.broadcast_to(data, expected))
+
+
+# -- _npi_boolean_mask_assign_scalar / _tensor (values printed by MXNet 1.9.1 for these inputs) --
+def _masked_data():
+    return np.arange(12).reshape(3, 4).astype("float32")
+
+
+def test_boolean_mask_assign_scalar_in_place():
+    internal = mx.nd.np._internal
+    a = _masked_data()
+    mask = np.array([True, False, True], dtype=bool)
+    result = internal.boolean_mask_assign_scalar(a, mask, value=7.0, start_axis=0, out=a)
+    expected = [[7, 7, 7, 7], [4, 5, 6, 7], [7, 7, 7, 7]]
+    assert result.asnumpy().tolist() == expected and a.asnumpy().tolist() == expected
+    b = _masked_data().astype("int32")          # the value is truncated to the integer dtype
+    internal.boolean_mask_assign_scalar(b, mask, value=7.6, start_axis=0, out=b)
+    assert b.asnumpy().tolist() == expected
+    c = _masked_data()                          # mask on axis 1; a positional value
+    internal.boolean_mask_assign_scalar(c, np.array([True, False, True, False], dtype=bool), -5.0, start_axis=1, out=c)
+    assert c.asnumpy().tolist() == [[-5, 1, -5, 3], [-5, 5, -5, 7], [-5, 9, -5, 11]]
+
+
+def test_boolean_mask_assign_tensor_broadcasts():
+    internal = mx.nd.np._internal
+    mask = np.array([True, False, True], dtype=bool)
+    a = _masked_data()
+    internal.boolean_mask_assign_tensor(a, mask, np.array([1.0, 2, 3, 4]), start_axis=0, out=a)
+    assert a.asnumpy().tolist() == [[1, 2, 3, 4], [4, 5, 6, 7], [1, 2, 3, 4]]
+    a = _masked_data()
+    internal.boolean_mask_assign_tensor(a, np.array([True, False, True, False], dtype=bool),
+                                        np.array([9.0, 8, 7]).reshape(3, 1), start_axis=1, out=a)
+    assert a.asnumpy().tolist() == [[9, 1, 9, 3], [8, 5, 8, 7], [7, 9, 7, 11]]
+    scalar = np.array(5.0)
+    internal.boolean_mask_assign_tensor(scalar, np.array(True), np.array([4.0]), start_axis=0, out=scalar)
+    assert float(scalar) == 4.0
+
+
+def test_boolean_mask_assign_errors_and_symbol():
+    internal = mx.nd.np._internal
+    a = _masked_data()
+    with pytest.raises(mx.MXNetError, match=r"_npi_boolean_mask_assign_scalar.*mask of shape \(2,\)"):
+        internal.boolean_mask_assign_scalar(a, np.array([True, False], dtype=bool), value=1.0, out=a)
+    with pytest.raises(mx.MXNetError, match=r"shape \(3,\) cannot be assigned to the \(2, 4\) positions"):
+        internal.boolean_mask_assign_tensor(a, np.array([True, False, True], dtype=bool), np.array([1.0, 2, 3]))
+    node = mx.sym.np._internal.boolean_mask_assign_scalar(mx.sym.var("a"), mx.sym.var("m"), value=2.0)
+    out = node.bind(mx.cpu(), {"a": mx.nd.ones((2, 3)), "m": mx.nd.array([0, 1])}).forward()[0]
+    assert out.asnumpy().tolist() == [[1, 1, 1], [2, 2, 2]]
+
+
+def test_numpy_internal_short_names():
+    # MXNet's mxnet.ndarray.numpy._internal holds the _npi_ operators by their short names
+    assert mx.nd.np._internal.hsplit.__name__ == "_npi_hsplit"
+    assert "boolean_mask_assign_tensor" in dir(mx.nd.np._internal)
+    assert mx.nd.np.random.choice(4, size=(0,)).shape == (0,)

@@ -227,27 +227,39 @@ class OperatorNamespace:
     """``mx.nd.op`` / ``mx.nd._internal``: every registered operator by its name, public or
     underscore (``mx.nd.op.broadcast_add``, ``mx.nd._internal._plus_scalar``).  ``imported``
     holds the other names MXNet's module of the same name had (``mx.nd.op.CachedOp``);
-    ``result_class``: the class of the results (``mx.nd.np._internal`` gives ``mx.np.ndarray``)."""
+    ``result_class``: the class of the results (``mx.nd.np._internal`` gives ``mx.np.ndarray``);
+    ``prefix``: operators of that name prefix are reached by their short names too, first
+    (``mx.nd.np._internal.hsplit`` is ``_npi_hsplit``, as in MXNet)."""
 
-    def __init__(self, label, imported=None, result_class=None):
+    def __init__(self, label, imported=None, result_class=None, prefix=None):
         self._label = label
         self._functions = dict(imported or {})
         self._result_class = result_class
+        self._prefix = prefix
 
     def __getattr__(self, name):
         functions = self.__dict__.get("_functions")
         if functions is None or name.startswith("__"):
             raise AttributeError(name)
         if name not in functions:
-            try:
-                op_class = registry.get_operator(name)
-            except MXNetError:
-                raise AttributeError(f"{self._label} has no operator {name!r}") from None
-            functions[name] = _make_function(name, op_class, self.__dict__.get("_result_class"))
+            prefix = self.__dict__.get("_prefix")
+            candidates = ([prefix + name] if prefix else []) + [name]
+            for op_name in candidates:
+                try:
+                    op_class = registry.get_operator(op_name)
+                    break
+                except MXNetError:
+                    continue
+            else:
+                raise AttributeError(f"{self._label} has no operator {name!r}")
+            functions[name] = _make_function(op_name, op_class, self.__dict__.get("_result_class"))
         return functions[name]
 
     def __dir__(self):
-        return registry.list_operators()
+        names = registry.list_operators()
+        if self._prefix:
+            names = names + [name[len(self._prefix):] for name in names if name.startswith(self._prefix)]
+        return sorted(set(names))
 
 
 # -- MXNet's generated-code front end (``mxnet.ndarray.register``'s private names) -----------------

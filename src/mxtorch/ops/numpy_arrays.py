@@ -534,7 +534,7 @@ class NumpyChoice(_Creation):
         population = self.a if self.a is not None else int(inputs[0].shape[0])
         inputs = inputs if self.a is not None else inputs[1:]
         device = inputs[0].device if inputs else self._device()
-        if device.type == "meta":
+        if device.type == "meta" or count == 0:      # a zero-size ``size`` draws nothing (NumPy, MXNet)
             return [torch.empty(shape, dtype=torch.int64, device=device)]
         weights = inputs[0].double() if inputs else torch.ones(population, dtype=torch.float64, device=device)
         if not self.replace and count > population:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from ..base import MXNetError
-from .registry import Attr, Bool, Int, Str, optional, register
+from .registry import Attr, Bool, Float, Int, Str, optional, register
 from .numpy_ops import _Axis, _Dtype, _NumpyOperator, _axes, _reduce_dims, _shape_attr, _torch_dtype
 
 __all__ = ["NUMPY_TESTS"]
@@ -285,3 +285,72 @@ def _stack_class(kind, function):
 for _kind, _function in (("hstack", torch.hstack), ("vstack", torch.vstack), ("dstack", torch.dstack),
                          ("column_stack", torch.column_stack)):
     register(f"_npi_{_kind}")(_stack_class(_kind, _function))
+
+
+# -- boolean-mask assignment (``a[mask] = value`` of MXNet's NumPy front end) --------------------
+class _BooleanMaskAssign(_NumpyOperator):
+    """``data`` with the positions a boolean ``mask`` selects set to a value: NumPy's
+    ``data[(slice(None),) * start_axis + (mask,)] = value``.  ``mask`` (bool, or non-zero
+    entries of another dtype) must have the shape of ``data``'s dimensions ``start_axis`` ..
+    ``start_axis + mask.ndim - 1``; the value is cast to ``data``'s dtype (truncated for
+    integers, as MXNet cast it).  Output: ``data``'s shape and dtype.  MXNet 1.9.1 ran these
+    only in place (``out=data``); here ``out=`` is optional.  Raises MXNetError for a mask
+    whose shape does not match, or a value that does not broadcast to the selected part.
+    Attributes, in MXNet's order: (``value``,) ``start_axis``."""
+
+    def infer_shape(self, in_shapes, out_shapes):
+        return list(in_shapes), [in_shapes[0]], []
+
+    def infer_type(self, in_types):
+        return list(in_types), [in_types[0]], []
+
+    def _selection(self, data, mask):
+        start, block = self.start_axis, tuple(mask.shape)
+        if start < 0 or start + len(block) > data.dim() or tuple(data.shape[start:start + len(block)]) != block:
+            raise self.error(f"the boolean mask of shape {block} does not match data of shape "
+                             f"{tuple(data.shape)} at start_axis={start}")
+        keep = mask if mask.dtype == torch.bool else mask != 0
+        return (slice(None),) * start + (keep.to(data.device),)
+
+    def _assign(self, data, mask, value):
+        where = self._selection(data, mask)
+        result = data.clone()
+        selected = result[where]
+        value = value.to(result.dtype)
+        if value.numel() != 1:
+            try:
+                value = value.expand(selected.shape)
+            except RuntimeError:
+                raise self.error(f"a value of shape {tuple(value.shape)} cannot be assigned to the "
+                                 f"{tuple(selected.shape)} positions the mask selects") from None
+        result[where] = value.reshape(()) if value.numel() == 1 else value
+        return [result]
+
+
+@register("_npi_boolean_mask_assign_scalar")
+class BooleanMaskAssignScalar(_BooleanMaskAssign):
+    __doc__ = _BooleanMaskAssign.__doc__ + "  The value is the attribute ``value`` (a number)."
+
+    value = Attr(Float, default=0.0)
+    start_axis = Attr(Int, default=0)
+
+    def arguments(self):
+        return ["data", "mask"]
+
+    def forward(self, is_train, inputs, aux):
+        data, mask = inputs
+        return self._assign(data, mask, torch.tensor(self.value, dtype=torch.float64))
+
+
+@register("_npi_boolean_mask_assign_tensor")
+class BooleanMaskAssignTensor(_BooleanMaskAssign):
+    __doc__ = _BooleanMaskAssign.__doc__ + "  The value is the array input ``value``."
+
+    start_axis = Attr(Int, default=0)
+
+    def arguments(self):
+        return ["data", "mask", "value"]
+
+    def forward(self, is_train, inputs, aux):
+        data, mask, value = inputs
+        return self._assign(data, mask, value)

@@ -2,7 +2,8 @@
 
 The functions run the ``_npi_*`` / ``_np_*`` operators of ``ops/numpy_ops.py`` and
 ``ops/numpy_arrays.py`` and return ``mx.np.ndarray`` (``ndarray/numpy_array.py``), the NDArray
-subclass with NumPy semantics.  ``_internal`` reaches every registered operator by name.
+subclass with NumPy semantics.  ``_internal`` reaches every registered operator by name, the
+``_npi_*`` ones by their short names too (``_internal.hsplit``), as MXNet's module of that name.
 """
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_names
@@ -19,4 +20,4 @@ from ..numpy_array import ndarray as _ndarray_class
 __all__ = list(_op_names) + list(_manipulation_names) + list(_memory_names) + list(_statistics_names) + ["random", "linalg"]
 
 
-_internal = _register.OperatorNamespace("mx.nd.np._internal", result_class=_ndarray_class)
+_internal = _register.OperatorNamespace("mx.nd.np._internal", result_class=_ndarray_class, prefix="_npi_")
