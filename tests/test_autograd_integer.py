@@ -103,3 +103,63 @@ def test_writing_into_recorded_integer_variable_is_refused():
     with mx.autograd.record():
         with pytest.raises(mx.MXNetError, match="already in a computational graph"):
             a[0] = 5
+
+
+# -- integer result dtypes (values checked with MXNet 1.9.1 under npx.set_np) ---------------------
+@pytest.fixture
+def np_shape():
+    mx.npx.set_np()
+    yield
+    mx.npx.reset_np()
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("dtype", ["int8", "int32"])
+def test_float_mean_to_integer_dtype_passes_gradient(np_shape, hybridize, dtype):
+    class Mean(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, a):
+            return a.mean(axis=0, dtype=dtype)
+    block = Mean()
+    if hybridize:
+        block.hybridize()
+    x = mx.np.array(np.array([[0.5, -0.25, 3.5], [1.5, 2.0, -1.0]], dtype="float32"))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = block(x)
+    assert y.dtype == np.dtype(dtype) and y.asnumpy().tolist() == [1, 0, 1]
+    y.backward()
+    # MXNet's cast passes the gradient through: 1 / N
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((2, 3), 0.5, dtype="float32"))
+
+
+@pytest.mark.parametrize("axis", [0, (), None])
+def test_integer_sum_to_integer_dtype_gradient_is_one(np_shape, axis):
+    x = mx.np.array(np.array([[3, -7, 100], [90, 60, -128]], dtype="int8"))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.np.sum(x, axis=axis, dtype="int32")
+    y.backward()
+    assert x.grad.dtype == np.int8
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.ones((2, 3), dtype="int8"))
+
+
+def test_integer_mean_accumulates_in_its_dtype(np_shape):
+    # NumPy (and MXNet) sum an int8 mean with dtype='int8' in int8, wrapping: 30 wraps to 30 - 256
+    values = np.array([[100, 100, 100], [100, 90, 50]], dtype="int8")
+    expected = np.mean(values, dtype="int8")
+    got = mx.np.mean(mx.np.array(values), dtype="int8")
+    assert got.dtype == np.int8 and int(got) == int(expected)
+    assert int(mx.np.mean(mx.np.array(values), dtype="int32")) == int(np.mean(values, dtype="int32"))
+
+
+@pytest.mark.parametrize("func", ["mod", "remainder", "lcm", "bitwise_and"])
+def test_integer_mod_lcm_bitwise_gradients_are_zero(np_shape, func):
+    a = mx.np.array(np.array([[7, 9], [4, 5]], dtype="int32"))
+    b = mx.np.array(np.array([[2, 4], [3, 3]], dtype="int32"))
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = getattr(mx.np, func)(a, b)
+    y.backward()
+    np.testing.assert_array_equal(a.grad.asnumpy(), np.zeros((2, 2), dtype="int32"))
+    np.testing.assert_array_equal(b.grad.asnumpy(), np.zeros((2, 2), dtype="int32"))

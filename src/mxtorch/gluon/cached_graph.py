@@ -91,6 +91,19 @@ class _CachedGraph:
         with torch.set_grad_enabled(autograd.is_recording()):
             outputs = executor.run_tensors(tensors[:count], tensors[count:], is_train=autograd.is_training())
             # an output no gradient passes through (a comparison's bool, argsort's indices) still
-            # reaches the recorded inputs with zero gradients, as in the imperative path
-            outputs = attach_zero_carriers(tensors, list(outputs))
+            # reaches the recorded inputs with zero gradients, and an integer output the graph
+            # cast from float values (sum(dtype='int32')) with its gradient, as in the imperative path
+            outputs = attach_zero_carriers(tensors, list(outputs), _GraphComputation(executor),
+                                           autograd.is_training(), count)
         return [NDArray(tensor, ctx) for tensor in outputs]
+
+
+class _GraphComputation:
+    """The bound graph as the computation ``attach_zero_carriers`` runs again to differentiate
+    an integer output (``forward(is_train, arguments, aux)``, as an Operator's)."""
+
+    def __init__(self, executor):
+        self._executor = executor
+
+    def forward(self, is_train, inputs, aux):
+        return self._executor.run_tensors(list(inputs), list(aux), is_train=is_train)

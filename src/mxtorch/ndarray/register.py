@@ -114,7 +114,7 @@ def invoke(op_class, args, kwargs, result_class=None):
         with torch.set_grad_enabled(recording):
             outputs = op.apply(is_train, tensors[:n_args], tensors[n_args:])
             if recording:
-                outputs = registry.attach_zero_carriers(tensors, list(outputs))
+                outputs = registry.attach_zero_carriers(tensors, list(outputs), op, is_train, n_args)
     except OperatorRunError as error:
         # an error of the computation itself: reported at the next wait on the outputs
         outputs = _placeholder_outputs(op, tensors, n_args, ctx)

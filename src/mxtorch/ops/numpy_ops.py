@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Attr, Bool, Float, Int, Operator, optional, register
+from .registry import Attr, Bool, Float, Int, Operator, _to_dtype, optional, register
 
 
 __all__ = ["promote_types", "true_divide_type", "NUMPY_UNARY", "NUMPY_BINARY"]
@@ -183,6 +183,8 @@ NUMPY_BINARY = {
 _COMPARISONS = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
                 "logical_and", "logical_or", "logical_xor"}
 _FLOAT_ONLY = {"hypot", "arctan2", "copysign", "ldexp"}
+# MXNet's backward of these on integer arrays gives zeros (Operator.integer_gradient_zero)
+_INTEGER_GRADIENT_ZERO = {"mod", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
 
 def _binary_class(kind):
@@ -191,6 +193,7 @@ def _binary_class(kind):
     class Binary(_NumpyOperator):
         __doc__ = (f"NumPy's ``{kind}`` of two arrays, broadcasting; the result dtype by MXNet's promotion "
                    f"rule" + (" (bool for a comparison)" if kind in _COMPARISONS else "") + ".")
+        integer_gradient_zero = kind in _INTEGER_GRADIENT_ZERO
 
         def arguments(self):
             return ["lhs", "rhs"]
@@ -233,6 +236,7 @@ def _scalar_class(kind, reverse):
                    + (", float32 for integers" if kind == "true_divide" else "") + ".")
         scalar = Attr(Float, default=1.0)
         is_int = Attr(Bool, default=True)
+        integer_gradient_zero = kind in _INTEGER_GRADIENT_ZERO
 
         def forward(self, is_train, inputs, aux):
             data = inputs[0]
@@ -410,7 +414,7 @@ def _reduction_class(kind, default_dtype, has_dtype, has_initial):
             target = _torch_dtype(getattr(self, "dtype", None)) or default_dtype(data.dtype)
             if self.axis is not None and not dims:
                 # axis=(): NumPy reduces over no axis
-                return [data.to(target).clone()]
+                return [_to_dtype(data, target).clone()]
             if kind in ("max", "min"):
                 if data.numel() == 0 and getattr(self, "initial", None) is None:
                     raise MXNetError(f"{kind}: zero-size array to reduction operation {kind} which has no "
@@ -428,13 +432,16 @@ def _reduction_class(kind, default_dtype, has_dtype, has_initial):
                 result = work
                 for dim in sorted(dims, reverse=True):
                     result = result.prod(dim=dim, keepdim=self.keepdims)
+            elif not data.is_floating_point() and not target.is_floating_point and target != torch.bool:
+                # NumPy's and MXNet's integer mean accumulates in the integer dtype (wrapping)
+                total = _to_dtype(work.sum(dim=dims, keepdim=self.keepdims), target)
+                count = max(1, int(np.prod([data.shape[d] for d in dims])))
+                result = total.to(work.dtype) / count
             else:
                 result = work.mean(dim=dims, keepdim=self.keepdims)
             if has_initial and getattr(self, "initial", None) is not None:
                 result = result + self.initial if kind == "sum" else result * self.initial
-            if not target.is_floating_point:
-                result = torch.trunc(result)
-            return [result.to(target)]
+            return [_to_dtype(result, target)]
     Reduction.__name__ = Reduction.__qualname__ = f"Numpy_{kind}"
     return Reduction
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 
 import numpy as np
 import torch
@@ -188,6 +189,10 @@ class Operator:
     # attribute names of older MXNet versions' symbol JSON: old name -> the name this version
     # reads it as, or None where MXNet ignores it (the JSON reader applies it)
     legacy_attributes = {}
+    # True where MXNet's backward of the operator run in integer arithmetic gives zero
+    # gradients (mod, lcm, the bitwise operators on integer arrays): integer variables then get
+    # zeros instead of the derivative of the computation run again on their float values
+    integer_gradient_zero = False
     input_parts = None
     output_parts = None
     # True where equal inputs and attributes always give equal outputs and the operator changes
@@ -511,18 +516,66 @@ def keep_carrier(source, copy):
     return copy
 
 
-def attach_zero_carriers(inputs, outputs):
+def attach_zero_carriers(inputs, outputs, computation=None, is_train=False, n_args=None):
     """Give each output that torch records no gradient for (integer outputs; argsort's float
-    indices) a zero-gradient carrier when some input records a gradient (imperative calls
-    inside ``mx.autograd.record()``: see :func:`record_call`)."""
+    indices) a carrier when some input records a gradient (imperative calls inside
+    ``mx.autograd.record()``: see :func:`record_call`).  Without ``computation`` the carrier
+    gives zero gradients.  With it (an Operator; ``inputs`` its arguments, then from position
+    ``n_args`` its aux states) an integer output's carrier differentiates the computation run
+    again with its integer casts kept float (``_GradientThroughIntegerCasts``): the gradient
+    MXNet passes through ``sum(dtype='int32')`` or ``mean(dtype='int8')`` of float data; an output
+    no differentiable path reaches (argmax, comparisons) still gets zeros."""
     if torch.is_grad_enabled() and any(not t.requires_grad and not hasattr(t, "_mx_declared_gradient_carrier")
                                        for t in outputs):
         recorded = [t for t in inputs if t is not None and gradient_carrier(t).requires_grad]
         recorded = [gradient_carrier(t) for t in recorded]
-        for tensor in outputs if recorded else ():
+        for position, tensor in enumerate(outputs if recorded else ()):
             if not tensor.requires_grad and not hasattr(tensor, "_mx_declared_gradient_carrier"):
-                tensor._mx_declared_gradient_carrier = _ZeroGradient.apply(tensor, *recorded)
+                if computation is not None and not _is_differentiable(tensor):
+                    count = len(inputs) if n_args is None else n_args
+                    carriers = [gradient_carrier(t) if t is not None else None for t in inputs[:count]]
+                    tensor._mx_declared_gradient_carrier = _RecomputedCarrier.apply(
+                        computation, is_train, list(inputs[count:]), position, tensor, count, *inputs[:count],
+                        *carriers)
+                else:
+                    tensor._mx_declared_gradient_carrier = _ZeroGradient.apply(tensor, *recorded)
     return outputs
+
+
+class _RecomputedCarrier(torch.autograd.Function):
+    """The float carrier of integer output ``position`` of ``computation``: zeros in the forward
+    pass; in the backward pass the computation run again (``_recomputed_gradients``) and
+    differentiated with the carrier's gradient as that output's head gradient.  Arguments: the
+    computation, is_train, aux, the position, the output, the number of inputs, the inputs,
+    then one gradient carrier per input (the input itself when it is differentiable)."""
+
+    @staticmethod
+    def forward(ctx, op, is_train, aux, position, output, count, *tensors):
+        inputs, carriers = list(tensors[:count]), list(tensors[count:])
+        ctx.op, ctx.is_train, ctx.aux, ctx.position, ctx.count = op, is_train, aux, position, count
+        ctx.carrier_inputs = [c is not None and c is not t for t, c in zip(inputs, carriers)]
+        ctx.carrier_dtypes = [c.dtype if via else None for c, via in zip(carriers, ctx.carrier_inputs)]
+        ctx.save_for_backward(*inputs)
+        floating = next((t.dtype for t in carriers if t is not None and t.is_floating_point()),
+                        carrier_dtype(output.dtype))
+        return torch.zeros(output.shape, dtype=floating, device=output.device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        inputs = list(ctx.saved_tensors)
+        out_grads = [None] * ctx.position + [grad]
+        grads = _recomputed_gradients(ctx, inputs, out_grads)
+        direct, carried = [], []
+        for tensor, value, via_carrier in zip(inputs, grads, ctx.carrier_inputs):
+            if value is not None and value.shape != tensor.shape:
+                value = value.reshape(tensor.shape)
+            if via_carrier:
+                direct.append(None)
+                carried.append(None if value is None else value if value.is_floating_point() else value.float())
+            else:
+                direct.append(None if value is None or not _is_differentiable(tensor) else value.to(tensor.dtype))
+                carried.append(None)
+        return (None,) * 6 + tuple(direct) + tuple(carried)
 
 
 class _ZeroGradient(torch.autograd.Function):
@@ -606,6 +659,8 @@ def _recomputed_gradients(ctx, inputs, out_grads):
     its differentiable inputs and its carried integer inputs (as float values of their
     carrier's dtype) as fresh leaves, differentiated by torch with ``out_grads``.  Aux states
     are passed as copies, so they are not updated twice."""
+    if getattr(ctx.op, "integer_gradient_zero", False) and any(ctx.carrier_inputs):
+        return [None] * len(inputs)
     with torch.enable_grad():
         leaves, arguments = [], []
         for tensor, via_carrier, dtype in zip(inputs, ctx.carrier_inputs, ctx.carrier_dtypes):
@@ -613,7 +668,13 @@ def _recomputed_gradients(ctx, inputs, out_grads):
                 tensor = tensor.detach().to(dtype if via_carrier else tensor.dtype).requires_grad_(True)
                 leaves.append(tensor)
             arguments.append(tensor)
-        outputs = ctx.op.forward(ctx.is_train, arguments, [t.clone() for t in ctx.aux])
+        try:
+            # an operator that casts to an integer dtype (sum(dtype='int32'), astype) cuts torch's
+            # gradient; MXNet's casts pass it through, so the recomputation keeps them float
+            with _GradientThroughIntegerCasts():
+                outputs = ctx.op.forward(ctx.is_train, arguments, [t.clone() for t in ctx.aux])
+        except (RuntimeError, TypeError, IndexError):  # integers needed as such (indices): a plain run
+            outputs = ctx.op.forward(ctx.is_train, arguments, [t.clone() for t in ctx.aux])
         pairs = [(o, g) for o, g in zip(outputs, out_grads) if g is not None and o.requires_grad]
         if not pairs or not leaves:
             return [None] * len(inputs)
@@ -622,9 +683,33 @@ def _recomputed_gradients(ctx, inputs, out_grads):
     return [next(grads) if t is not None and t.requires_grad else None for t in arguments]
 
 
+class _GradientThroughIntegerCasts:
+    """Scope of a gradient recomputation (``_recomputed_gradients``) in which :func:`_to_dtype`
+    casts a float tensor that records a gradient to an integer dtype as the truncated values
+    in float, with an identity gradient: MXNet's casts pass the head gradient through, torch's
+    integer tensors cut it."""
+
+    _state = threading.local()
+
+    def __enter__(self):
+        self._previous = getattr(self._state, "active", False)
+        self._state.active = True
+
+    def __exit__(self, *exc):
+        self._state.active = self._previous
+
+    @classmethod
+    def active(cls):
+        return getattr(cls._state, "active", False)
+
+
 def _to_dtype(tensor, dtype):
-    """``tensor`` converted as MXNet's Cast converts: float to integer truncates toward zero."""
+    """``tensor`` converted as MXNet's Cast converts: float to integer truncates toward zero.
+    Inside a gradient recomputation the cast of a recorded float tensor stays float (see
+    ``_GradientThroughIntegerCasts``)."""
     if tensor.is_floating_point() and not (dtype.is_floating_point or dtype.is_complex) and dtype != torch.bool:
+        if tensor.requires_grad and _GradientThroughIntegerCasts.active():
+            return tensor + (tensor.detach().trunc() - tensor.detach())
         return tensor.trunc().to(torch.int64).to(dtype)
     return tensor.to(dtype)
 
