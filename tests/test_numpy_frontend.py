@@ -364,3 +364,19 @@ def test_npx_reshape_codes():
     assert npx.reshape(x, (-5, -1)).shape == (6, 4)
     assert npx.reshape(x, (-1, -2), reverse=True).shape == (6, 4)
     assert npx.reshape(np.ones((2, 1, 4)), (-2, -3, -2)).shape == (2, 4)
+
+
+def test_numpy_op_doc_stubs_follow_the_front_end():
+    # MXNet's mxnet._numpy_op_doc: one stub per registered _np_* operator with the signature of
+    # the operator's mx.np function (its test_np_builtin_op_signature compares them)
+    import inspect
+    from mxtorch import _numpy_op_doc
+    from mxtorch.numpy_op_signature import _get_builtin_op
+    names = [name for name in mx.operator.get_all_registered_operators() if name.startswith("_np_")]
+    assert "_np_sum" in names and len(names) >= 10
+    for name in names:
+        stub = getattr(_numpy_op_doc, name)
+        assert str(_get_builtin_op(name).__signature__) == str(inspect.signature(stub))
+    assert list(inspect.signature(_numpy_op_doc._np_sum).parameters)[:3] == ["a", "axis", "dtype"]
+    with pytest.raises(mx.MXNetError, match="documentation only"):
+        _numpy_op_doc._np_sum(mx.np.ones((2,)))

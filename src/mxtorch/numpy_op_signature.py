@@ -21,7 +21,8 @@ def _get_op_submodule_name(op_name, op_name_prefix, submodule_name_list):
 
 def _get_builtin_op(op_name):
     """The ``mx.np`` / ``npx`` function of the operator named ``op_name`` (None for a name that is
-    neither ``_np_*`` nor ``_npx_*``); ValueError when the front end lacks it."""
+    neither ``_np_*`` nor ``_npx_*``), with its ``__signature__`` set; ValueError when the front
+    end lacks it."""
     if op_name.startswith("_np_"):
         root, prefix, submodules = mx_np, "_np_", _NP_OP_SUBMODULE_LIST
     elif op_name.startswith("_npx_"):
@@ -37,6 +38,11 @@ def _get_builtin_op(op_name):
     function = getattr(module, op_name[len(prefix) + len(submodule):], None)
     if function is None:
         raise ValueError(f"Cannot find operator {op_name[len(prefix):]} in module {root.__name__}")
+    if getattr(function, "__signature__", None) is None:
+        try:        # MXNet's generated functions carried their ``__signature__``
+            function.__signature__ = inspect.signature(function)
+        except (TypeError, ValueError, AttributeError):
+            pass
     return function
 
 
