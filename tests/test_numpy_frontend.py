@@ -380,3 +380,26 @@ def test_numpy_op_doc_stubs_follow_the_front_end():
     assert list(inspect.signature(_numpy_op_doc._np_sum).parameters)[:3] == ["a", "axis", "dtype"]
     with pytest.raises(mx.MXNetError, match="documentation only"):
         _numpy_op_doc._np_sum(mx.np.ones((2,)))
+
+
+def test_numpy_op_fallback_custom_operators():
+    # MXNet's mxnet.numpy_op_fallback: NumPy-computed custom operators in np._internal
+    from mxtorch import numpy_op_fallback
+    assert issubclass(numpy_op_fallback.ResizeProp, mx.operator.CustomOpProp)
+    npx.set_np()
+    try:
+        a = np.arange(6).astype("float32")
+        out = mx.nd.np._internal.resize_fallback(a, new_shape=(2, 4))
+        onp.testing.assert_array_equal(out.asnumpy(), onp.resize(onp.arange(6.0), (2, 4)))
+        rows = mx.nd.np._internal.unravel_index_fallback(np.array([5, 7]), shape=(2, 4))
+        onp.testing.assert_array_equal(rows.asnumpy(), onp.stack(onp.unravel_index([5, 7], (2, 4))))
+        assert mx.nd.np._internal.empty_like_fallback(a, dtype="int32", order="C", subok=False,
+                                                      shape=None).dtype == onp.int32
+        sample = mx.nd.np._internal.mvn_fallback(np.zeros((2,)), np.array([[4.0, 0.0], [0.0, 1.0]]), size=(4000,))
+        assert sample.shape == (4000, 2)
+        assert abs(float(sample.asnumpy()[:, 0].std()) - 2.0) < 0.15
+        assert mx.sym.np._internal.resize_fallback(mx.sym.var("a"), new_shape=(3,)).list_arguments() == ["a"]
+    finally:
+        npx.reset_np()
+    with pytest.raises(ValueError, match="Duplicate name resize_fallback"):
+        numpy_op_fallback.register("resize_fallback")(numpy_op_fallback.ResizeProp)
