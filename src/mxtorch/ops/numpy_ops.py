@@ -125,9 +125,16 @@ class _NumpyOperator(Operator):
             cls.forward = forward
 
     def _meta_outputs(self, in_shapes, in_types):
-        tensors = [torch.empty(tuple(shape), dtype=_torch_dtype(dtype) if dtype is not None else torch.float32,
-                               device="meta") for shape, dtype in zip(in_shapes, in_types)]
-        return self.forward(False, tensors, [])
+        # torch's meta kernels are slow (a reduction ~4 ms): a bound graph asks several times
+        # for the same node, so the result's shapes and dtypes are kept on the operator
+        key = (tuple(tuple(shape) for shape in in_shapes), tuple(in_types))
+        cache = self.__dict__.setdefault("_meta_cache", {})
+        if key not in cache:
+            tensors = [torch.empty(tuple(shape), dtype=_torch_dtype(dtype) if dtype is not None else torch.float32,
+                                   device="meta") for shape, dtype in zip(in_shapes, in_types)]
+            outputs = self.forward(False, tensors, [])
+            cache[key] = [torch.empty(tuple(t.shape), dtype=t.dtype, device="meta") for t in outputs]
+        return cache[key]
 
     def infer_shape(self, in_shapes, out_shapes):
         if any(shape is None or any(d is None or d < 0 for d in shape) for shape in in_shapes):
