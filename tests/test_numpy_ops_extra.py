@@ -483,3 +483,14 @@ def test_numpy_internal_short_names():
     assert mx.nd.np._internal.hsplit.__name__ == "_npi_hsplit"
     assert "boolean_mask_assign_tensor" in dir(mx.nd.np._internal)
     assert mx.nd.np.random.choice(4, size=(0,)).shape == (0,)
+
+
+def test_ldexp_keeps_integer_dtype():
+    # MXNet 1.9.1: ldexp of int32 arrays (and an int32 array with a number) is int32, truncated
+    a = np.array([3, 5, -7], dtype="int32")
+    b = np.array([1, 2, 3], dtype="int32")
+    for result, expected in [(np.ldexp(a, b), [6, 20, -56]), (np.ldexp(a, 2), [12, 20, -28]),
+                             (np.ldexp(2, a), [16, 64, 0]), (np.ldexp(a, 2.5), [12, 20, -28])]:
+        assert result.dtype == onp.int32 and result.asnumpy().tolist() == expected
+    floats = np.ldexp(np.array([1.5, 2, 3], dtype="float32"), 2)
+    assert floats.dtype == onp.float32 and floats.asnumpy().tolist() == [6.0, 8.0, 12.0]

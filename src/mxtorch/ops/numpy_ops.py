@@ -185,11 +185,18 @@ NUMPY_BINARY = {
     "greater_equal": torch.ge, "less": torch.lt, "less_equal": torch.le,
     "logical_and": torch.logical_and, "logical_or": torch.logical_or, "logical_xor": torch.logical_xor,
     "bitwise_and": torch.bitwise_and, "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor,
-    "lcm": lambda a, b: _integer_only("lcm", torch.lcm, a, b), "ldexp": lambda a, b: a * torch.pow(2.0, b),
+    "lcm": lambda a, b: _integer_only("lcm", torch.lcm, a, b), "ldexp": lambda a, b: _ldexp(a, b),
 }
+
+
+def _ldexp(a, b):
+    """``a * 2**b``; on integer arrays an integer result, truncated (MXNet's ldexp keeps the dtype)."""
+    if a.is_floating_point():
+        return a * torch.pow(2.0, b)
+    return _to_dtype(a.double() * torch.pow(2.0, b.double()), a.dtype)
 _COMPARISONS = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
                 "logical_and", "logical_or", "logical_xor"}
-_FLOAT_ONLY = {"hypot", "arctan2", "copysign", "ldexp"}
+_FLOAT_ONLY = {"hypot", "arctan2", "copysign"}
 # MXNet's backward of these on integer arrays gives zeros (Operator.integer_gradient_zero)
 _INTEGER_GRADIENT_ZERO = {"mod", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
