@@ -115,3 +115,20 @@ def test_model_parallel_module_one_head_gradient():
     assert sorted(got) == sorted(ref["updated"])
     for name, expected in ref["updated"].items():
         np.testing.assert_allclose(got[name].asnumpy(), np.array(expected), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_non_differentiable_operator_refuses_a_gradient_bind():
+    # MXNet 1.9.1 registers no gradient for batch_take: a bind that needs one through it raises
+    # (its test_symbol.test_zero_prop2); behind BlockGrad or with grad_req='null' it binds
+    x, idx = mx.sym.Variable("x"), mx.sym.Variable("idx")
+    taken = mx.sym.batch_take(x, idx)
+    types = {"x": np.float32, "idx": np.int32}
+    exe = mx.sym.stop_gradient(taken).simple_bind(mx.cpu(), x=(4, 3), idx=(4,), type_dict=types)
+    exe.forward()
+    exe.backward()
+    with pytest.raises(mx.MXNetError, match="batch_take .* is non-differentiable"):
+        taken.simple_bind(mx.cpu(), x=(4, 3), idx=(4,), type_dict=types)
+    exe = taken.simple_bind(mx.cpu(), x=(4, 3), idx=(4,), type_dict=types, grad_req="null")
+    exe.arg_dict["x"][:] = np.arange(12).reshape(4, 3)
+    exe.arg_dict["idx"][:] = np.array([0, 2, 1, 5])
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [0, 5, 7, 11])

@@ -162,7 +162,6 @@ GRADIENT_CASES = {
     # indexing
     "take": (mx.sym.take(x, index, axis=1), {"x": rng.randn(2, 3), "index": np.array([[0, 2], [2, 2]])}, ["x"]),
     "pick": (mx.sym.pick(x, index, axis=0), {"x": rng.randn(3, 4), "index": np.array([0, 2, 1, 2])}, ["x"]),
-    "batch_take": (mx.sym.batch_take(x, index), {"x": rng.randn(3, 4), "index": np.array([1, 3, 0])}, ["x"]),
     "fill_element_0index": (mx.sym.fill_element_0index(x, y, index), {"x": rng.randn(2, 3), "y": rng.randn(2),
                                                                       "index": np.array([2, 0])}, ["x", "y"]),
     "gather_nd": (mx.sym.gather_nd(x, index), {"x": rng.randn(2, 3), "index": np.array([[1, 0, 1], [2, 0, 2]])},
@@ -246,7 +245,7 @@ def test_numeric_gradient_covers_every_differentiable_operator():
     expected = ["reshape_like", "transpose", "SwapAxis", "expand_dims", "squeeze", "stack", "SliceChannel",
                 "slice", "slice_axis", "slice_like", "tile", "repeat", "reverse", "Cast", "broadcast_to",
                 "broadcast_like", "broadcast_axis", "clip", "where", "diag", "depth_to_space", "space_to_depth",
-                "moments", "_split_v2", "fill_element_0index", "take", "pick", "batch_take", "gather_nd",
+                "moments", "_split_v2", "fill_element_0index", "take", "pick", "gather_nd",
                 "scatter_nd", "topk", "sort", "sum", "mean", "prod", "max", "min", "nansum", "nanprod", "norm",
                 "softmax", "log_softmax", "softmin", "dot", "batch_dot", "khatri_rao", "_linalg_gemm",
                 "_linalg_gemm2", "_linalg_potrf", "_linalg_potri", "_linalg_trsm", "_linalg_trmm", "_linalg_syrk",

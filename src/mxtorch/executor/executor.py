@@ -31,7 +31,7 @@ from .inference import InferencePlan
 from .placement import node_contexts
 from .plan import build_plan, dense_views
 from .storage import graph_output_storage_types, zeros_of_storage
-from .reachability import gradient_inputs, head_gradient_inputs, reached_variables
+from .reachability import gradient_inputs, head_gradient_inputs, non_differentiable_nodes, reached_variables
 
 __all__ = ["Executor", "normalize_grad_req"]
 
@@ -102,6 +102,13 @@ class Executor:
         # of those, the ones a gradient can reach (not only through BlockGrad): the recorded leaves;
         # the others get zeros ('write'), as MXNet's zero-gradient propagation gave them
         reachable = reached_variables(symbol, gradient_inputs)
+        if self._gradient_indices:
+            blocked = non_differentiable_nodes(symbol, [arg_names[i] for i in self._gradient_indices])
+            if blocked:
+                node = blocked[0]
+                raise MXNetError(f"bind: operator {node.op.name} (node {node.name!r}) is non-differentiable (MXNet "
+                                 f"registers no gradient for it), but the gradient of an argument would pass "
+                                 f"through it; bind its inputs with grad_req='null' or put it behind BlockGrad")
         self._recorded_indices = frozenset(i for i in self._gradient_indices if arg_names[i] in reachable)
         self._needs_head_gradient = {}     # output position -> bool, filled by _output_needs_head_gradient
         output_contexts = [self._ctx if self._placement is None else self._placement[id(node)]

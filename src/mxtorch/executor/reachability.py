@@ -6,7 +6,8 @@ except the labels of loss heads).
 """
 from __future__ import annotations
 
-__all__ = ["reached_variables", "gradient_inputs", "head_gradient_inputs", "inference_inputs"]
+__all__ = ["reached_variables", "gradient_inputs", "head_gradient_inputs", "inference_inputs",
+           "non_differentiable_nodes"]
 
 
 def reached_variables(symbol, followed_inputs, outputs=None):
@@ -44,3 +45,30 @@ def inference_inputs(node):
     """The inputs inference reads: all of them, the data only of a loss head (its labels,
     after the data, are read by the training gradient alone)."""
     return node.inputs[:1] if node.op.is_loss else node.inputs
+
+
+def non_differentiable_nodes(symbol, variables):
+    """The nodes of ``symbol`` without a gradient (``Operator.has_gradient`` False) that a
+    gradient for one of ``variables`` (names) would have to pass: reached from the outputs
+    through ``gradient_inputs`` and reaching one of ``variables`` the same way."""
+    found, seen = [], set()
+    stack = [node for node, _ in symbol._outputs]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node.op is None:
+            continue
+        seen.add(id(node))
+        inputs = gradient_inputs(node)
+        if not node.op.has_gradient:
+            below = reached_variables(_Entries(inputs), gradient_inputs)
+            if below & set(variables):
+                found.append(node)
+        stack.extend(child for child, _ in inputs)
+    return found
+
+
+class _Entries:
+    """A stand-in graph whose outputs are the given ``(node, index)`` entries."""
+
+    def __init__(self, entries):
+        self._outputs = list(entries)

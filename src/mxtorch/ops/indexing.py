@@ -91,7 +91,10 @@ class Take(_IndexTypes, Operator):
 @register("batch_take")
 class BatchTake(_IndexTypes, Operator):
     """``out[i] = a[i, indices[i]]`` with ``a`` viewed as ``(indices.size, a.shape[-1])``;
-    out-of-range indices are clipped.  Output shape: ``indices.shape``."""
+    out-of-range indices are clipped.  Output shape: ``indices.shape``.  MXNet registered no
+    gradient: a graph needing one through it does not bind (``has_gradient``)."""
+
+    has_gradient = False
 
     def arguments(self):
         return ["a", "indices"]

@@ -376,7 +376,10 @@ def bin_counts(values, edges, uniform=None):
 class Histogram(Operator):
     """Counts of ``data`` in bins: outputs int64 counts ``(bins,)`` and the float edges
     ``(bins + 1,)``.  Either ``bin_cnt`` equal bins over ``range=(low, high)``, or, without
-    ``bin_cnt``, a second input ``bins`` of increasing edges.  No gradient (as in MXNet)."""
+    ``bin_cnt``, a second input ``bins`` of increasing edges.  No gradient (as in MXNet: a graph
+    needing one through it does not bind, ``has_gradient``)."""
+
+    has_gradient = False
 
     bin_cnt = Attr(optional(Int), default=None)
     range = Attr(optional(lambda value, name: tuple(float(v) for v in _parse_pair(value, name))), default=None)

@@ -203,6 +203,10 @@ class Operator:
     # True for operators through which no gradient ever flows (BlockGrad): the executor records
     # no gradient for arguments that reach the outputs only through them
     stops_gradient = False
+    # False for the operators MXNet 1.9.1 registered no gradient for (no FGradient: batch_take,
+    # _histogram): binding a graph that needs a gradient through one raises MXNetError, as MXNet
+    # refused it ("non-differentiable"); behind BlockGrad, or with grad_req 'null', they bind
+    has_gradient = True
 
     def __init__(self, attrs=None, **kwargs):
         given = dict(attrs or {})
