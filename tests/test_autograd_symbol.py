@@ -50,7 +50,7 @@ def test_get_symbol_of_an_unrecorded_array_is_an_error():
         mx.autograd.get_symbol(mx.nd.ones((2,)) * 3)
 
 
-def test_get_symbol_of_a_hybridized_block_output_says_why_not():
+def test_get_symbol_of_a_hybridized_block_output():
     net = mx.gluon.nn.Dense(3)
     net.initialize()
     with mx.autograd.record():
@@ -60,5 +60,27 @@ def test_get_symbol_of_a_hybridized_block_output_says_why_not():
     net.hybridize()
     with mx.autograd.record():
         y = net(mx.nd.zeros((1, 4)))
-    with pytest.raises(mx.MXNetError, match="hybridized Gluon block"):
-        mx.autograd.get_symbol(y)
+    # one FullyConnected: inlined (inline_limit 2), its inputs the data and the two parameters
+    symbol = mx.autograd.get_symbol(y)
+    assert [node["op"] for node in json.loads(symbol.tojson())["nodes"]] == ["null", "null", "null", "FullyConnected"]
+    assert sorted(symbol.list_arguments())[1:] == ["var0", "var1"]
+
+
+def test_hybridized_block_recorded_as_mxnet_cached_op():
+    # MXNet 1.9.1: a hybridized block's call is recorded inlined when its graph has at most
+    # inline_limit operators (default 2), else as one _CachedOp node (its test_gluon.test_inline)
+    net = mx.gluon.nn.HybridSequential()
+    with net.name_scope():
+        for _ in range(3):
+            net.add(mx.gluon.nn.Dense(10))
+    net.initialize()
+    shapes = {}
+    for limit in (3, 0, 2):
+        net.hybridize(inline_limit=limit)
+        with mx.autograd.record():
+            y = net(mx.nd.zeros((1, 10)))
+        nodes = json.loads(mx.autograd.get_symbol(y).tojson())["nodes"]
+        shapes[limit] = [node["op"] for node in nodes if node["op"] != "null"]
+        y.backward()
+    assert shapes[3] == ["FullyConnected"] * 3
+    assert shapes[0] == shapes[2] == ["_CachedOp"]

@@ -47,7 +47,8 @@ def get_symbol(x):
     marked with ``attach_grad``) or ``null<k>`` (other arrays), numbered in the order the
     arrays were marked or first used inside ``record()``.
     Computations that are not registry operators (indexing, ``reshape`` views, ``astype``)
-    are not nodes: their results are ``null`` variables.  A variable gives a one-variable
+    are not nodes: their results are ``null`` variables.  A hybridized block's call is its
+    operators (at most ``hybridize(inline_limit=2)`` of them) or one ``_CachedOp`` node.  A variable gives a one-variable
     Symbol; an array outside any recording raises MXNetError, as in MXNet."""
     if not isinstance(x, NDArray):
         raise MXNetError(f"autograd.get_symbol: x must be an NDArray, got {type(x).__name__}")
@@ -55,9 +56,8 @@ def get_symbol(x):
     if entry is None:
         if _variable_leaf(x).requires_grad and _grad_owner(_variable_leaf(x)) is None:
             raise MXNetError("autograd.get_symbol: the array was computed inside mx.autograd.record() by "
-                             "something other than mx.nd operators (a hybridized Gluon block, an "
-                             "autograd.Function), whose graph mxtorch does not keep; call the block "
-                             "un-hybridized, or export it (HybridBlock.export) for its Symbol")
+                             "something other than mx.nd operators or hybridized Gluon blocks (an "
+                             "autograd.Function), whose graph mxtorch does not keep")
         if _grad_owner(_variable_leaf(x)) is None:
             raise MXNetError("autograd.get_symbol: NDArray is not part of a computation graph. Did you forget "
                              "to turn on recording? (compute it inside mx.autograd.record(), or mark it with "

@@ -11,6 +11,8 @@ from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
 from ..ops.registry import attach_zero_carriers
+from ..ops.subgraph_op import CachedOp
+from ..recording import RecordedCall, note_operator_call, recorded_entry
 from ..symbol.symbol import topological_order
 
 
@@ -36,8 +38,9 @@ class _CachedGraph:
     """A traced Symbol bound once per input signature through the Executor (the hybridized
     form of a HybridBlock; MXNet's CachedOp)."""
 
-    def __init__(self, sym, input_names, params):
+    def __init__(self, sym, input_names, params, inline_limit=2):
         self.symbol = sym
+        self._inline_limit = inline_limit       # hybridize(inline_limit=): see _note_recorded
         self._arg_names = sym.list_arguments()
         self._aux_names = sym.list_auxiliary_states()
         self._input_names = list(input_names)
@@ -95,7 +98,30 @@ class _CachedGraph:
             # cast from float values (sum(dtype='int32')) with its gradient, as in the imperative path
             outputs = attach_zero_carriers(tensors, list(outputs), _GraphComputation(executor),
                                            autograd.is_training(), count)
+        if autograd.is_recording():
+            self._note_recorded(tensors, outputs)
         return [NDArray(tensor, ctx) for tensor in outputs]
+
+
+    def _note_recorded(self, tensors, outputs):
+        """Record the call for ``mx.autograd.get_symbol`` as MXNet recorded a CachedOp: its
+        operator nodes inlined when there are at most ``inline_limit`` of them
+        (``hybridize(inline_limit=2)``), else one ``_CachedOp`` node over the graph."""
+        by_name = dict(zip(self._arg_names + self._aux_names, tensors))
+        nodes = [node for node in topological_order(self.symbol._outputs) if node.op is not None]
+        if len(nodes) > self._inline_limit:
+            op = CachedOp()
+            op.subgraphs = [self.symbol]
+            note_operator_call(op, tensors, outputs)
+            return
+        calls = {}
+
+        def entry(node, index):
+            return (calls[id(node)], index) if node.op is not None else recorded_entry(by_name[node.name])
+        for node in nodes:
+            calls[id(node)] = RecordedCall(node.op, [entry(child, index) for child, index in node.inputs])
+        for tensor, (node, index) in zip(outputs, self.symbol._outputs):
+            tensor._mx_recorded = entry(node, index)
 
 
 class _GraphComputation:

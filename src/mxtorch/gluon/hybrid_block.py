@@ -242,7 +242,8 @@ class HybridBlock(Block):
         if unused_params:
             warnings.warn(f"Parameter {', '.join(unused_params)} is not used by any computation. "
                           f"Is this intended?", stacklevel=4)
-        self._cached_op = _CachedGraph(out, input_names, {name: params[name] for name in params.keys()})
+        self._cached_op = _CachedGraph(out, input_names, {name: params[name] for name in params.keys()},
+                                       inline_limit=int(dict(self._flags).get("inline_limit", 2)))
         if self._callback is not None:
             self._cached_op._callback = self._callback
 
