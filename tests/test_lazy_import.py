@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
 
 # modules a plain ``import mxtorch`` must not load
@@ -132,3 +134,80 @@ def test_install_as_mxnet_submodules_and_pickles_of_lazy_classes(tmp_path):
     """)
     assert out["gluon"] is True and out["attr"] is True
     assert out["arr"] == ["ndarray", [1.5, -2.0]]
+
+
+def test_training_metrics_and_assignment_do_not_import_sympy():
+    """torch.autograd.grad (head gradients given) and torch.broadcast_shapes import torch.fx's
+    symbolic shapes and sympy on first use; mxtorch's backward, mx.autograd, declared gradients,
+    regression metrics and broadcasting assignment avoid both."""
+    out = _run("""
+        import json, sys
+        import numpy as np
+        import mxtorch as mx
+        data = mx.sym.Variable("data")
+        net = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
+        net = mx.sym.LinearRegressionOutput(net, name="out")
+        mod = mx.mod.Module(net, label_names=["out_label"])
+        mod.bind(data_shapes=[("data", (2, 3))], label_shapes=[("out_label", (2, 2))])
+        mod.init_params(initializer=mx.init.Constant(0.5))
+        mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+        batch = mx.io.DataBatch([mx.nd.array([[1, 2, 3], [0, 1, 0]])], [mx.nd.array([[1, 0], [0, 1]])])
+        mod.forward_backward(batch)
+        grad = mod._exec_group.grad_arrays[0][0].asnumpy().tolist()
+        mod.update()
+        metric = mx.metric.create("mse")
+        mod.update_metric(metric, batch.label)
+        x = mx.nd.array([1.0, 2.0, 3.0])
+        x.attach_grad()
+        with mx.autograd.record():
+            y = x * x
+        y.backward(mx.nd.array([1.0, 0.5, 2.0]))
+        z = mx.nd.zeros((2, 3))
+        z[:] = mx.nd.array([1, 2, 3])
+        print(json.dumps({"sympy": "sympy" in sys.modules, "fx": "torch.fx.experimental.symbolic_shapes" in sys.modules,
+                          "grad": grad, "xgrad": x.grad.asnumpy().tolist(), "z": z.asnumpy().tolist(),
+                          "mse": metric.get()[1]}))
+    """)
+    assert out["sympy"] is False and out["fx"] is False
+    # out = x W^T + b with W = 0.5 and b = 0 (MXNet's initializers fill names ending in "bias"
+    # with zeros): rows [3, 3] and [0.5, 0.5]; d = out - label; LinearRegressionOutput's gradient
+    # is d * grad_scale / (outputs per sample) = d / 2; dL/dW = (d / 2)^T x
+    d = np.array([[2.0, 3.0], [0.5, -0.5]])
+    assert np.allclose(out["grad"], (d / 2).T @ np.array([[1, 2, 3], [0, 1, 0]]))
+    assert out["xgrad"] == [2.0, 2.0, 12.0]
+    assert out["z"] == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    # after one SGD step: W = 0.5 - 0.1 * dW, b = 0.5 - 0.1 * d.sum(0); the metric reads the
+    # forward outputs of the step (before the update), as MXNet's update_metric does
+    assert np.isclose(out["mse"], (d ** 2).mean())
+
+
+def test_differentiate_matches_torch_autograd_grad():
+    import torch
+    from mxtorch.recording import differentiate
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    unused = torch.tensor([1.0], requires_grad=True)
+    y = x * w
+    s = (x ** 3).sum()
+    head = torch.tensor([1.0, 2.0, 3.0])
+    mine = differentiate([y, s], [x, w, unused], [head, torch.tensor(2.0)], retain_graph=True)
+    theirs = torch.autograd.grad([y, s], [x, w, unused], [head, torch.tensor(2.0)], allow_unused=True,
+                                 retain_graph=True)
+    assert mine[2] is None and theirs[2] is None
+    for a, b in zip(mine[:2], theirs[:2]):
+        assert torch.equal(a, b)
+    # d/dx = head * w + 2 * 3x^2; d/dw = head * x
+    assert mine[0].tolist() == [0.5 + 6.0, -2.0 + 24.0, 6.0 + 54.0]
+    assert mine[1].tolist() == [1.0, 4.0, 9.0]
+    # create_graph: a second derivative through the result
+    (gx,) = differentiate([(x ** 3).sum()], [x], [torch.tensor(1.0)], create_graph=True)
+    (ggx,) = differentiate([gx], [x], [torch.ones(3)])
+    assert ggx.tolist() == [6.0, 12.0, 18.0]
+    # a head gradient of the wrong shape takes torch.autograd.grad and its error
+    z = x * 2
+    try:
+        differentiate([z], [x], [torch.ones(2)])
+    except RuntimeError as error:
+        assert "shape" in str(error)
+    else:
+        raise AssertionError("a mismatched head gradient was accepted")
