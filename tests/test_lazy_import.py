@@ -1,6 +1,6 @@
 """``import mxtorch`` loads the core (nd, sym, Module, io, optimizer, metric, ...) and leaves Gluon,
 contrib, the NumPy front end, test_utils, image and the other optional parts to their first use
-(``mxtorch._LAZY_SUBMODULES``, PEP 562 ``__getattr__``; docs/performance.md, "Start-up").
+(``mxtorch._LAZY_SUBMODULES``, PEP 562 ``__getattr__``; docs/performance.md, "Start-up and memory").
 
 Each case runs in a fresh interpreter, so what is in ``sys.modules`` is what the import loaded."""
 import json

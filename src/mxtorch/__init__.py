@@ -57,7 +57,7 @@ from . import log
 from .install import install_as_mxnet
 
 # Loaded on first use (``mx.gluon``, ``import mxtorch.gluon``, ``from mxtorch import np``), not by
-# ``import mxtorch``: attribute name -> submodule.  See docs/performance.md ("Start-up").
+# ``import mxtorch``: attribute name -> submodule.  See docs/performance.md ("Start-up and memory").
 _LAZY_SUBMODULES = {
     "gluon": "gluon", "contrib": "contrib", "test_utils": "test_utils", "rnn": "rnn",
     "visualization": "visualization", "viz": "visualization", "image": "image", "img": "image",

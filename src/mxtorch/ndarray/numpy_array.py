@@ -133,7 +133,7 @@ def _as_np(value):
 # function; ufunc name -> mx.np function).  Functions missing from them run NumPy's own on copies.
 _NUMPY_ARRAY_FUNCTION_DICT = {}
 _NUMPY_ARRAY_UFUNC_DICT = {}
-# ``import mxtorch`` does not load the NumPy front end (docs/performance.md, "Start-up"); the
+# ``import mxtorch`` does not load the NumPy front end (docs/performance.md, "Start-up and memory"); the
 # package sets this to a callable that imports ``mxnet.numpy_dispatch_protocol``, run once by the
 # first dispatch, so ``numpy.sum(x)`` finds ``mx.np.sum`` however ``x`` was made.
 _load_dispatch_tables = None
