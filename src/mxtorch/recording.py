@@ -177,7 +177,7 @@ def differentiate(outputs, inputs, grad_outputs, retain_graph=None, create_graph
     The one way mxtorch runs torch's autograd engine.  When every given gradient is a tensor of
     its output's shape and kind, it goes to the engine directly: ``torch.autograd.grad``'s own
     check of given gradients imports ``torch.fx.experimental.symbolic_shapes`` (and with it
-    sympy: ~45 MiB and 1-2 s) on its first call, which a training process would otherwise pay
+    sympy: ~34 MiB and 1-2 s) on its first call, which a training process would otherwise pay
     for at its first ``backward`` (docs/performance.md, "Start-up and memory").  Anything else (a missing
     or mismatched gradient, tensor subclasses, a torch without the engine entry point) takes
     ``torch.autograd.grad`` itself, with its errors (RuntimeError)."""

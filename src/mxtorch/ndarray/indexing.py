@@ -137,7 +137,7 @@ def _fit(value, target_shape, tensor):
     while value.dim() > len(target_shape) and value.shape[0] == 1:
         value = value[0]
     # numpy's broadcast_shapes, not torch's: torch's imports torch.fx's symbolic shapes (sympy,
-    # ~45 MiB and seconds) on first use (docs/performance.md, "Start-up and memory")
+    # ~34 MiB and seconds) on first use (docs/performance.md, "Start-up and memory")
     try:
         if np.broadcast_shapes(tuple(value.shape), tuple(target_shape)) != tuple(target_shape):
             raise ValueError
