@@ -508,6 +508,9 @@ class InferencePlan:
                     self._traces += 1
                     self._traced, outputs = self._trace(constants, inputs)
                     if outputs is not None:
+                        # the frozen graph holds its own (reordered) weights; the eager plan's
+                        # folded copies are refolded before it runs again (new parameters, a fork)
+                        self._folded = {}
                         return outputs
             return self._run_eager(constants, inputs)
 
