@@ -2,7 +2,9 @@
 contrib, the NumPy front end, test_utils, image and the other optional parts to their first use
 (``mxtorch._LAZY_SUBMODULES``, PEP 562 ``__getattr__``; docs/performance.md, "Start-up and memory").
 
-Each case runs in a fresh interpreter, so what is in ``sys.modules`` is what the import loaded."""
+One fresh interpreter (the module's fixture) runs the steps in order, so what is in
+``sys.modules`` at each step is what the steps before it loaded; the pickle is read back in a
+second one."""
 import json
 import os
 import pathlib
@@ -11,6 +13,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
 
@@ -21,164 +24,158 @@ NOT_AT_IMPORT = ["mxtorch.gluon", "mxtorch.contrib", "mxtorch.test_utils", "mxto
                  "onnx", "onnxruntime", "cv2", "PIL", "scipy", "matplotlib", "tensorboard"]
 
 
-def _run(code):
+# one fresh interpreter, the steps in this order: each checks what the earlier ones loaded
+_SCRIPT = """
+import json, pickle, sys
+import numpy
+out = {}
+import mxtorch as mx
+out["loaded"] = [m for m in NOT_AT_IMPORT if m in sys.modules]
+out["core"] = [m in sys.modules for m in ("mxtorch.ndarray", "mxtorch.symbol", "mxtorch.module", "mxtorch.io",
+                                          "mxtorch.optimizer", "mxtorch.metric")]
+
+# a Module training step, a regression metric, mx.autograd with a head gradient, broadcasting assignment
+data = mx.sym.Variable("data")
+net = mx.sym.LinearRegressionOutput(mx.sym.FullyConnected(data, num_hidden=2, name="fc"), name="out")
+mod = mx.mod.Module(net, label_names=["out_label"])
+mod.bind(data_shapes=[("data", (2, 3))], label_shapes=[("out_label", (2, 2))])
+mod.init_params(initializer=mx.init.Constant(0.5))
+mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+batch = mx.io.DataBatch([mx.nd.array([[1, 2, 3], [0, 1, 0]])], [mx.nd.array([[1, 0], [0, 1]])])
+mod.forward_backward(batch)
+out["grad"] = mod._exec_group.grad_arrays[0][0].asnumpy().tolist()
+mod.update()
+metric = mx.metric.create("mse")
+mod.update_metric(metric, batch.label)
+out["mse"] = metric.get()[1]
+v = mx.nd.array([1.0, 2.0, 3.0])
+v.attach_grad()
+with mx.autograd.record():
+    w = v * v
+w.backward(mx.nd.array([1.0, 0.5, 2.0]))
+out["vgrad"] = v.grad.asnumpy().tolist()
+z = mx.nd.zeros((2, 3))
+z[:] = mx.nd.array([1, 2, 3])
+out["z"] = z.asnumpy().tolist()
+out["sympy"] = ["sympy" in sys.modules, "torch.fx.experimental.symbolic_shapes" in sys.modules]
+# (mx.np operators infer shapes on meta tensors, whose torch kernels import torch._dynamo and
+# sympy: the NumPy front end's steps come after this check)
+
+# numpy.sum on an mx.np array made from an NDArray, mx.np never touched: runs mx.np.sum, recorded
+x = mx.nd.array([1, 2, 3]).as_np_ndarray()
+out["np_loaded_before_dispatch"] = "mxtorch.numpy" in sys.modules
+x.attach_grad()
+with mx.autograd.record():
+    y = numpy.sum(x * x)
+y.backward()
+out["dispatch"] = [type(y).__module__ + "." + type(y).__name__, float(y), x.grad.asnumpy().tolist()]
+
+# Gluon through the attribute
+out["gluon_before"] = "mxtorch.gluon" in sys.modules
+dense = mx.gluon.nn.Dense(2, in_units=3, weight_initializer=mx.init.Constant(0.5),
+                          bias_initializer=mx.init.Constant(1.0))
+dense.initialize()
+out["dense"] = dense(mx.nd.array([[1, 2, 3], [0, -1, 4]])).asnumpy().tolist()
+import mxtorch.gluon
+out["gluon_same"] = mxtorch.gluon is mx.gluon and sys.modules["mxtorch.gluon"] is mx.gluon
+
+# aliases, dir, unknown names, star import (which loads every lazy submodule)
+from mxtorch import np, npx, img, viz, th
+out["aliases"] = [np is mx.numpy, npx is mx.numpy_extension, img is mx.image, viz is mx.visualization,
+                  th is mx.torch]
+out["np_ones"] = np.ones((2,)).asnumpy().tolist()
+names = dir(mx)
+out["dir"] = [n in names for n in ("gluon", "np", "npx", "contrib", "test_utils", "nd", "sym")]
+try:
+    mx.no_such_module
+    out["unknown"] = None
+except AttributeError as error:
+    out["unknown"] = str(error)
+ns = {}
+exec("from mxtorch import *", ns)
+out["star"] = [n in ns for n in ("gluon", "np", "npx", "contrib", "nd", "sym", "mod")]
+with open(sys.argv[1], "wb") as f:
+    pickle.dump(mx.np.array([1.5, -2.0]), f)
+print(json.dumps(out))
+"""
+
+
+def _run(code, *args):
     """Run ``code`` in a fresh interpreter with this tree's mxtorch; its last stdout line as JSON."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env=env, timeout=300)
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *map(str, args)], capture_output=True,
+                          text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_import_leaves_optional_parts_unloaded_and_core_loaded():
-    out = _run(f"""
-        import json, sys
-        import mxtorch as mx
-        print(json.dumps({{"loaded": [m for m in {NOT_AT_IMPORT!r} if m in sys.modules],
-                          "core": [m in sys.modules for m in ("mxtorch.ndarray", "mxtorch.symbol",
-                                   "mxtorch.module", "mxtorch.io", "mxtorch.optimizer", "mxtorch.metric")]}}))
-    """)
-    assert out["loaded"] == []
-    assert out["core"] == [True] * 6
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lazy") / "arr.pkl"
+    out = _run(f"NOT_AT_IMPORT = {NOT_AT_IMPORT!r}\n" + _SCRIPT, path)
+    out["pickle"] = path
+    return out
 
 
-def test_gluon_works_through_the_attribute_after_a_plain_import():
-    out = _run("""
-        import json, sys
-        import mxtorch as mx
-        before = "mxtorch.gluon" in sys.modules
-        dense = mx.gluon.nn.Dense(2, in_units=3, weight_initializer=mx.init.Constant(0.5),
-                                  bias_initializer=mx.init.Constant(1.0))
-        dense.initialize()
-        y = dense(mx.nd.array([[1, 2, 3], [0, -1, 4]]))
-        import mxtorch.gluon
-        print(json.dumps({"before": before, "y": y.asnumpy().tolist(),
-                          "same": mxtorch.gluon is mx.gluon and sys.modules["mxtorch.gluon"] is mx.gluon}))
-    """)
-    assert out["before"] is False
+def test_import_leaves_optional_parts_unloaded_and_core_loaded(fresh):
+    assert fresh["loaded"] == []
+    assert fresh["core"] == [True] * 6
+
+
+def test_numpy_dispatch_without_loading_mx_np_first(fresh):
+    """d/dx sum(x * x) = 2x, through numpy.sum's dispatch to mx.np.sum."""
+    assert fresh["np_loaded_before_dispatch"] is False
+    assert fresh["dispatch"] == ["mxtorch.numpy.ndarray", 14.0, [2.0, 4.0, 6.0]]
+
+
+def test_training_metrics_and_assignment_do_not_import_sympy(fresh):
+    """torch.autograd.grad (head gradients given) and torch.broadcast_shapes import torch.fx's
+    symbolic shapes and sympy on first use; mxtorch's backward, mx.autograd, regression metrics
+    and broadcasting assignment avoid both."""
+    assert fresh["sympy"] == [False, False]
+    # out = x W^T + b with W = 0.5 and b = 0 (MXNet's initializers fill names ending in "bias"
+    # with zeros): rows [3, 3] and [0.5, 0.5]; d = out - label; LinearRegressionOutput's gradient
+    # is d * grad_scale / (outputs per sample) = d / 2; dL/dW = (d / 2)^T x
+    d = np.array([[2.0, 3.0], [0.5, -0.5]])
+    assert np.allclose(fresh["grad"], (d / 2).T @ np.array([[1, 2, 3], [0, 1, 0]]))
+    # the metric reads the step's forward outputs (before the update), as MXNet's update_metric
+    assert np.isclose(fresh["mse"], (d ** 2).mean())
+    assert fresh["vgrad"] == [2.0, 2.0, 12.0]     # head gradient * 2v
+    assert fresh["z"] == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+
+
+def test_gluon_works_through_the_attribute_after_a_plain_import(fresh):
+    assert fresh["gluon_before"] is False
     # y = x @ (0.5 * ones(3, 2)) + 1
-    assert out["y"] == [[4.0, 4.0], [2.5, 2.5]]
-    assert out["same"] is True
+    assert fresh["dense"] == [[4.0, 4.0], [2.5, 2.5]]
+    assert fresh["gluon_same"] is True
 
 
-def test_aliases_dir_star_import_and_unknown_names():
+def test_aliases_dir_star_import_and_unknown_names(fresh):
+    assert fresh["aliases"] == [True] * 5
+    assert fresh["np_ones"] == [1.0, 1.0]
+    assert fresh["dir"] == [True] * 7
+    assert fresh["unknown"] == "module 'mxtorch' has no attribute 'no_such_module'"
+    assert fresh["star"] == [True] * 7
+
+
+def test_install_as_mxnet_submodules_and_pickles_of_lazy_classes(fresh):
     out = _run("""
-        import json
-        import mxtorch as mx
-        names = dir(mx)
-        ns = {}
-        exec("from mxtorch import *", ns)
-        from mxtorch import np, npx, img, viz, th
-        try:
-            mx.no_such_module
-            unknown = None
-        except AttributeError as error:
-            unknown = str(error)
-        print(json.dumps({
-            "dir": [n in names for n in ("gluon", "np", "npx", "contrib", "test_utils", "nd", "sym")],
-            "star": [n in ns for n in ("gluon", "np", "npx", "contrib", "nd", "sym", "mod")],
-            "aliases": [np is mx.numpy, npx is mx.numpy_extension, img is mx.image, viz is mx.visualization,
-                        th is mx.torch],
-            "np_ones": np.ones((2,)).asnumpy().tolist(),
-            "unknown": unknown}))
-    """)
-    assert out["dir"] == [True] * 7
-    assert out["star"] == [True] * 7
-    assert out["aliases"] == [True] * 5
-    assert out["np_ones"] == [1.0, 1.0]
-    assert out["unknown"] == "module 'mxtorch' has no attribute 'no_such_module'"
-
-
-def test_numpy_dispatch_without_loading_mx_np_first():
-    """``numpy.sum`` on an mx.np array made from an NDArray (mx.np never touched) runs mx.np.sum,
-    recorded by autograd: d/dx sum(x * x) = 2x."""
-    out = _run("""
-        import json, sys
-        import numpy
-        import mxtorch as mx
-        x = mx.nd.array([1, 2, 3]).as_np_ndarray()
-        x.attach_grad()
-        with mx.autograd.record():
-            y = numpy.sum(x * x)
-        y.backward()
-        print(json.dumps({"type": type(y).__module__ + "." + type(y).__name__, "y": float(y),
-                          "grad": x.grad.asnumpy().tolist()}))
-    """)
-    assert out["type"] == "mxtorch.numpy.ndarray"
-    assert out["y"] == 14.0
-    assert out["grad"] == [2.0, 4.0, 6.0]
-
-
-def test_install_as_mxnet_submodules_and_pickles_of_lazy_classes(tmp_path):
-    path = tmp_path / "arr.pkl"
-    _run(f"""
-        import json, pickle
-        import mxtorch as mx
-        with open({str(path)!r}, "wb") as f:
-            pickle.dump(mx.np.array([1.5, -2.0]), f)
-        print(json.dumps({{}}))
-    """)
-    out = _run(f"""
         import json, pickle, sys
         import mxtorch
         mxtorch.install_as_mxnet()
         import mxnet.gluon
         from mxnet.gluon import nn
         import mxnet as mx
-        with open({str(path)!r}, "rb") as f:
+        with open(sys.argv[1], "rb") as f:
             arr = pickle.load(f)
-        print(json.dumps({{"gluon": mxnet.gluon is mxtorch.gluon and nn is mxtorch.gluon.nn,
+        print(json.dumps({"gluon": mxnet.gluon is mxtorch.gluon and nn is mxtorch.gluon.nn,
                           "attr": mx.gluon is mxtorch.gluon,
-                          "arr": [type(arr).__name__, arr.asnumpy().tolist()]}}))
-    """)
+                          "arr": [type(arr).__name__, arr.asnumpy().tolist()]}))
+    """, fresh["pickle"])
     assert out["gluon"] is True and out["attr"] is True
     assert out["arr"] == ["ndarray", [1.5, -2.0]]
-
-
-def test_training_metrics_and_assignment_do_not_import_sympy():
-    """torch.autograd.grad (head gradients given) and torch.broadcast_shapes import torch.fx's
-    symbolic shapes and sympy on first use; mxtorch's backward, mx.autograd, declared gradients,
-    regression metrics and broadcasting assignment avoid both."""
-    out = _run("""
-        import json, sys
-        import numpy as np
-        import mxtorch as mx
-        data = mx.sym.Variable("data")
-        net = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
-        net = mx.sym.LinearRegressionOutput(net, name="out")
-        mod = mx.mod.Module(net, label_names=["out_label"])
-        mod.bind(data_shapes=[("data", (2, 3))], label_shapes=[("out_label", (2, 2))])
-        mod.init_params(initializer=mx.init.Constant(0.5))
-        mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
-        batch = mx.io.DataBatch([mx.nd.array([[1, 2, 3], [0, 1, 0]])], [mx.nd.array([[1, 0], [0, 1]])])
-        mod.forward_backward(batch)
-        grad = mod._exec_group.grad_arrays[0][0].asnumpy().tolist()
-        mod.update()
-        metric = mx.metric.create("mse")
-        mod.update_metric(metric, batch.label)
-        x = mx.nd.array([1.0, 2.0, 3.0])
-        x.attach_grad()
-        with mx.autograd.record():
-            y = x * x
-        y.backward(mx.nd.array([1.0, 0.5, 2.0]))
-        z = mx.nd.zeros((2, 3))
-        z[:] = mx.nd.array([1, 2, 3])
-        print(json.dumps({"sympy": "sympy" in sys.modules, "fx": "torch.fx.experimental.symbolic_shapes" in sys.modules,
-                          "grad": grad, "xgrad": x.grad.asnumpy().tolist(), "z": z.asnumpy().tolist(),
-                          "mse": metric.get()[1]}))
-    """)
-    assert out["sympy"] is False and out["fx"] is False
-    # out = x W^T + b with W = 0.5 and b = 0 (MXNet's initializers fill names ending in "bias"
-    # with zeros): rows [3, 3] and [0.5, 0.5]; d = out - label; LinearRegressionOutput's gradient
-    # is d * grad_scale / (outputs per sample) = d / 2; dL/dW = (d / 2)^T x
-    d = np.array([[2.0, 3.0], [0.5, -0.5]])
-    assert np.allclose(out["grad"], (d / 2).T @ np.array([[1, 2, 3], [0, 1, 0]]))
-    assert out["xgrad"] == [2.0, 2.0, 12.0]
-    assert out["z"] == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
-    # after one SGD step: W = 0.5 - 0.1 * dW, b = 0.5 - 0.1 * d.sum(0); the metric reads the
-    # forward outputs of the step (before the update), as MXNet's update_metric does
-    assert np.isclose(out["mse"], (d ** 2).mean())
 
 
 def test_differentiate_matches_torch_autograd_grad():
