@@ -31,14 +31,27 @@ Workloads (``--workloads``, comma separated; units are samples/s except
     resnet50p  ResNet-50 v1 at 3x224x224, batch 8, predict
     tiny       5-8-3 MLP at batch 4: forward, backward, update, update_metric
 
-``--rss`` adds the peak resident memory (``ru_maxrss``) of a fresh process
-that trains ResNet-20 for the warm-up plus timed batches, for mxtorch and
-MXNet.  The last column of the table is mxtorch / the best of MXNet and eager
-PyTorch.
+``--rss`` adds a table of peak resident memory (``ru_maxrss``): for every
+selected row and for MXNet, mxtorch and eager PyTorch, a fresh process that
+imports the library, builds the row and runs its warm-up plus timed batches
+(one process per cell, so no row inherits another's peak), and an ``import``
+row (a process that only imports the library).  The last column of the table
+is mxtorch / the best of MXNet and eager PyTorch.
+
+``--startup`` adds the start-up table: in fresh processes, the seconds from
+``Module.bind`` (then ``init_params``, ``init_optimizer`` / ``set_params``) to
+the end of the first batch, for ResNet-20 training, ResNet-20 predict and
+ResNet-50 predict (rows of ``--startup-workloads``), under MXNet 1.9.1,
+mxtorch as it is by default (``MXTORCH_COMPILE=auto``: the first batch runs
+eagerly) and mxtorch with ``MXTORCH_COMPILE=1`` (the first batch builds the
+traced graph); and the seconds ``import mxnet`` / ``import mxtorch`` take.
+Each cell is the median of ``--rounds`` processes, interleaved as the
+throughput table's.
 
     python bench/bench_table.py                       # all rows, 3 rounds
     python bench/bench_table.py --workloads resnet20p,mlpp --rounds 5
     python bench/bench_table.py --compile --rss
+    python bench/bench_table.py --workloads resnet20 --rss --startup --rounds 3
 """
 from __future__ import annotations
 
@@ -73,6 +86,17 @@ PREDICT = {"resnet20p", "mlpp", "resnet50p"}
 # =============================================================== worker side
 
 def _peak_rss_mib():
+    """This process's peak resident memory in MiB: ``VmHWM`` of /proc/self/status.  Not
+    ``ru_maxrss``: Linux carries the larger of the parent's and the child's high-water mark
+    across ``execve`` of a vfork'ed child (as ``subprocess`` starts workers), so a small worker
+    started by a driver that imported torch would report the driver's ~220 MiB."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
@@ -121,15 +145,65 @@ def worker(column):
         sys.stdout.flush()
 
 
+def probe(column, workload, batches, warmup):
+    """One fresh-process measurement, printed as a JSON line: seconds to import the library,
+    peak RSS after the import, seconds from ``Module.bind`` to the end of the first batch
+    (MXNet-API columns), and peak RSS after ``warmup + batches`` batches.  ``workload`` ``import``:
+    the import only."""
+    start = time.perf_counter()
+    if column == "mxnet":
+        import mxnet as mx
+    elif column == "mxtorch":
+        import mxtorch as mx
+    else:
+        import torch  # noqa: F401
+        mx = None
+    reply = {"import_s": time.perf_counter() - start, "import_rss_mib": _peak_rss_mib()}
+    if workload != "import":
+        if mx is not None:
+            import workloads_mx
+            timings = {}
+            step = workloads_mx.build(mx, workload, timings)
+            step()
+            mx.nd.waitall()
+            reply["first_batch_s"] = time.perf_counter() - timings["bind"]
+            synchronize = mx.nd.waitall
+        else:
+            import workloads_torch
+            step, synchronize = workloads_torch.build("torch", workload), (lambda: None)
+            step()
+        for _ in range(warmup + batches - 1):
+            step()
+        synchronize()
+        reply["rss_mib"] = _peak_rss_mib()
+    sys.stdout.write(json.dumps(reply) + "\n")
+
+
 # =============================================================== driver side
+
+def _environment(threads, extra=None):
+    environment = dict(os.environ)
+    if threads:
+        environment["OMP_NUM_THREADS"] = str(threads)
+        environment["MKL_NUM_THREADS"] = str(threads)
+    environment["PYTHONPATH"] = str(HERE) + os.pathsep + environment.get("PYTHONPATH", "")
+    environment.update(extra or {})
+    return environment
+
+
+def _probe(column, python, workload, batches, warmup, threads, extra_env=None):
+    """Run ``probe`` in a fresh process; its reply, or {"error": ...}."""
+    done = subprocess.run([python, str(Path(__file__).resolve()), "--probe", column, "--probe-workload", workload,
+                           "--batches", str(batches), "--warmup", str(warmup)],
+                          capture_output=True, text=True, env=_environment(threads, extra_env), cwd=str(HERE))
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return {"error": (done.stderr.strip().splitlines() or ["exited %d" % done.returncode])[-1][:300]}
+    return json.loads(lines[-1])
 
 class _Worker:
     def __init__(self, column, python, threads=None):
-        environment = dict(os.environ)
-        if threads:
-            environment["OMP_NUM_THREADS"] = str(threads)
-            environment["MKL_NUM_THREADS"] = str(threads)
-        environment["PYTHONPATH"] = str(HERE) + os.pathsep + environment.get("PYTHONPATH", "")
+        environment = _environment(threads)
         self.process = subprocess.Popen([python, str(Path(__file__).resolve()), "--worker", column],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                         env=environment, cwd=str(HERE))
@@ -178,7 +252,14 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--compile", action="store_true", help="add the torch.compile column")
     parser.add_argument("--no-ort", action="store_true", help="leave out the onnxruntime column")
-    parser.add_argument("--rss", action="store_true", help="peak RSS of ResNet-20 training, mxtorch vs MXNet")
+    parser.add_argument("--probe", choices=COLUMNS, help=argparse.SUPPRESS)
+    parser.add_argument("--probe-workload", help=argparse.SUPPRESS)
+    parser.add_argument("--rss", action="store_true",
+                        help="peak RSS of every row and of the import, one fresh process per cell")
+    parser.add_argument("--startup", action="store_true",
+                        help="seconds from Module.bind to the first finished batch, and import seconds")
+    parser.add_argument("--startup-workloads", default="resnet20,resnet20p,resnet50p")
+    parser.add_argument("--no-throughput", action="store_true", help="only the --rss / --startup tables")
     parser.add_argument("--mxnet-python", default="/root/mxref/bin/python")
     parser.add_argument("--threads", type=int, default=None,
                         help="CPU threads of every column (OMP_NUM_THREADS; default: each library's choice). "
@@ -186,6 +267,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.worker:
         return worker(args.worker)
+    if args.probe:
+        return probe(args.probe, args.probe_workload, args.batches or 0, args.warmup)
 
     names = [n.strip() for n in args.workloads.split(",") if n.strip()]
     unknown = [n for n in names if n not in WORKLOADS]
@@ -198,6 +281,21 @@ def main(argv=None):
         pythons["ort"] = sys.executable
     if Path(args.mxnet_python).exists() and _importable(args.mxnet_python, "mxnet"):
         pythons = {"mxnet": args.mxnet_python, **pythons}
+    titles = {"mxnet": "MXNet 1.9.1", "mxtorch": "mxtorch", "torch": "PyTorch eager",
+              "compile": "torch.compile", "ort": "onnxruntime"}
+    import torch
+    threads = args.threads or f"default ({torch.get_num_threads()})"
+    print(f"commit {_git_commit()}; torch {torch.__version__}; threads {threads}; "
+          f"{args.rounds} interleaved rounds, median; warm-up {args.warmup}")
+    if not args.no_throughput:
+        _throughput_table(args, names, pythons, titles)
+    if args.rss:
+        _rss_table(args, names, pythons, titles)
+    if args.startup:
+        _startup_table(args, pythons, titles)
+
+
+def _throughput_table(args, names, pythons, titles):
     columns = list(pythons)
     workers = {column: _Worker(column, python, args.threads) for column, python in pythons.items()}
     samples = {(name, column): [] for name in names for column in columns}
@@ -222,12 +320,6 @@ def main(argv=None):
         for process in workers.values():
             process.close()
 
-    import torch
-    threads = args.threads or f"default ({torch.get_num_threads()})"
-    print(f"commit {_git_commit()}; torch {torch.__version__}; threads {threads}; "
-          f"{args.rounds} interleaved rounds, median; warm-up {args.warmup}")
-    titles = {"mxnet": "MXNet 1.9.1", "mxtorch": "mxtorch", "torch": "PyTorch eager",
-              "compile": "torch.compile", "ort": "onnxruntime"}
     header = "| workload | unit | " + " | ".join(titles[c] for c in columns) + " | mxtorch / best(MXNet, eager) |"
     if "mxnet" in columns:
         header += " mxtorch / MXNet |"
@@ -246,14 +338,75 @@ def main(argv=None):
         print(line)
     for (name, column), message in errors.items():
         print(f"note: {column} / {name}: {message}")
-    if args.rss:
-        for column in ("mxnet", "mxtorch"):
-            if column not in pythons:
-                continue
-            probe = _Worker(column, pythons[column], args.threads)
-            reply = probe.ask(workload="resnet20", batches=args.batches or 20, warmup=args.warmup, rss=True)
-            probe.close()
-            print(f"peak RSS, ResNet-20 b64 training, {titles[column]}: {reply.get('rss_mib', 0):.0f} MiB")
+
+
+def _rss_table(args, names, pythons, titles):
+    """Peak RSS (MiB), one fresh process per (row, column); RSS does not depend on the load."""
+    columns = [c for c in ("mxnet", "mxtorch", "torch") if c in pythons]
+    print()
+    header = "| peak RSS, MiB | " + " | ".join(titles[c] for c in columns) + " |"
+    if "mxnet" in columns:
+        header += " mxtorch / MXNet |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    notes = []
+    for name in ["import"] + names:
+        cells = {}
+        for column in columns:
+            batches = args.batches or (WORKLOADS[name][3] if name in WORKLOADS else 0)
+            reply = _probe(column, pythons[column], name, batches, args.warmup, args.threads)
+            if "error" in reply:
+                notes.append(f"note: rss {column} / {name}: {reply['error']}")
+            cells[column] = reply.get("import_rss_mib" if name == "import" else "rss_mib")
+        label = "import only" if name == "import" else WORKLOADS[name][0]
+        line = f"| {label} | " + " | ".join("-" if cells[c] is None else f"{cells[c]:.0f}" for c in columns) + " |"
+        if "mxnet" in columns:
+            line += (f" {cells['mxtorch'] / cells['mxnet']:.2f} |" if cells.get("mxtorch") and cells.get("mxnet")
+                     else " - |")
+        print(line, flush=True)
+    for note in notes:
+        print(note)
+
+
+def _startup_table(args, pythons, titles):
+    """Seconds from Module.bind to the first finished batch (and import seconds), medians of
+    ``--rounds`` fresh processes, the columns' order rotating from round to round."""
+    columns = [("mxnet", {}), ("mxtorch", {"MXTORCH_COMPILE": "auto"}), ("mxtorch", {"MXTORCH_COMPILE": "1"})]
+    columns = [(c, env) for c, env in columns if c in pythons]
+    names = [n.strip() for n in args.startup_workloads.split(",") if n.strip()]
+    samples = {}
+    notes = []
+    for round_index in range(args.rounds):
+        for name in names:
+            shift = round_index % len(columns)
+            for index in list(range(len(columns)))[shift:] + list(range(len(columns)))[:shift]:
+                column, env = columns[index]
+                reply = _probe(column, pythons[column], name, 0, 0, args.threads, env)
+                if "error" in reply:
+                    notes.append(f"note: start-up {column} {env} / {name}: {reply['error']}")
+                    continue
+                samples.setdefault((name, index), []).append(reply["first_batch_s"])
+                samples.setdefault(("import", index), []).append(reply["import_s"])
+        print(f"start-up round {round_index + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+    heads = [titles[c] + ("" if not env else " (traced)" if env["MXTORCH_COMPILE"] == "1" else " (default)")
+             for c, env in columns]
+    print()
+    header = "| seconds, Module.bind to first batch done | " + " | ".join(heads) + " |"
+    if columns[0][0] == "mxnet":
+        header += " mxtorch / MXNet | traced / MXNet |"
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for name in names + ["import"]:
+        medians = [statistics.median(samples[(name, i)]) if samples.get((name, i)) else None
+                   for i in range(len(columns))]
+        label = "import (seconds)" if name == "import" else WORKLOADS[name][0]
+        line = f"| {label} | " + " | ".join("-" if m is None else f"{m:.2f}" for m in medians) + " |"
+        if columns[0][0] == "mxnet":
+            ratios = [f"{m / medians[0]:.2f}" if m and medians[0] else "-" for m in medians[1:]]
+            line += " " + " | ".join(ratios) + " |"
+        print(line)
+    for note in notes:
+        print(note)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ nothing from either library itself: the ``mx`` namespace is passed in.
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
 
 import numpy as np
@@ -92,7 +93,10 @@ def _spec(mx, name):
     raise KeyError(name)
 
 
-def build(mx, name):
+def build(mx, name, timings=None):
+    """One batch of workload ``name`` as a zero-argument callable; ``timings`` (a dict), when given,
+    receives ``"bind"``: ``time.perf_counter()`` just before ``Module.bind`` (the start-up rows time
+    bind, parameter initialisation and the first batch from there)."""
     symbol, data_shape, label_shape, classes, training = _spec(mx, name)
     context = mx.cpu()
     generator = np.random.RandomState(0)
@@ -103,6 +107,8 @@ def build(mx, name):
     label = generator.randint(0, classes, label_shape).astype(np.float32)
     batch = mx.io.DataBatch(data=[mx.nd.array(data, ctx=context)], label=[mx.nd.array(label, ctx=context)])
     mod = mx.mod.Module(symbol, context=context)
+    if timings is not None:
+        timings["bind"] = time.perf_counter()
     if training:
         mod.bind(data_shapes=[("data", data_shape)], label_shapes=[("softmax_label", label_shape)])
     else:

@@ -44,31 +44,52 @@ executor._split_input_slice = module.executor_group._split_input_slice
 del _name
 from . import monitor
 from . import monitor as mon
-from . import test_utils
-from . import rnn
-from . import visualization
-from . import visualization as viz
 from . import profiler
 from . import engine
-from . import image
-from . import image as img
 from . import autograd
-from . import numpy
-from . import numpy as np
-from . import numpy_extension
-from . import numpy_extension as npx
-from . import numpy_dispatch_protocol  # noqa: F401  (numpy.sum(x) on mx.np arrays runs mx.np.sum)
-from . import numpy_op_signature  # noqa: F401
 from . import util
 from .util import is_np_array, is_np_shape, np_array, np_shape, set_np_shape, use_np, use_np_array, use_np_shape
 from . import runtime
 from . import registry
 from . import libinfo
-from . import contrib
 from . import operator
-from . import gluon
 from . import log
-from . import notebook
-from . import torch  # MXNet's Lua Torch plug-in module (mx.th); PyTorch stays `import torch`
-from . import torch as th
 from .install import install_as_mxnet
+
+# Loaded on first use (``mx.gluon``, ``import mxtorch.gluon``, ``from mxtorch import np``), not by
+# ``import mxtorch``: attribute name -> submodule.  See docs/performance.md ("Start-up and memory").
+_LAZY_SUBMODULES = {
+    "gluon": "gluon", "contrib": "contrib", "test_utils": "test_utils", "rnn": "rnn",
+    "visualization": "visualization", "viz": "visualization", "image": "image", "img": "image",
+    "numpy": "numpy", "np": "numpy", "numpy_extension": "numpy_extension", "npx": "numpy_extension",
+    "numpy_dispatch_protocol": "numpy_dispatch_protocol", "numpy_op_signature": "numpy_op_signature",
+    "notebook": "notebook",
+    "torch": "torch", "th": "torch",  # MXNet's Lua Torch plug-in module (mx.th); PyTorch stays `import torch`
+}
+
+
+def _load_numpy_dispatch_protocol():
+    from . import numpy_dispatch_protocol  # noqa: F401  (fills the tables numpy.sum(x) on mx.np arrays reads)
+
+
+ndarray.numpy_array._load_dispatch_tables = _load_numpy_dispatch_protocol
+
+
+def __getattr__(name):
+    """``mxtorch.<name>`` for a submodule loaded on first use (PEP 562); AttributeError otherwise."""
+    target = _LAZY_SUBMODULES.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    module = importlib.import_module(f"{__name__}.{target}")
+    globals()[name] = module
+    return module
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
+
+# ``from mxtorch import *`` gives what MXNet 1.9.1's ``from mxnet import *`` gave: every public
+# top-level name, the lazily loaded submodules included (loading them).
+__all__ = sorted(name for name in set(globals()) | set(_LAZY_SUBMODULES) if not name.startswith("_"))

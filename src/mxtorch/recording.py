@@ -167,3 +167,29 @@ def note_operator_call(op, inputs, outputs):
     call = RecordedCall(op, [recorded_entry(tensor) for tensor in inputs])
     for index, tensor in enumerate(outputs):
         tensor._mx_recorded = (call, index)
+
+
+def differentiate(outputs, inputs, grad_outputs, retain_graph=None, create_graph=False):
+    """``torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+    allow_unused=True)``: the gradients of ``outputs`` (tensors) with respect to ``inputs``, given
+    the gradient of each output (a tensor of its shape); None for an input they do not reach.
+
+    The one way mxtorch runs torch's autograd engine.  When every given gradient is a tensor of
+    its output's shape and kind, it goes to the engine directly: ``torch.autograd.grad``'s own
+    check of given gradients imports ``torch.fx.experimental.symbolic_shapes`` (and with it
+    sympy: ~34 MiB and 1-2 s) on its first call, which a training process would otherwise pay
+    for at its first ``backward`` (docs/performance.md, "Start-up and memory").  Anything else (a missing
+    or mismatched gradient, tensor subclasses, a torch without the engine entry point) takes
+    ``torch.autograd.grad`` itself, with its errors (RuntimeError)."""
+    outputs, inputs, grad_outputs = tuple(outputs), tuple(inputs), tuple(grad_outputs)
+    run = getattr(getattr(torch.autograd, "graph", None), "_engine_run_backward", None)
+    direct = (run is not None and len(outputs) == len(grad_outputs)
+              and all(type(t) is torch.Tensor for t in outputs + inputs)
+              and all(type(g) is torch.Tensor and g.shape == o.shape and g.is_complex() == o.is_complex()
+                      and g.device == o.device for o, g in zip(outputs, grad_outputs)))
+    if not direct:
+        return torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph=retain_graph,
+                                   create_graph=create_graph, allow_unused=True)
+    if retain_graph is None:
+        retain_graph = create_graph
+    return run(outputs, grad_outputs, retain_graph, create_graph, inputs, True, accumulate_grad=False)

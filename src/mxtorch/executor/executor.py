@@ -23,6 +23,7 @@ from ..ndarray import pending
 from ..ndarray.ndarray import NDArray, to_torch_dtype
 from ..ndarray.gradients import head_gradient
 from ..ops.registry import gradient_carrier, product
+from ..recording import differentiate
 from ..symbol.symbol import Symbol
 from .binding import bound_list, normalize_grad_req, share_or_allocate, simple_bind_arrays
 from .compiled import CompiledGradients, TrainingStep
@@ -400,8 +401,7 @@ class Executor:
         watched = [tensor for _, inputs in (monitored or []) for tensor in inputs
                    if tensor.requires_grad]
         if heads and (leaves or watched):
-            found = torch.autograd.grad(heads, [leaf for _, leaf in leaves] + watched, head_grads,
-                                        allow_unused=True)
+            found = differentiate(heads, [leaf for _, leaf in leaves] + watched, head_grads)
             grads = found[:len(leaves)]
             watched_grads = {id(t): g for t, g in zip(watched, found[len(leaves):])}
         else:

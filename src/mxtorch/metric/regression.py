@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from .base import MetricShapeError, _tensor, _same_device, _numpy_result_type, check_label_shapes, EvalMetric
@@ -23,8 +24,8 @@ def _regression_pairs(labels, preds):
             pred = pred.reshape(-1, 1)
         dtype = _numpy_result_type(label, pred)
         try:
-            torch.broadcast_shapes(label.shape, pred.shape)
-        except RuntimeError:
+            np.broadcast_shapes(tuple(label.shape), tuple(pred.shape))
+        except ValueError:
             raise MetricShapeError(f"labels of shape {tuple(label.shape)} and predictions of shape "
                                    f"{tuple(pred.shape)} do not broadcast") from None
         yield label.to(dtype), pred.to(dtype)

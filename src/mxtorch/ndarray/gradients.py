@@ -18,7 +18,7 @@ import torch
 
 from ..base import MXNetError
 from ..ops.registry import _to_dtype
-from ..recording import RecordedLeaf, attach_carrier, gradient_carrier, grad_owner
+from ..recording import RecordedLeaf, attach_carrier, differentiate, gradient_carrier, grad_owner
 from .ndarray import NDArray, provide
 
 _GRAD_REQS = ("write", "add", "null")
@@ -193,8 +193,8 @@ def _differentiate(caller, tensors, grads, inputs, retain_graph, create_graph):
                          f"marked with attach_grad() or mark_variables()")
     try:
         with torch.enable_grad():
-            return torch.autograd.grad([t for t, _ in recorded], inputs, [g for _, g in recorded],
-                                       retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
+            return differentiate([t for t, _ in recorded], inputs, [g for _, g in recorded],
+                                 retain_graph=retain_graph, create_graph=create_graph)
     except RuntimeError as error:
         raise MXNetError(f"{caller}: {error} (differentiate a recording once, or pass retain_graph=True)") from None
     finally:

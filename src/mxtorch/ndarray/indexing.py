@@ -136,10 +136,12 @@ def _fit(value, target_shape, tensor):
     value = value.to(device=tensor.device, dtype=tensor.dtype)
     while value.dim() > len(target_shape) and value.shape[0] == 1:
         value = value[0]
+    # numpy's broadcast_shapes, not torch's: torch's imports torch.fx's symbolic shapes (sympy,
+    # ~34 MiB and seconds) on first use (docs/performance.md, "Start-up and memory")
     try:
-        if torch.broadcast_shapes(value.shape, target_shape) != torch.Size(target_shape):
-            raise RuntimeError
-    except RuntimeError:
+        if np.broadcast_shapes(tuple(value.shape), tuple(target_shape)) != tuple(target_shape):
+            raise ValueError
+    except ValueError:
         raise MXNetError(f"__setitem__: cannot assign a value of shape {tuple(value.shape)} to a region of "
                          f"shape {tuple(target_shape)}") from None
     return value

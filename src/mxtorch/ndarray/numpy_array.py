@@ -133,6 +133,20 @@ def _as_np(value):
 # function; ufunc name -> mx.np function).  Functions missing from them run NumPy's own on copies.
 _NUMPY_ARRAY_FUNCTION_DICT = {}
 _NUMPY_ARRAY_UFUNC_DICT = {}
+# ``import mxtorch`` does not load the NumPy front end (docs/performance.md, "Start-up and memory"); the
+# package sets this to a callable that imports ``mxnet.numpy_dispatch_protocol``, run once by the
+# first dispatch, so ``numpy.sum(x)`` finds ``mx.np.sum`` however ``x`` was made.
+_load_dispatch_tables = None
+
+
+def _dispatch_tables():
+    """The (function, ufunc) tables, filled on first use."""
+    global _load_dispatch_tables
+    loader = _load_dispatch_tables
+    if loader is not None:
+        _load_dispatch_tables = None
+        loader()
+    return _NUMPY_ARRAY_FUNCTION_DICT, _NUMPY_ARRAY_UFUNC_DICT
 
 
 def _to_numpy(value):
@@ -274,7 +288,7 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
     # -- NumPy's dispatch protocols ----------------------------------------------------------
     def __array_function__(self, func, types, args, kwargs):
         """``numpy.<func>(x, ...)``: the ``mx.np`` function registered for it, else NumPy's on copies."""
-        function = _NUMPY_ARRAY_FUNCTION_DICT.get(func)
+        function = _dispatch_tables()[0].get(func)
         if function is None:
             return _numpy_fallback(func, args, kwargs)
         if not all(issubclass(t, ndarray) for t in types):
@@ -290,7 +304,7 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
             kwargs["out"] = out[0]
         if method != "__call__":
             return NotImplemented
-        function = _NUMPY_ARRAY_UFUNC_DICT.get(ufunc.__name__)
+        function = _dispatch_tables()[1].get(ufunc.__name__)
         if function is None:
             return _numpy_fallback(ufunc, inputs, kwargs)
         return function(*inputs, **kwargs)

@@ -172,7 +172,7 @@ def _remainder(a, b):
 def _integer_only(kind, function, a, b):
     """``function`` of two integer tensors; floats raise MXNetError (MXNet's ``lcm``)."""
     if a.device.type == "meta":
-        return torch.empty(torch.broadcast_shapes(a.shape, b.shape), dtype=a.dtype, device=a.device)
+        return torch.empty(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)), dtype=a.dtype, device=a.device)
     if a.is_floating_point() or b.is_floating_point() or a.dtype == torch.bool:
         raise MXNetError(f"{kind}: the operands must be integers, got {a.dtype} and {b.dtype}")
     return torch.abs(function(a, b))

@@ -138,8 +138,8 @@ _WITH_DTYPE = {"normal", "uniform", "gamma", "normal_n", "uniform_n", "laplace"}
 
 def _broadcast_shape(op_name, shapes):
     try:
-        return tuple(torch.broadcast_shapes(*shapes)) if shapes else ()
-    except RuntimeError:
+        return tuple(np.broadcast_shapes(*map(tuple, shapes))) if shapes else ()
+    except ValueError:
         raise MXNetError(f"Operator {op_name}: the parameter shapes {', '.join(map(str, shapes))} do not "
                          f"broadcast together") from None
 
@@ -169,9 +169,9 @@ def _sampler_class(kind, batched=False):
             if batched:
                 return size + parameter_shape
             try:
-                if tuple(torch.broadcast_shapes(size, parameter_shape)) != size:
-                    raise RuntimeError
-            except RuntimeError:
+                if tuple(np.broadcast_shapes(size, parameter_shape)) != size:
+                    raise ValueError
+            except ValueError:
                 raise MXNetError(f"Operator {self.name}: the parameters of shape {parameter_shape} do not "
                                  f"broadcast to size {size}") from None
             return size

@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 from .registry import Operator, register
+from ..recording import differentiate
 
 __all__ = []
 
@@ -106,6 +107,6 @@ class HawkesLogLikelihoodBackward(Operator):
         with torch.enable_grad():
             params = [t.clone().requires_grad_(True) for t in values[:4]]
             total, memory = _hawkes_log_likelihood(*params, *values[4:])
-            grads = torch.autograd.grad([total, memory], params, [out_grad, state_grad], allow_unused=True)
+            grads = differentiate([total, memory], params, [out_grad, state_grad])
         grads = [torch.zeros_like(p) if g is None else g for g, p in zip(grads, params)]
         return grads + [torch.zeros_like(t) for t in values[4:]]

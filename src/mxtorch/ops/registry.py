@@ -19,7 +19,7 @@ import threading
 import numpy as np
 import torch
 
-from ..recording import attach_carrier, carrier_dtype, gradient_carrier, is_recording  # noqa: F401
+from ..recording import attach_carrier, carrier_dtype, differentiate, gradient_carrier, is_recording  # noqa: F401
 from ..base import MXNetAssertionError, MXNetError, _Null, format_value
 from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
                       SchemaError, Shape, Str, collect, optional, parse_params)
@@ -682,8 +682,8 @@ def _recomputed_gradients(ctx, inputs, out_grads):
         pairs = [(o, g) for o, g in zip(outputs, out_grads) if g is not None and o.requires_grad]
         if not pairs or not leaves:
             return [None] * len(inputs)
-        grads = iter(torch.autograd.grad([o for o, _ in pairs], leaves, [g.to(o.dtype) for o, g in pairs],
-                                         allow_unused=True, create_graph=torch.is_grad_enabled()))
+        grads = iter(differentiate([o for o, _ in pairs], leaves, [g.to(o.dtype) for o, g in pairs],
+                                   create_graph=torch.is_grad_enabled()))
     return [next(grads) if t is not None and t.requires_grad else None for t in arguments]
 
 

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from ..geometry import _check_geometry, _spatial
 from ..memory_format import ChannelsLastKernels
 from ..registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape, product
+from ...recording import differentiate
 
 __all__ = []
 
@@ -143,7 +144,7 @@ class Pooling(ChannelsLastKernels, Operator):
                 surrogate = self._pool(data.movedim(-1, 1), mxnet_gradient=True).movedim(1, -1)
             else:
                 surrogate = self._pool(data, mxnet_gradient=True)
-            return [torch.autograd.grad(surrogate, data, out_grads[0])[0]]
+            return [differentiate([surrogate], [data], [out_grads[0]])[0]]
 
     def _pool(self, data, mxnet_gradient=False):
         """The pooled output; with ``mxnet_gradient`` the function whose gradient MXNet 1.9.1
