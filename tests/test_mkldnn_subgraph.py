@@ -197,3 +197,76 @@ def test_mxnet_1_5_attribute_names_of_fused_conv_are_read_as_1_9s(tmp_path):
     np.testing.assert_array_equal(net(mx.nd.array(ref["data"])).asnumpy(), again(mx.nd.array(ref["data"])).asnumpy())
     written = mx.sym.load(str(tmp_path / "old-symbol.json")).tojson()
     assert '"with_act": "true"' in written and "with_relu" not in written
+
+
+def _selfatt_symbols():
+    data = mx.sym.Variable("data")
+    qk = mx.sym.contrib.interleaved_matmul_selfatt_qk(queries_keys_values=data, heads=2, name="qk")
+    valatt = mx.sym.contrib.interleaved_matmul_selfatt_valatt(
+        queries_keys_values=data, attention=mx.sym.Variable("attention"), heads=2, name="valatt")
+    return {"qk": qk, "valatt": valatt}
+
+
+class _Feeds(mx.io.DataIter):
+    def __init__(self, feeds):
+        super().__init__(4)
+        self.feeds = feeds
+        self.provide_data = [(k, v.shape) for k, v in feeds.items()]
+        self.provide_label = []
+
+    def __iter__(self):
+        yield mx.io.DataBatch(list(self.feeds.values()), [])
+
+
+def _selfatt_quantized(sym, feeds, calib_mode):
+    extra = {} if calib_mode == "none" else {"calib_data": _Feeds(feeds), "num_calib_examples": 1}
+    qsym, _, _ = mx.contrib.quant.quantize_model(
+        sym=sym.get_backend_symbol("MKLDNN_QUANTIZE"), arg_params={}, aux_params={}, ctx=mx.cpu(),
+        quantized_dtype="auto", data_names=tuple(feeds), label_names=None, quantize_mode="full",
+        calib_mode=calib_mode, **extra)
+    return qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+
+
+@pytest.mark.parametrize("name", ["qk", "valatt"])
+def test_selfatt_fusion_and_quantization_give_mxnets_graphs_and_numbers(name):
+    ref = np.load(os.path.join(DATA, "selfatt.npz"))
+    sym = _selfatt_symbols()[name]
+    fused = sym.get_backend_symbol("MKLDNN")
+    assert _structure(fused.tojson()) == _structure(open(os.path.join(DATA, f"selfatt_{name}-fused.json")).read())
+    feeds = {"data": mx.nd.array(ref["qkv"])}
+    if name == "valatt":
+        feeds["attention"] = mx.nd.array(ref["attention"])
+    # the fused float node computes the product itself
+    got = fused.bind(mx.cpu(), dict(feeds)).forward()[0].asnumpy()
+    np.testing.assert_allclose(got, ref[f"{name}_float"], rtol=1e-5, atol=1e-6)
+    qsym = _selfatt_quantized(sym, feeds, "naive")
+    assert _structure(qsym.tojson()) == _structure(open(os.path.join(DATA, f"selfatt_{name}-quantized.json")).read())
+    got = qsym.bind(mx.cpu(), dict(feeds)).forward()[0].asnumpy()
+    # the ranges keep oneDNN's int16 pair sums from saturating (see the generator), so MXNet's
+    # int8 results are the integer products of the int8 inputs times the float32 scales made
+    # with its 127.5 / 255.5 levels
+    np.testing.assert_allclose(got, ref[f"{name}_int8"], rtol=1e-6, atol=1e-7)
+    assert np.abs(got - ref[f"{name}_float"]).max() > 1e-4        # int8 numbers, not the float ones
+    np.testing.assert_allclose(got, ref[f"{name}_float"], atol=0.02 * np.abs(ref[f"{name}_float"]).max())
+
+
+def test_uncalibrated_quantized_selfatt_qk_has_mxnets_zero_range():
+    # MXNet 1.9.1 gives the int32 scores the range (0, 0) (computed from zeroed locals), so the
+    # requantize and dequantize after it give zeros
+    ref = np.load(os.path.join(DATA, "selfatt.npz"))
+    feeds = {"data": mx.nd.array(ref["qkv"])}
+    qsym = _selfatt_quantized(_selfatt_symbols()["qk"], feeds, "none")
+    ops = [n["op"] for n in json.loads(qsym.tojson())["nodes"] if n["op"] != "null"]
+    assert ops == ["_contrib_quantize_v2", "_sg_mkldnn_selfatt_qk", "_contrib_requantize", "_contrib_dequantize"]
+    outputs = qsym.get_internals()
+    scores = outputs["quantized_sg_mkldnn_selfatt_qk_0_output"]
+    ex = mx.sym.Group([scores, outputs["quantized_sg_mkldnn_selfatt_qk_0_min_output"],
+                       outputs["quantized_sg_mkldnn_selfatt_qk_0_max_output"], qsym,
+                       outputs["data_quantize_output0"]]).bind(mx.cpu(), dict(feeds))
+    int32, low, high, final, q8 = [o.asnumpy() for o in ex.forward()]
+    assert int32.dtype == np.int32 and low[0] == 0 and high[0] == 0
+    np.testing.assert_array_equal(final, ref["qk_uncalibrated"])
+    # the int32 scores are the int8 products q . k / sqrt(head_dim), rounded
+    q8 = q8.astype(np.int64).reshape(4, 4, 3, 6).transpose(1, 2, 0, 3)
+    exact = np.einsum("bid,bjd->bij", q8[:, 0], q8[:, 1]) / np.sqrt(6)
+    assert np.abs(int32 - exact).max() <= 0.5 + 1e-3

@@ -9,10 +9,15 @@ Writes tests/data/mkldnn/:
 - <case>.npz: the input ``data``, the float model's output ``float_out`` and the int8 graph's
   output ``int8_out`` (both MXNet's);
 - tiny_int8-symbol.json / -0000.params / .npz: a Gluon network through quantize_net (see
-  gluon_int8), the layout of GluonCV's int8 model zoo files.
+  gluon_int8), the layout of GluonCV's int8 model zoo files;
+- selfatt_qk / selfatt_valatt -fused.json and -quantized.json, selfatt.npz: the self-attention
+  products fused by 'MKLDNN' and quantized (see selfatt).
+
+``python tools/gen_mkldnn_reference.py selfatt`` writes only the last.
 """
 import json
 import os
+import sys
 
 import mxnet as mx
 import numpy as np
@@ -93,8 +98,59 @@ def gluon_int8():
     print(float_out[0], int8_out[0])
 
 
+def selfatt():
+    """interleaved_matmul_selfatt_qk / _valatt through 'MKLDNN' (selfatt_*-fused.json) and
+    quantize_model (calib_mode naive, then 'MKLDNN_QUANTIZE': selfatt_*-quantized.json); the
+    float outputs and those of the int8 graphs in selfatt.npz (qk_float, qk_int8, qk_uncalibrated:
+    calib_mode none, valatt_float, valatt_int8).  The keys (the weights of the qk product) stay
+    within 0.4 of the queries' range and the values within 0.5: oneDNN's int8 kernels without
+    VNNI sum pairs of uint8 x int8 products in int16 with saturation (the int8 source shifted by
+    128), which these ranges keep from saturating, so the int8 results are the exact products."""
+    rng = np.random.RandomState(5)
+    seq, batch, heads, head_dim = 4, 2, 2, 6     # seq = batch * heads: one batch axis for calibration
+    qkv = rng.uniform(-1, 1, (seq, batch * heads, 3, head_dim))
+    qkv[:, :, 1] *= 0.4
+    qkv[:, :, 2] *= 0.5
+    qkv = mx.nd.array(qkv.reshape(seq, batch, heads * 3 * head_dim).astype(np.float32))
+    att = mx.nd.array(rng.uniform(0, 1, (batch * heads, seq, seq)).astype(np.float32))
+    out = {"qkv": qkv.asnumpy(), "attention": att.asnumpy()}
+    data = mx.sym.Variable("data")
+    qk = mx.sym.contrib.interleaved_matmul_selfatt_qk(queries_keys_values=data, heads=heads, name="qk")
+    valatt = mx.sym.contrib.interleaved_matmul_selfatt_valatt(
+        queries_keys_values=data, attention=mx.sym.Variable("attention"), heads=heads, name="valatt")
+    for name, sym, feeds in (("qk", qk, {"data": qkv}), ("valatt", valatt, {"data": qkv, "attention": att})):
+        with open(os.path.join(OUT, f"selfatt_{name}-fused.json"), "w") as f:
+            f.write(sym.get_backend_symbol("MKLDNN").tojson())
+        ex = sym.bind(mx.cpu(), dict(feeds))
+        out[f"{name}_float"] = ex.forward()[0].asnumpy()
+        shapes = [(k, v.shape) for k, v in feeds.items()]
+        modes = ("naive", "none") if name == "qk" else ("naive",)
+        for mode in modes:
+            calib = dict(calib_mode="none")
+            if mode == "naive":
+                calib = dict(calib_mode="naive", num_calib_examples=1,
+                             calib_data=OneBatch(mx.io.DataBatch(list(feeds.values()), []), shapes[0][1]))
+                calib["calib_data"].provide_data = shapes
+            qsym, _, _ = mx.contrib.quant.quantize_model(
+                sym=sym.get_backend_symbol("MKLDNN_QUANTIZE"), arg_params={}, aux_params={},
+                ctx=mx.cpu(), quantized_dtype="auto", data_names=tuple(feeds), label_names=None,
+                quantize_mode="full", **calib)
+            qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+            result = qsym.bind(mx.cpu(), dict(feeds)).forward()[0].asnumpy()
+            if mode == "naive":
+                qsym.save(os.path.join(OUT, f"selfatt_{name}-quantized.json"))
+                out[f"{name}_int8"] = result
+            else:
+                out[f"{name}_uncalibrated"] = result
+    np.savez(os.path.join(OUT, "selfatt.npz"), **out)
+    print({k: v.ravel()[:3] for k, v in out.items()})
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if sys.argv[1:] == ["selfatt"]:
+        selfatt()
+        return
     for name, make in CASES.items():
         mx.random.seed(7)
         np.random.seed(7)
@@ -128,6 +184,7 @@ def main():
         np.savez(os.path.join(OUT, f"{name}.npz"), data=data.asnumpy(), float_out=float_out, int8_out=int8_out)
         print(name, "float", float_out.ravel()[:4], "int8", int8_out.ravel()[:4])
     gluon_int8()
+    selfatt()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""MXNet 1.9.1's oneDNN fused operators ``_sg_mkldnn_conv`` and ``_sg_mkldnn_fully_connected``:
-the nodes the ``MKLDNN`` / ``MKLDNN_QUANTIZE`` subgraph backends (``mxtorch.subgraph.mkldnn``)
+"""MXNet 1.9.1's oneDNN fused operators ``_sg_mkldnn_conv``, ``_sg_mkldnn_fully_connected`` and
+``_sg_mkldnn_selfatt_qk`` / ``_sg_mkldnn_selfatt_valatt`` (the last two: see their classes): the nodes the ``MKLDNN`` / ``MKLDNN_QUANTIZE`` subgraph backends (``mxtorch.subgraph.mkldnn``)
 put in place of a Convolution (+ BatchNorm) (+ activation) (+ elemwise_add) (+ activation) chain
 and of a FullyConnected (+ elementwise) pair.  Each node holds the chain as its subgraph (the
 ``"subgraphs"`` key of symbol JSON), as MXNet writes it.
@@ -19,10 +19,11 @@ the fusion is a speed rewrite).  Quantized, the node computes what MXNet's oneDN
 compute (``src/operator/subgraph/mkldnn/mkldnn_conv.cc``, ``mkldnn_fc.cc``), emulated exactly
 in float64 / float32 on torch:
 
-- scales: ``s_data = L / max(|min_data|, |max_data|)`` with ``L`` 127 (int8) or 255 (uint8); the
+- scales: ``s_data = L / max(|min_data|, |max_data|)`` with ``L`` 127.5 (int8) or 255.5 (uint8),
+  MXNet 1.9.1's ``kInt8Range`` / ``kUint8Range`` (the levels ``quantize_v2`` quantizes with); the
   convolution folds BatchNorm into its float weight and bias (``alpha = gamma / sqrt(var + eps)``,
   ``w *= alpha``, ``b = beta + alpha * (b - mean)``) and quantizes the weight itself, per output
-  channel (``s_w[c] = 127 / max|w[c]|``, lowered so that ``|b[c]| * s_data * s_w[c]`` stays within
+  channel (``s_w[c] = 127.5 / max|w[c]|``, lowered so that ``|b[c]| * s_data * s_w[c]`` stays within
   2**31 / 2) when the output is calibrated, else over the whole tensor; int8 weights are
   ``round_half_even(w * s_w)`` and the int32 bias ``round(b * s_data * s_w)``;
 - the int32 accumulation ``data * weight + bias`` becomes, with ``min_calib_range`` /
@@ -49,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .registry import Attr, Bool, Float, optional, register
+from .registry import Attr, Bool, Float, Int, optional, register
 from .subgraph_op import CachedOp
 
 __all__ = []
@@ -67,9 +68,11 @@ def _max_abs(low, high):
 
 
 def _quantize_scale(dtype, low, high):
-    """MXNet's ``GetQuantizeScale``: levels per unit of the range ``(low, high)``; a zero range
-    gives 2147483647 (MXNet's stand-in for an infinite scale)."""
-    levels = 255.0 if dtype in (torch.uint8, np.dtype(np.uint8)) else 127.0
+    """MXNet's ``GetQuantizeScale``: levels per unit of the range ``(low, high)``, with MXNet
+    1.9.1's ``kUint8Range`` 255.5 and ``kInt8Range`` 127.5 (the levels ``quantize_v2`` uses, so
+    the kernels read its int8 values at the scale they were made with); a zero range gives
+    2147483647 (MXNet's stand-in for an infinite scale)."""
+    levels = 255.5 if dtype in (torch.uint8, np.dtype(np.uint8)) else 127.5
     real = _max_abs(low, high)
     return np.float32(levels / real) if real else np.float32(_INT32_MAX)
 
@@ -388,7 +391,7 @@ class SgMKLDNNConv(_MKLDNNFused):
         flat = weight.reshape(channels, -1).to(torch.float64)
         if calibrated is not None:
             real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
-            scales = torch.where(real > 0, 127.0 / real, torch.tensor(_INT32_MAX, dtype=torch.float64))
+            scales = torch.where(real > 0, 127.5 / real, torch.tensor(_INT32_MAX, dtype=torch.float64))
             scales = scales.to(torch.float32)
             if bias is not None:
                 limit = torch.where(bias > 0, torch.tensor(_INT32_MAX + 1), torch.tensor(-_INT32_MAX - 1))
@@ -546,7 +549,7 @@ class SgMKLDNNFullyConnected(_MKLDNNFused):
             w = weight.to(torch.float32)
             flat = w.reshape(channels, -1)
             real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
-            scales = torch.where(real > 0, 127.0 / real.to(torch.float64),
+            scales = torch.where(real > 0, 127.5 / real.to(torch.float64),
                                  torch.tensor(_INT32_MAX, dtype=torch.float64)).to(torch.float32)
             if bias is not None:
                 b = bias.to(torch.float32)
@@ -645,3 +648,140 @@ class QuantizedRNN(_RNN):
         scale, shift = _scalar(inputs[-2]), _scalar(inputs[-1])
         data = (inputs[0].to(torch.float32) - np.float32(shift)) / np.float32(scale)
         return super().forward(False, [data] + list(inputs[1:-2]), aux)
+
+
+def _int_bmm(lhs, rhs):
+    """Batched product of integer-valued ``lhs`` ``(b, n, k)`` and ``rhs`` ``(b, k, m)``, exact
+    (float32 where a sum of ``k`` int8 x uint8 products stays below 2**24, else float64);
+    float64 result."""
+    dtype = _exact_dtype(lhs.shape[-1])
+    return torch.bmm(lhs.to(dtype), rhs.to(dtype)).to(torch.float64)
+
+
+class _SelfAttention(_MKLDNNFused):
+    """What the two oneDNN self-attention nodes share (MXNet's ``MKLDNNSelfAttParam``): the
+    subgraph holds one ``interleaved_matmul_selfatt_*`` node; quantized, every input comes as
+    int8 (``queries_keys_values``) or uint8 (``attention``) with its range, and the output is
+    int32 with a range, int8 over ``min_calib_range`` / ``max_calib_range``, or float32 with
+    ``enable_float_output``."""
+
+    heads = Attr(Int, required=True)
+    enable_float_output = Attr(Bool, default=False)
+    quantized_flag = "True"
+    input_dtypes = ()
+
+    def outputs(self):
+        if self.quantized and not self.enable_float_output:
+            return ["output", "min_output", "max_output"]
+        return ["output"]
+
+    def quantized_extras(self):
+        return ["min_qkv", "max_qkv", "min_attention", "max_attention"][:2 * len(self.input_dtypes)]
+
+    def infer_shape(self, in_shapes, out_shapes):
+        arguments, outputs, states = super().infer_shape(in_shapes, out_shapes)
+        return arguments, outputs[:self.num_outputs()], states
+
+    def quantized_input_types(self, given):
+        names = ("queries_keys_values", "attention")
+        types = []
+        for name, want, got in zip(names, self.input_dtypes, given):
+            if got is not None and np.dtype(got) != want:
+                raise self.error(f"quantized {name} must be {want}, got {np.dtype(got)}")
+            types.append(want)
+        return types + [_F32] * (len(given) - len(types))
+
+    def quantized_output_types(self, given):
+        if self.enable_float_output:
+            return [_F32]
+        out = np.dtype(np.int8) if self.calibration() is not None else np.dtype(np.int32)
+        return [out, _F32, _F32]
+
+    def _heads(self, qkv):
+        """``qkv`` ``(seq, batch, heads * 3 * head_dim)`` as ``(batch * heads, 3, seq, head_dim)``."""
+        seq, batch, features = qkv.shape
+        if features % (3 * self.heads):
+            raise self.error(f"the last axis ({features}) must be a multiple of heads * 3 = {3 * self.heads}")
+        head_dim = features // (3 * self.heads)
+        return qkv.reshape(seq, batch * self.heads, 3, head_dim).permute(1, 2, 0, 3), head_dim
+
+
+@register("_sg_mkldnn_selfatt_qk")
+class SgMKLDNNSelfAttQK(_SelfAttention):
+    """``interleaved_matmul_selfatt_qk`` as one oneDNN node (MXNet's ``_sg_mkldnn_selfatt_qk``):
+    ``queries_keys_values`` ``(seq, batch, heads * 3 * head_dim)`` to the scores
+    ``(batch * heads, seq, seq)`` = ``q @ k.T / sqrt(head_dim)``.
+
+    Quantized (int8 ``queries_keys_values`` with ``min_qkv`` / ``max_qkv``, ``s = 127 /
+    max|range|``): the int32 products ``q @ k.T`` times ``1 / s**2 / sqrt(head_dim)`` (float
+    output), times ``s_out / s**2 / sqrt(head_dim)`` rounded half to even and saturated to int8
+    (calibrated, ``s_out = 127 / max|calibration range|``), or times ``1 / sqrt(head_dim)``
+    rounded to int32.  The int32 form's range is ``(0, 0)``: MXNet 1.9.1 computes it from two
+    zero-initialised locals instead of the input range (``mkldnn_transformer.cc``), and mxtorch
+    gives the same."""
+
+    input_dtypes = (np.dtype(np.int8),)
+
+    def quantized_forward(self, values):
+        qkv = values[0]
+        if qkv.dtype != torch.int8:
+            raise self.error(f"quantized queries_keys_values must be int8, got {qkv.dtype}")
+        parts, head_dim = self._heads(qkv)
+        data_scale = _quantize_scale(torch.int8, _scalar(values[1]), _scalar(values[2]))
+        accumulated = _int_bmm(parts[:, 0], parts[:, 1].transpose(1, 2)).to(torch.float32)
+        calibrated = self.calibration()
+        root = np.sqrt(np.float32(head_dim))
+        device = qkv.device
+        # MXNet's float32 oscale: (s_out or 1) / (s * s), then / sqrt(head_dim)
+        if calibrated is not None:
+            factor = _quantize_scale(torch.int8, *calibrated) / np.float32(data_scale * data_scale)
+            out = accumulated * np.float32(np.float32(factor) / root)
+            return [_saturate(out, torch.int8)] + _ranges(calibrated[0], calibrated[1], device)
+        if self.enable_float_output:
+            factor = np.float32(1.0) / np.float32(data_scale * data_scale)
+            return [accumulated * np.float32(np.float32(factor) / root)]
+        out = torch.round(accumulated * np.float32(np.float32(1.0) / root))
+        return [out.clamp(-_INT32_MAX, _INT32_MAX).to(torch.int32)] + _ranges(0.0, 0.0, device)
+
+
+@register("_sg_mkldnn_selfatt_valatt")
+class SgMKLDNNSelfAttValAtt(_SelfAttention):
+    """``interleaved_matmul_selfatt_valatt`` as one oneDNN node (MXNet's
+    ``_sg_mkldnn_selfatt_valatt``): ``attention`` ``(batch * heads, seq, seq)`` times the values
+    of ``queries_keys_values`` ``(seq, batch, heads * 3 * head_dim)``, giving ``(seq, batch,
+    heads * head_dim)``.
+
+    Quantized (int8 ``queries_keys_values`` with ``min_qkv`` / ``max_qkv``, uint8 ``attention``
+    with ``min_attention`` / ``max_attention``; ``s_qkv = 127 / max|range|``, ``s_att = 255 /
+    max|range|``): the int32 products times ``1 / (s_qkv * s_att)`` (float output), times
+    ``s_out / (s_qkv * s_att)`` rounded half to even and saturated to int8 (calibrated), or
+    as they are, with the range ``max|qkv range| / 127 * max|att range| / 255 * (2**31 - 1)``."""
+
+    input_dtypes = (np.dtype(np.int8), np.dtype(np.uint8))
+
+    def quantized_forward(self, values):
+        qkv, attention = values[0], values[1]
+        if qkv.dtype != torch.int8 or attention.dtype != torch.uint8:
+            raise self.error(f"quantized queries_keys_values / attention must be int8 / uint8, "
+                             f"got {qkv.dtype} / {attention.dtype}")
+        ranges = [_scalar(v) for v in values[2:6]]
+        qkv_scale = _quantize_scale(torch.int8, ranges[0], ranges[1])
+        att_scale = _quantize_scale(torch.uint8, ranges[2], ranges[3])
+        parts, head_dim = self._heads(qkv)
+        seq, batch = qkv.shape[0], qkv.shape[1]
+        accumulated = _int_bmm(attention, parts[:, 2])       # (batch * heads, seq, head_dim)
+        accumulated = accumulated.permute(1, 0, 2).reshape(seq, batch, self.heads * head_dim)
+        calibrated = self.calibration()
+        device = qkv.device
+        if calibrated is not None:
+            out_scale = _quantize_scale(torch.int8, *calibrated)
+            factor = np.float32(out_scale / np.float32(qkv_scale * att_scale))
+            return [_saturate(accumulated.to(torch.float32) * factor, torch.int8)] + \
+                _ranges(calibrated[0], calibrated[1], device)
+        if self.enable_float_output:
+            factor = np.float32(np.float32(1.0) / np.float32(qkv_scale * att_scale))
+            return [accumulated.to(torch.float32) * factor]
+        step = np.float32(np.float32(_max_abs(ranges[0], ranges[1]) / np.float32(127.0))
+                          * np.float32(_max_abs(ranges[2], ranges[3]) / np.float32(255.0)))
+        values_out = accumulated.clamp(-_INT32_MAX, _INT32_MAX).to(torch.int32)
+        return [values_out] + _ranges(-step * _INT32_MAX, step * _INT32_MAX, device)
