@@ -11,9 +11,14 @@ Writes tests/data/mkldnn/:
 - tiny_int8-symbol.json / -0000.params / .npz: a Gluon network through quantize_net (see
   gluon_int8), the layout of GluonCV's int8 model zoo files;
 - selfatt_qk / selfatt_valatt -fused.json and -quantized.json, selfatt.npz: the self-attention
-  products fused by 'MKLDNN' and quantized (see selfatt).
+  products fused by 'MKLDNN' and quantized (see selfatt);
+- single_conv_int8 / _uint8 -quantized.json / .params, single_conv.npz: one calibrated int8
+  convolution of int8 and of uint8 data and its int8 output (see single_conv).
 
-``python tools/gen_mkldnn_reference.py selfatt`` writes only the last.
+Each .npz holds ``vnni``: whether the CPU that ran MXNet has AVX-512 VNNI, which changes the
+numbers of oneDNN's int8 kernels (see mxtorch.ops.quantized_mkldnn).  The files of the first cases
+came from a CPU with VNNI.  ``python tools/gen_mkldnn_reference.py NAME`` writes only the case
+NAME (selfatt, single_conv).
 """
 import json
 import os
@@ -94,7 +99,8 @@ def gluon_int8():
     q.hybridize(static_alloc=True, static_shape=True)
     int8_out = q(x).asnumpy()
     q.export(os.path.join(OUT, 'tiny_int8'))
-    np.savez(os.path.join(OUT, 'tiny_int8.npz'), data=x.asnumpy(), float_out=float_out, int8_out=int8_out)
+    np.savez(os.path.join(OUT, 'tiny_int8.npz'), data=x.asnumpy(), float_out=float_out, int8_out=int8_out,
+             vnni=np.array(cpu_vnni()))
     print(float_out[0], int8_out[0])
 
 
@@ -142,14 +148,52 @@ def selfatt():
                 out[f"{name}_int8"] = result
             else:
                 out[f"{name}_uncalibrated"] = result
+    out["vnni"] = np.array(cpu_vnni())
     np.savez(os.path.join(OUT, "selfatt.npz"), **out)
     print({k: v.ravel()[:3] for k, v in out.items()})
 
 
+def cpu_vnni():
+    with open("/proc/cpuinfo") as handle:
+        return "avx512_vnni" in handle.read()
+
+
+def single_conv():
+    """A 3x3 convolution (16 filters over 8 channels, weights uniform in (-1, 1)) fused and
+    quantized (calib_mode naive) on int8 data in (-1, 1) and on uint8 data in (0, 1): the int8
+    output of the quantized convolution for each.  Without VNNI, oneDNN's int16 pair sums
+    saturate on these uint8 inputs, and its int8 source runs with halved weights."""
+    rng = np.random.RandomState(0)
+    out = {"vnni": np.array(cpu_vnni())}
+    for kind in ("int8", "uint8"):
+        data = mx.sym.Variable("data")
+        conv = mx.sym.Convolution(data, num_filter=16, kernel=(3, 3), pad=(1, 1), name="conv")
+        shape = (2, 8, 10, 10)
+        x = rng.uniform(-1 if kind == "int8" else 0, 1, shape).astype(np.float32)
+        args = {"conv_weight": mx.nd.array(rng.uniform(-1, 1, (16, 8, 3, 3))),
+                "conv_bias": mx.nd.array(rng.uniform(-1, 1, (16,)))}
+        qsym, qargs, _ = mx.contrib.quant.quantize_model(
+            conv.get_backend_symbol("MKLDNN_QUANTIZE"), args, {}, ctx=mx.cpu(), calib_mode="naive",
+            calib_data=OneBatch(mx.io.DataBatch([mx.nd.array(x)], []), shape), label_names=None,
+            num_calib_examples=2, quantized_dtype=kind, quantize_mode="full")
+        qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+        q = qsym.get_internals()["quantized_sg_mkldnn_conv_0_output"]
+        mod = Module(symbol=q, label_names=None)
+        mod.bind(for_training=False, data_shapes=[("data", shape)])
+        mod.set_params(qargs, {})
+        mod.forward(mx.io.DataBatch([mx.nd.array(x)], []), is_train=False)
+        qsym.save(os.path.join(OUT, f"single_conv_{kind}-quantized.json"))
+        mx.nd.save(os.path.join(OUT, f"single_conv_{kind}-quantized.params"), {f"arg:{k}": v for k, v in qargs.items()})
+        out[f"data_{kind}"] = x
+        out[f"out_{kind}"] = mod.get_outputs()[0].asnumpy()
+    np.savez(os.path.join(OUT, "single_conv.npz"), **out)
+    print({k: v.ravel()[:4] for k, v in out.items()})
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    if sys.argv[1:] == ["selfatt"]:
-        selfatt()
+    if sys.argv[1:]:
+        {"selfatt": selfatt, "single_conv": single_conv}[sys.argv[1]]()
         return
     for name, make in CASES.items():
         mx.random.seed(7)
@@ -181,7 +225,8 @@ def main():
         saved = {f"arg:{k}": v for k, v in qargs.items()}
         saved.update({f"aux:{k}": v for k, v in qaux.items()})
         mx.nd.save(os.path.join(OUT, f"{name}-quantized.params"), saved)
-        np.savez(os.path.join(OUT, f"{name}.npz"), data=data.asnumpy(), float_out=float_out, int8_out=int8_out)
+        np.savez(os.path.join(OUT, f"{name}.npz"), data=data.asnumpy(), float_out=float_out, int8_out=int8_out,
+                 vnni=np.array(cpu_vnni()))
         print(name, "float", float_out.ravel()[:4], "int8", int8_out.ravel()[:4])
     gluon_int8()
     selfatt()

@@ -38,14 +38,20 @@ in float64 / float32 on torch:
 Outputs: ``output`` (float32), or ``output`` and its range ``(1,)`` float32 pair.  No gradient
 (MXNet's are inference-only operators).
 
-Known difference: on int8 graphs written by MXNet 1.9.1 (tests/data/mkldnn) the int8 outputs of
-a calibrated convolution agree with MXNet's within one step, but about a quarter of the elements
-differ by that one step; the formulas above reproduce MXNet's scales and ranges exactly, and the
-cause of the residual rounding difference (inside oneDNN's int8 kernel) is not found yet.  The
-real int8 kernels of torch (fbgemm / onednn quantized conv) were not used for the same reason:
-they cannot be checked to match MXNet's numbers while this difference stands.
+oneDNN's int8 arithmetic depends on the CPU (``_onednn_vnni``): with AVX-512 VNNI the int32
+products are exact; without it (AVX2, AVX-512 without VNNI) the convolution of an int8 source
+quantizes its weights at half the scale (``round(w * s_w / 2)``, bias halved, output scale
+doubled) and that of a uint8 source sums the products of input channels ``2p, 2p+1`` at each
+kernel position in int16 with saturation.  mxtorch follows the CPU it runs on
+(``MXTORCH_ONEDNN_VNNI=1`` / ``0`` chooses), and reproduces MXNet's int8 convolution outputs
+exactly on both kinds (tests/data/mkldnn: VNNI reference graphs, and single_conv.npz from an AVX2
+CPU).  Not modelled: the same saturation inside oneDNN's int8 matrix products without VNNI (the
+FullyConnected and the self-attention products, whose int8 source is shifted by 128 to uint8),
+which changes MXNet's results there only when pairs of large products meet.
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import torch
@@ -401,17 +407,24 @@ class SgMKLDNNConv(_MKLDNNFused):
             low, high = float(flat.min()), float(flat.max())
             scales = torch.full((channels,), float(_quantize_scale(torch.int8, low, high)), dtype=torch.float32)
         shape = (-1,) + (1,) * (weight.dim() - 1)
-        weight_q = torch.round(weight * scales.reshape(shape)).clamp(-128, 127).to(torch.float64)
+        # oneDNN without VNNI: an int8 source runs with halved weights and a doubled output
+        # scale, a uint8 source with int16-saturated pair sums (see _onednn_vnni)
+        adjust = 1.0 if data.dtype == torch.uint8 or _onednn_vnni() else 0.5
+        weight_q = torch.round(weight * scales.reshape(shape) * adjust).clamp(-128, 127).to(torch.float64)
         accumulated = _convolve(conv.op, data.to(torch.float64), weight_q)
+        if data.dtype == torch.uint8 and not _onednn_vnni():
+            _saturate_pairs(conv.op, data, weight_q, accumulated)
+        accumulated = accumulated.to(torch.float32)
         if bias is not None:
-            bias_q = torch.round(bias * (scales * data_scale)).to(torch.float64)
+            bias_q = torch.round(bias * (scales * data_scale)).to(torch.float32) * np.float32(adjust)
             accumulated = accumulated + bias_q.reshape((1, -1) + (1,) * (accumulated.dim() - 2))
         device = data.device
         if calibrated is None:
-            # the int32 accumulation (MXNet fused no requantize): range of one step
+            # the int32 accumulation (MXNet fused no requantize): range of one step, from
+            # MXNet's 127 / 255 levels of a product's range
             levels = 127.0 if data.dtype == torch.int8 else 255.0
-            step = _max_abs(data_min, data_max) / levels * (1.0 / float(scales[0]))
-            out = accumulated
+            step = _max_abs(data_min, data_max) / levels * _max_abs(float(flat.min()), float(flat.max())) / 127.0
+            out = accumulated.to(torch.float64) / adjust
             if act is not None:
                 out = _eltwise(act, out)
             if self.with_sum:
@@ -424,8 +437,8 @@ class SgMKLDNNConv(_MKLDNNFused):
             return [values_out] + _ranges(-step * _INT32_MAX, step * _INT32_MAX, device)
         out_dtype = torch.uint8 if self._uint8_output() else torch.int8
         out_scale = _quantize_scale(out_dtype, *calibrated)
-        requantize = (out_scale / data_scale / scales).to(torch.float32)
-        out = accumulated.to(torch.float32) * requantize.reshape((1, -1) + (1,) * (accumulated.dim() - 2))
+        requantize = (out_scale / data_scale / scales).to(torch.float32) / np.float32(adjust)
+        out = accumulated * requantize.reshape((1, -1) + (1,) * (accumulated.dim() - 2))
         if act is not None and not (act.op.name == "clip" and not self.with_sum):
             # conv + relu6 without a sum: the output scale's saturation does the cut-off
             out = _eltwise(act, out)
@@ -435,6 +448,64 @@ class SgMKLDNNConv(_MKLDNNFused):
         if post is not None:
             out = _eltwise(post, out)
         return [_saturate(out, out_dtype)] + _ranges(calibrated[0], calibrated[1], device)
+
+
+def _onednn_vnni():
+    """Whether the int8 kernels follow oneDNN on a CPU with VNNI (exact int32 products), rather
+    than without it (the AVX2 / AVX-512 kernels MXNet 1.9.1 runs elsewhere, which sum pairs of
+    uint8 x int8 products in int16 with ``vpmaddubsw``: the convolution of an int8 source quantizes
+    the weights at half their scale and doubles the output scale, that of a uint8 source
+    saturates each pair sum to [-32768, 32767]).  ``MXTORCH_ONEDNN_VNNI=1`` / ``0`` chooses; by
+    default, whether this CPU reports ``avx512_vnni`` (what MXNet's oneDNN would run here)."""
+    choice = os.environ.get("MXTORCH_ONEDNN_VNNI", "").strip()
+    if choice:
+        return choice not in ("0", "false", "False")
+    if _CPU_VNNI[0] is None:
+        try:
+            with open("/proc/cpuinfo") as handle:
+                _CPU_VNNI[0] = "avx512_vnni" in handle.read()
+        except OSError:
+            _CPU_VNNI[0] = False
+    return _CPU_VNNI[0]
+
+
+_CPU_VNNI = [None]
+
+
+def _saturate_pairs(op, data, weight, accumulated, chunk=256):
+    """Add to ``accumulated`` (the exact convolution of uint8 ``data`` by int8-valued ``weight``,
+    float64, 2-D) what oneDNN's int16 saturation of each pair sum ``x[2p] w[2p] + x[2p+1]
+    w[2p+1]`` (input channels 2p, 2p+1 of a group at one kernel position) takes away.  Only pairs
+    whose weights share a sign and exceed 32767 / 255 together can saturate; those are found
+    first, so the cost follows their number."""
+    if data.dim() != 4 or weight.shape[1] < 2:
+        return
+    out_channels, per_group = weight.shape[:2]
+    pairs = per_group // 2
+    w0, w1 = weight[:, 0:2 * pairs:2], weight[:, 1:2 * pairs:2]
+    risky = (w0 * w1 > 0) & ((w0.abs() + w1.abs()) * 255 > 32767)
+    if not bool(risky.any()):
+        return
+    o, p, kh, kw = risky.nonzero(as_tuple=True)
+    stride = tuple(op.stride) if op.stride else (1, 1)
+    dilate = tuple(op.dilate) if op.dilate else (1, 1)
+    pad = tuple(op.pad) if op.pad else (0, 0)
+    padded = torch.nn.functional.pad(data.to(torch.float64), (pad[1], pad[1], pad[0], pad[0]))
+    height, width = accumulated.shape[2], accumulated.shape[3]
+    rows = torch.arange(height, device=data.device) * stride[0]
+    cols = torch.arange(width, device=data.device) * stride[1]
+    first = (o // (out_channels // op.num_group)) * per_group + 2 * p
+    for start in range(0, o.numel(), chunk):
+        part = slice(start, start + chunk)
+        ys = (rows[None, :] + (kh[part] * dilate[0])[:, None])[:, :, None]     # (R, H, 1)
+        xs = (cols[None, :] + (kw[part] * dilate[1])[:, None])[:, None, :]     # (R, 1, W)
+        c0 = first[part][:, None, None]
+        x0 = padded[:, c0, ys, xs]                                             # (N, R, H, W)
+        x1 = padded[:, c0 + 1, ys, xs]
+        a = w0[o[part], p[part], kh[part], kw[part]].reshape(1, -1, 1, 1)
+        b = w1[o[part], p[part], kh[part], kw[part]].reshape(1, -1, 1, 1)
+        total = x0 * a + x1 * b
+        accumulated.index_add_(1, o[part], total.clamp(-32768, 32767) - total)
 
 
 def _exact_dtype(terms):
