@@ -37,8 +37,9 @@ def _case_symbol(name):
 
 def _cpu_of(ref, monkeypatch):
     """Run the int8 kernels as oneDNN ran them on the CPU that wrote the reference ``ref``
-    (its ``vnni`` flag; see tools/gen_mkldnn_reference.py)."""
+    (its ``vnni`` flag; see tools/gen_mkldnn_reference.py), emulated exactly."""
     monkeypatch.setenv("MXTORCH_ONEDNN_VNNI", "1" if bool(ref["vnni"]) else "0")
+    monkeypatch.setenv("MXTORCH_INT8_EXACT", "1")
 
 
 def _run(sym, args, aux, data):
@@ -288,6 +289,7 @@ def test_quantized_conv_gives_mxnets_int8_values_for_its_cpu(kind, monkeypatch):
     args = {k[4:]: v for k, v in saved.items()}
     conv = qsym.get_internals()["quantized_sg_mkldnn_conv_0_output"]
     results = {}
+    monkeypatch.setenv("MXTORCH_INT8_EXACT", "1")
     for vnni in ("0", "1"):
         monkeypatch.setenv("MXTORCH_ONEDNN_VNNI", vnni)
         results[vnni] = _run(conv, args, {}, ref[f"data_{kind}"]).astype(np.int64)

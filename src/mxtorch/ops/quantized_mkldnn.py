@@ -407,6 +407,9 @@ class SgMKLDNNConv(_MKLDNNFused):
             low, high = float(flat.min()), float(flat.max())
             scales = torch.full((channels,), float(_quantize_scale(torch.int8, low, high)), dtype=torch.float32)
         shape = (-1,) + (1,) * (weight.dim() - 1)
+        if calibrated is not None and self._torch_kernel_fits(data, act, post):
+            return self._torch_forward(conv.op, values[1:position], data, weight, scales, bias, data_scale,
+                                       act, post, sum_value, ranges, calibrated)
         # oneDNN without VNNI: an int8 source runs with halved weights and a doubled output
         # scale, a uint8 source with int16-saturated pair sums (see _onednn_vnni)
         adjust = 1.0 if data.dtype == torch.uint8 or _onednn_vnni() else 0.5
@@ -449,6 +452,86 @@ class SgMKLDNNConv(_MKLDNNFused):
             out = _eltwise(post, out)
         return [_saturate(out, out_dtype)] + _ranges(calibrated[0], calibrated[1], device)
 
+    # -- torch's int8 kernels (see _int8_exact) -------------------------------------------------
+    _packed = None
+
+    def _torch_kernel_fits(self, data, act, post):
+        """Whether torch's quantized convolution computes this node: a 2-D convolution on CPU,
+        its activations relu (or a clip from 0 without a sum, which the output saturation does)."""
+        if _int8_exact() or data.dim() != 4 or data.device.type != "cpu" or _onednn_vnni() != _cpu_vnni():
+            return False
+        relu = lambda node: node.op.name == "Activation" and node.op.act_type == "relu"
+        if act is not None and not (relu(act) or (act.op.name == "clip" and not self.with_sum)):
+            return False
+        return post is None or relu(post)
+
+    def _torch_forward(self, op, params, data, weight, scales, bias, data_scale, act, post, sum_value, ranges,
+                       calibrated):
+        """The calibrated int8 convolution by ``torch.ops.quantized.conv2d`` (the engine of
+        ``torch.backends.quantized.engine``): the int8 source as quint8 (an int8 one shifted by
+        128, zero point 128), MXNet's int8 weights per channel at ``1 / s_w``, its int32 bias,
+        the output at ``1 / s_out`` (int8 as quint8 with zero point 128).  A fused sum is added
+        to the rounded convolution (MXNet rounds once, after it)."""
+        out_dtype = torch.uint8 if self._uint8_output() else torch.int8
+        out_scale = float(_quantize_scale(out_dtype, *calibrated))
+        key = (tuple((p.data_ptr(), p._version) for p in params), float(data_scale), torch.backends.quantized.engine,
+               data.dtype, _onednn_vnni())
+        if self._packed is None or self._packed[0] != key:
+            channels = weight.shape[0]
+            # an int8 source is shifted to uint8: without VNNI, oneDNN's halved weights keep the
+            # int16 pair sums from saturating, and torch's kernels then give MXNet's numbers
+            adjust = 0.5 if data.dtype == torch.int8 and not _onednn_vnni() else 1.0
+            weight_q = torch.round(weight * scales.reshape(-1, 1, 1, 1) * adjust).clamp(-128, 127).to(torch.int8)
+            weight_scales = 1.0 / scales.to(torch.float64)
+            qweight = torch._make_per_channel_quantized_tensor(
+                weight_q, weight_scales / adjust, torch.zeros(channels, dtype=torch.long), 0)
+            bias_f = None
+            if bias is not None:
+                bias_q = torch.round(bias * (scales * data_scale)).to(torch.float64)
+                bias_f = (bias_q * weight_scales / float(data_scale)).to(torch.float32)
+            dims = 2
+            stride = list(op.stride) if op.stride else [1] * dims
+            dilate = list(op.dilate) if op.dilate else [1] * dims
+            pad = list(op.pad) if op.pad else [0] * dims
+            self._packed = (key, torch.ops.quantized.conv2d_prepack(qweight, bias_f, stride, pad, dilate,
+                                                                    op.num_group))
+        packed = self._packed[1]
+        if data.dtype == torch.int8:
+            source = torch._make_per_tensor_quantized_tensor(data.view(torch.uint8) ^ 128, 1.0 / float(data_scale), 128)
+        else:
+            source = torch._make_per_tensor_quantized_tensor(data, 1.0 / float(data_scale), 0)
+        signed_out = out_dtype == torch.int8 and not self.with_sum
+        zero = 128 if signed_out else 0
+        relu = act is not None and act.op.name == "Activation"
+        if self.with_sum:
+            # the convolution (and its activation) at the output scale, in int32 steps
+            result = torch.ops.quantized.conv2d_relu if relu else torch.ops.quantized.conv2d
+            convolved = _torch_int8_steps(result, source, packed, out_scale, data.dtype)
+            sum_scale = out_scale / _quantize_scale(sum_value.dtype, ranges[2], ranges[3])
+            out = convolved + np.float32(sum_scale) * sum_value.to(torch.float32)
+            if post is not None:
+                out = torch.relu(out)
+            return [_saturate(out, out_dtype)] + _ranges(calibrated[0], calibrated[1], data.device)
+        function = torch.ops.quantized.conv2d_relu if relu else torch.ops.quantized.conv2d
+        result = function(source, packed, 1.0 / out_scale, zero).int_repr()
+        if signed_out:
+            result = (result ^ 128).view(torch.int8)
+        return [result] + _ranges(calibrated[0], calibrated[1], data.device)
+
+
+def _torch_int8_steps(function, source, packed, out_scale, data_dtype):
+    """A torch quantized convolution's output in steps of ``1 / out_scale`` as float32, over the
+    int8 range either side of zero (quint8 with zero point 128)."""
+    result = function(source, packed, 1.0 / out_scale, 128).int_repr()
+    return result.to(torch.float32) - 128.0
+
+
+def _int8_exact():
+    """``MXTORCH_INT8_EXACT=1``: the int8 oneDNN nodes emulate oneDNN's integer arithmetic
+    exactly (float32 / float64 products, see the module docstring) instead of running torch's
+    quantized kernels where they apply."""
+    return os.environ.get("MXTORCH_INT8_EXACT", "0").strip() not in ("", "0", "false", "False")
+
 
 def _onednn_vnni():
     """Whether the int8 kernels follow oneDNN on a CPU with VNNI (exact int32 products), rather
@@ -460,6 +543,11 @@ def _onednn_vnni():
     choice = os.environ.get("MXTORCH_ONEDNN_VNNI", "").strip()
     if choice:
         return choice not in ("0", "false", "False")
+    return _cpu_vnni()
+
+
+def _cpu_vnni():
+    """Whether this CPU reports AVX-512 VNNI (read once from /proc/cpuinfo)."""
     if _CPU_VNNI[0] is None:
         try:
             with open("/proc/cpuinfo") as handle:
