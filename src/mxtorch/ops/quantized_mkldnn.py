@@ -857,12 +857,10 @@ class _SelfAttention(_MKLDNNFused):
         return [out, _F32, _F32]
 
     def _heads(self, qkv):
-        """``qkv`` ``(seq, batch, heads * 3 * head_dim)`` as ``(batch * heads, 3, seq, head_dim)``."""
-        seq, batch, features = qkv.shape
-        if features % (3 * self.heads):
-            raise self.error(f"the last axis ({features}) must be a multiple of heads * 3 = {3 * self.heads}")
-        head_dim = features // (3 * self.heads)
-        return qkv.reshape(seq, batch * self.heads, 3, head_dim).permute(1, 2, 0, 3), head_dim
+        """``qkv`` ``(seq, batch, heads * 3 * head_dim)`` as ``(batch * heads, 3, seq, head_dim)``
+        (the float operator's reading, an axis not a multiple of ``3 * heads`` included)."""
+        from .attention import _heads_view
+        return _heads_view(self, qkv, 3)
 
 
 @register("_sg_mkldnn_selfatt_qk")
