@@ -385,31 +385,31 @@ class SgMKLDNNConv(_MKLDNNFused):
         data = values[0]
         if data.dtype not in (torch.int8, torch.uint8):
             raise self.error(f"quantized data must be int8 or uint8, got {data.dtype}")
-        weight, bias, position = self._folded(values, conv, bn)
-        sum_value = values[position] if self.with_sum else None
         ranges = [_scalar(v) for v in values[self._float_count():]]
         data_min, data_max = ranges[0], ranges[1]
         if data_min < 0 and data.dtype != torch.int8:
             raise self.error("Expect int8 when data_min < 0.0, consider quantize model with int8.")
         data_scale = _quantize_scale(data.dtype, data_min, data_max)
         calibrated = self.calibration()
+        position = 2 + (0 if conv.op.no_bias else 1) + (4 if bn is not None else 0)
+        if calibrated is not None and self._torch_kernel_fits(data, act, post):
+            previous = torch.backends.quantized.engine
+            torch.backends.quantized.engine = "onednn"
+            try:
+                return self._torch_forward(conv, bn, values, position, data, data_scale, act, post, ranges,
+                                           calibrated)
+            finally:
+                torch.backends.quantized.engine = previous
+        weight, bias, position = self._folded(values, conv, bn)
+        sum_value = values[position] if self.with_sum else None
         channels = weight.shape[0]
         flat = weight.reshape(channels, -1).to(torch.float64)
         if calibrated is not None:
-            real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
-            scales = torch.where(real > 0, 127.5 / real, torch.tensor(_INT32_MAX, dtype=torch.float64))
-            scales = scales.to(torch.float32)
-            if bias is not None:
-                limit = torch.where(bias > 0, torch.tensor(_INT32_MAX + 1), torch.tensor(-_INT32_MAX - 1))
-                bound = (limit.to(torch.float32) / 2 / bias / data_scale).to(torch.float32)
-                scales = torch.where(bias != 0, torch.minimum(scales, bound), scales)
+            scales = _channel_scales(weight, bias, data_scale)
         else:
             low, high = float(flat.min()), float(flat.max())
             scales = torch.full((channels,), float(_quantize_scale(torch.int8, low, high)), dtype=torch.float32)
         shape = (-1,) + (1,) * (weight.dim() - 1)
-        if calibrated is not None and self._torch_kernel_fits(data, act, post):
-            return self._torch_forward(conv.op, values[1:position], data, weight, scales, bias, data_scale,
-                                       act, post, sum_value, ranges, calibrated)
         # oneDNN without VNNI: an int8 source runs with halved weights and a doubled output
         # scale, a uint8 source with int16-saturated pair sums (see _onednn_vnni)
         adjust = 1.0 if data.dtype == torch.uint8 or _onednn_vnni() else 0.5
@@ -458,25 +458,30 @@ class SgMKLDNNConv(_MKLDNNFused):
     def _torch_kernel_fits(self, data, act, post):
         """Whether torch's quantized convolution computes this node: a 2-D convolution on CPU,
         its activations relu (or a clip from 0 without a sum, which the output saturation does)."""
-        if _int8_exact() or data.dim() != 4 or data.device.type != "cpu" or _onednn_vnni() != _cpu_vnni():
+        if _int8_exact() or data.dim() != 4 or data.device.type != "cpu" or _onednn_vnni() != _cpu_vnni() \
+                or "onednn" not in torch.backends.quantized.supported_engines:
             return False
         relu = lambda node: node.op.name == "Activation" and node.op.act_type == "relu"
         if act is not None and not (relu(act) or (act.op.name == "clip" and not self.with_sum)):
             return False
         return post is None or relu(post)
 
-    def _torch_forward(self, op, params, data, weight, scales, bias, data_scale, act, post, sum_value, ranges,
-                       calibrated):
-        """The calibrated int8 convolution by ``torch.ops.quantized.conv2d`` (the engine of
-        ``torch.backends.quantized.engine``): the int8 source as quint8 (an int8 one shifted by
-        128, zero point 128), MXNet's int8 weights per channel at ``1 / s_w``, its int32 bias,
-        the output at ``1 / s_out`` (int8 as quint8 with zero point 128).  A fused sum is added
-        to the rounded convolution (MXNet rounds once, after it)."""
+    def _torch_forward(self, conv, bn, values, position, data, data_scale, act, post, ranges, calibrated):
+        """The calibrated int8 convolution by torch's oneDNN quantized kernels
+        (``torch.ops.quantized.conv2d[_relu|_add|_add_relu]``): the int8 source as quint8 (an
+        int8 one shifted by 128, zero point 128), MXNet's int8 weights per channel at ``1 /
+        s_w`` (halved for an int8 source without VNNI, as oneDNN in MXNet), its int32 bias, the
+        output at ``1 / s_out`` (int8 as quint8 with zero point 128); a fused sum is oneDNN's sum
+        post-op.  The packed weights are kept while the parameters and the data range stay."""
+        op = conv.op
         out_dtype = torch.uint8 if self._uint8_output() else torch.int8
         out_scale = float(_quantize_scale(out_dtype, *calibrated))
-        key = (tuple((p.data_ptr(), p._version) for p in params), float(data_scale), torch.backends.quantized.engine,
-               data.dtype, _onednn_vnni())
+        sum_value = values[position] if self.with_sum else None
+        params = values[1:position]
+        key = (tuple((p.data_ptr(), p._version) for p in params), float(data_scale), data.dtype, _onednn_vnni())
         if self._packed is None or self._packed[0] != key:
+            weight, bias, _ = self._folded(values, conv, bn)
+            scales = _channel_scales(weight, bias, data_scale)
             channels = weight.shape[0]
             # an int8 source is shifted to uint8: without VNNI, oneDNN's halved weights keep the
             # int16 pair sums from saturating, and torch's kernels then give MXNet's numbers
@@ -489,41 +494,59 @@ class SgMKLDNNConv(_MKLDNNFused):
             if bias is not None:
                 bias_q = torch.round(bias * (scales * data_scale)).to(torch.float64)
                 bias_f = (bias_q * weight_scales / float(data_scale)).to(torch.float32)
-            dims = 2
-            stride = list(op.stride) if op.stride else [1] * dims
-            dilate = list(op.dilate) if op.dilate else [1] * dims
-            pad = list(op.pad) if op.pad else [0] * dims
+            stride = list(op.stride) if op.stride else [1, 1]
+            dilate = list(op.dilate) if op.dilate else [1, 1]
+            pad = list(op.pad) if op.pad else [0, 0]
             self._packed = (key, torch.ops.quantized.conv2d_prepack(qweight, bias_f, stride, pad, dilate,
                                                                     op.num_group))
         packed = self._packed[1]
-        if data.dtype == torch.int8:
-            source = torch._make_per_tensor_quantized_tensor(data.view(torch.uint8) ^ 128, 1.0 / float(data_scale), 128)
-        else:
-            source = torch._make_per_tensor_quantized_tensor(data, 1.0 / float(data_scale), 0)
-        signed_out = out_dtype == torch.int8 and not self.with_sum
+        source = _as_quint8(data, float(data_scale))
+        signed_out = out_dtype == torch.int8
         zero = 128 if signed_out else 0
         relu = act is not None and act.op.name == "Activation"
-        if self.with_sum:
-            # the convolution (and its activation) at the output scale, in int32 steps
-            result = torch.ops.quantized.conv2d_relu if relu else torch.ops.quantized.conv2d
-            convolved = _torch_int8_steps(result, source, packed, out_scale, data.dtype)
+        if self.with_sum and not relu:
+            # oneDNN's sum post-op, as MXNet's fused sum: conv * scale + sum (+ relu), rounded once
+            accum = _as_quint8(sum_value, float(_quantize_scale(sum_value.dtype, ranges[2], ranges[3])))
+            function = torch.ops.quantized.conv2d_add_relu if post is not None else torch.ops.quantized.conv2d_add
+            result = function(source, accum, packed, 1.0 / out_scale, zero)
+        elif self.with_sum:
+            # relu before the sum: the rounded convolution, then the sum
+            convolved = torch.ops.quantized.conv2d_relu(source, packed, 1.0 / out_scale, 128)
             sum_scale = out_scale / _quantize_scale(sum_value.dtype, ranges[2], ranges[3])
-            out = convolved + np.float32(sum_scale) * sum_value.to(torch.float32)
+            out = convolved.int_repr().to(torch.float32) - 128.0 + np.float32(sum_scale) * sum_value.to(torch.float32)
             if post is not None:
                 out = torch.relu(out)
             return [_saturate(out, out_dtype)] + _ranges(calibrated[0], calibrated[1], data.device)
-        function = torch.ops.quantized.conv2d_relu if relu else torch.ops.quantized.conv2d
-        result = function(source, packed, 1.0 / out_scale, zero).int_repr()
+        else:
+            function = torch.ops.quantized.conv2d_relu if relu else torch.ops.quantized.conv2d
+            result = function(source, packed, 1.0 / out_scale, zero)
+        result = result.int_repr()
         if signed_out:
             result = (result ^ 128).view(torch.int8)
         return [result] + _ranges(calibrated[0], calibrated[1], data.device)
 
 
-def _torch_int8_steps(function, source, packed, out_scale, data_dtype):
-    """A torch quantized convolution's output in steps of ``1 / out_scale`` as float32, over the
-    int8 range either side of zero (quint8 with zero point 128)."""
-    result = function(source, packed, 1.0 / out_scale, 128).int_repr()
-    return result.to(torch.float32) - 128.0
+def _channel_scales(weight, bias, data_scale):
+    """MXNet's per-channel weight scales (``GetWeightScales``): ``127.5 / max|w[c]|``, lowered
+    where the int32 bias ``b[c] * s_data * s_w[c]`` would pass 2**31 / 2; float32."""
+    channels = weight.shape[0]
+    flat = weight.reshape(channels, -1).to(torch.float64)
+    real = torch.maximum(flat.min(1).values.abs(), flat.max(1).values.abs())
+    scales = torch.where(real > 0, 127.5 / real, torch.tensor(_INT32_MAX, dtype=torch.float64))
+    scales = scales.to(torch.float32)
+    if bias is not None:
+        limit = torch.where(bias > 0, torch.tensor(_INT32_MAX + 1), torch.tensor(-_INT32_MAX - 1))
+        bound = (limit.to(torch.float32) / 2 / bias / data_scale).to(torch.float32)
+        scales = torch.where(bias != 0, torch.minimum(scales, bound), scales)
+    return scales
+
+
+def _as_quint8(values, scale):
+    """int8 / uint8 ``values`` at ``scale`` levels per unit as a torch quint8 tensor (an int8
+    one shifted by 128: zero point 128)."""
+    if values.dtype == torch.int8:
+        return torch._make_per_tensor_quantized_tensor(values.view(torch.uint8) ^ 128, 1.0 / scale, 128)
+    return torch._make_per_tensor_quantized_tensor(values, 1.0 / scale, 0)
 
 
 def _int8_exact():
