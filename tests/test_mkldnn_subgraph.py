@@ -297,3 +297,56 @@ def test_quantized_conv_gives_mxnets_int8_values_for_its_cpu(kind, monkeypatch):
     np.testing.assert_array_equal(results[same], ref[f"out_{kind}"])
     assert results[same].dtype == np.int64 and np.abs(ref[f"out_{kind}"]).max() > 50
     assert (results[other] != ref[f"out_{kind}"]).mean() > 0.05
+
+
+def _cpu_has_vnni():
+    from mxtorch.ops import quantized_mkldnn
+    return quantized_mkldnn._cpu_vnni()
+
+
+@pytest.mark.parametrize("kind", ["int8", "uint8"])
+def test_torch_int8_kernels_give_the_numbers_of_this_cpus_onednn(kind, monkeypatch):
+    # the default path runs torch's quantized oneDNN convolution; on a CPU of the kind that wrote
+    # single_conv.npz it gives MXNet's int8 values, on any CPU the exact emulation's for that CPU
+    ref = np.load(os.path.join(DATA, "single_conv.npz"))
+    qsym = mx.sym.load(os.path.join(DATA, f"single_conv_{kind}-quantized.json"))
+    args = {k[4:]: v for k, v in mx.nd.load(os.path.join(DATA, f"single_conv_{kind}-quantized.params")).items()}
+    conv = qsym.get_internals()["quantized_sg_mkldnn_conv_0_output"]
+    monkeypatch.delenv("MXTORCH_ONEDNN_VNNI", raising=False)
+    monkeypatch.setenv("MXTORCH_INT8_EXACT", "0")
+    fast = _run(conv, args, {}, ref[f"data_{kind}"])
+    monkeypatch.setenv("MXTORCH_INT8_EXACT", "1")
+    exact = _run(conv, args, {}, ref[f"data_{kind}"])
+    assert fast.dtype == exact.dtype == np.int8
+    np.testing.assert_array_equal(fast, exact)
+    if _cpu_has_vnni() == bool(ref["vnni"]):
+        np.testing.assert_array_equal(fast, ref[f"out_{kind}"])
+
+
+def test_torch_int8_kernels_with_fused_sums_stay_within_one_step(monkeypatch):
+    # conv + BatchNorm + relu and conv + sum + relu (oneDNN's sum post-op through torch): the
+    # int8 outputs of every fused node agree with the exact emulation within one step, on at
+    # most 1 % of the values
+    case = "conv_bn_relu_add"
+    qsym = mx.sym.load(os.path.join(DATA, f"{case}-quantized.json"))
+    saved = mx.nd.load(os.path.join(DATA, f"{case}-quantized.params"))
+    args = {k[4:]: v for k, v in saved.items() if k.startswith("arg:")}
+    aux = {k[4:]: v for k, v in saved.items() if k.startswith("aux:")}
+    ref = np.load(os.path.join(DATA, f"{case}.npz"))
+    inter = qsym.get_internals()
+    names = [n for n in inter.list_outputs() if n.startswith("quantized_sg_mkldnn_conv") and n.endswith("_output")]
+    assert len(names) == 2
+    group = mx.sym.Group([inter[n] for n in names])
+    monkeypatch.delenv("MXTORCH_ONEDNN_VNNI", raising=False)
+    results = {}
+    for exact in ("0", "1"):
+        monkeypatch.setenv("MXTORCH_INT8_EXACT", exact)
+        mod = Module(symbol=group, label_names=None)
+        mod.bind(for_training=False, data_shapes=[("data", ref["data"].shape)])
+        mod.set_params(args, aux)
+        mod.forward(mx.io.DataBatch([mx.nd.array(ref["data"])], []), is_train=False)
+        results[exact] = [o.asnumpy().astype(np.int64) for o in mod.get_outputs()]
+    for fast, exact in zip(results["0"], results["1"]):
+        steps = np.abs(fast - exact)
+        assert steps.max() <= 1 and (steps > 0).mean() <= 0.01
+        assert exact.max() > 100
