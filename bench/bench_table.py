@@ -29,6 +29,9 @@ Workloads (``--workloads``, comma separated; units are samples/s except
     resnet20p  ResNet-20 predict, batch 64, bound for_training=False
     mlpp       MLP predict, batch 128, bound for_training=False
     resnet50p  ResNet-50 v1 at 3x224x224, batch 8, predict
+    resnet50p_int8  the same quantized to int8 by MXNet's CPU flow (MKLDNN_QUANTIZE,
+               contrib.quant.quantize_model, calib_mode naive on the batch), predict;
+               mxnet and mxtorch columns only
     tiny       5-8-3 MLP at batch 4: forward, backward, update, update_metric
 
 ``--rss`` adds a table of peak resident memory (``ru_maxrss``): for every
@@ -77,10 +80,11 @@ WORKLOADS = {
     "resnet20p": ("ResNet-20 predict, b64, for_training=False", 64, "samples/s", 40),
     "mlpp": ("MLP 784-512-512-10 predict, b128", 128, "samples/s", 40),
     "resnet50p": ("ResNet-50 224x224 predict, b8", 8, "samples/s", 10),
+    "resnet50p_int8": ("ResNet-50 224x224 int8 predict (quantize_model), b8", 8, "samples/s", 10),
     "tiny": ("MLP 5-8-3, b4, train step + metric", 4, "steps/s", 400),
 }
 COLUMNS = ("mxnet", "mxtorch", "torch", "compile", "ort")
-PREDICT = {"resnet20p", "mlpp", "resnet50p"}
+PREDICT = {"resnet20p", "mlpp", "resnet50p", "resnet50p_int8"}
 
 
 # =============================================================== worker side

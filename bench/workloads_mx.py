@@ -86,11 +86,38 @@ def _spec(mx, name):
                 name == "resnet20")
     if name == "lstm":
         return lstm_language_model(mx), (32, 35), (32, 35), 2000, True
-    if name == "resnet50p":
+    if name in ("resnet50p", "resnet50p_int8"):
         return resnet50_v1(mx), (8, 3, 224, 224), (8,), 1000, False
     if name == "tiny":
         return tiny_mlp(mx), (4, 5), (4,), 3, True
     raise KeyError(name)
+
+
+def _quantized(mx, mod, symbol, batch, data_shape):
+    """The predict module of ``symbol`` quantized as MXNet's int8 CPU flow does it: fused by
+    'MKLDNN_QUANTIZE', ``contrib.quant.quantize_model`` with calib_mode='naive' over the
+    (synthetic) batch, fused again; its output is the float one (a dequantize at the end)."""
+    args, aux = mod.get_params()
+
+    class Calibration(mx.io.DataIter):
+        def __init__(self):
+            super().__init__(data_shape[0])
+            self.provide_data = [("data", data_shape)]
+            self.provide_label = []
+
+        def __iter__(self):
+            yield mx.io.DataBatch(batch.data, [])
+
+    body = symbol.get_children()[0]          # the network under its SoftmaxOutput
+    qsym, qargs, qaux = mx.contrib.quant.quantize_model(
+        sym=body.get_backend_symbol("MKLDNN_QUANTIZE"), arg_params=args, aux_params=aux, ctx=mx.cpu(),
+        calib_mode="naive", calib_data=Calibration(), num_calib_examples=data_shape[0], label_names=None,
+        quantized_dtype="auto", quantize_mode="full")
+    qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+    quantized = mx.mod.Module(qsym, label_names=None, context=mx.cpu())
+    quantized.bind(data_shapes=[("data", data_shape)], for_training=False)
+    quantized.set_params(qargs, qaux)
+    return quantized
 
 
 def build(mx, name, timings=None):
@@ -121,6 +148,8 @@ def build(mx, name, timings=None):
             fill = generator.uniform(0.5, 1.5, value.shape) if "var" in key else generator.normal(0, 0.1, value.shape)
             aux[key] = mx.nd.array(fill.astype(np.float32))
         mod.set_params(mod.get_params()[0], aux)
+        if name.endswith("_int8"):
+            mod = _quantized(mx, mod, symbol, batch, data_shape)
 
         def predict():
             mod.forward(batch, is_train=False)

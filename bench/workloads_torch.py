@@ -108,6 +108,8 @@ def _onnx_session(model, data):
 
 
 def build(column, name):
+    if name.endswith("_int8"):
+        return None     # the int8 rows are MXNet's quantization flow: mxnet and mxtorch columns only
     model, data, labels, training = _spec(name)
     if not training:
         model.eval()

@@ -291,3 +291,19 @@ def test_download_model_uses_files_in_place_and_im2rec_path(tmp_path, monkeypatc
     monkeypatch.setenv("MXNET_HOME", str(tmp_path / "tools"))
     with pytest.raises(OSError, match="does not ship"):
         tu.get_im2rec_path()
+
+
+def test_location_list_drops_arrays_beyond_the_arguments_as_mxnet():
+    # MXNet's _parse_location zips the list with list_arguments(): its test_Deconvolution gives a
+    # bias to a Deconvolution without one (no_bias defaults to True there)
+    data = mx.sym.Variable("data")
+    sym = mx.sym.Deconvolution(data=data, kernel=(3,), stride=(2,), num_filter=2, name="deconv")
+    assert sym.list_arguments() == ["data", "deconv_weight"]
+    rng = np.random.RandomState(0)
+    x, w, b = rng.normal(size=(2, 3, 5)), rng.normal(size=(3, 2, 3)), rng.normal(size=(2,))
+    tu.check_numeric_gradient(sym, [x, w, b], numeric_eps=1e-2, rtol=0.16, atol=1e-4)
+    got = tu._parse_location(sym, [x, w, b], mx.cpu())
+    assert list(got) == ["data", "deconv_weight"]
+    np.testing.assert_allclose(got["deconv_weight"].asnumpy(), w.astype(np.float32))
+    with pytest.raises(MXNetError, match="1 arrays for 2 arguments"):
+        tu._parse_location(sym, [x], mx.cpu())

@@ -9,10 +9,20 @@ Writes tests/data/mkldnn/:
 - <case>.npz: the input ``data``, the float model's output ``float_out`` and the int8 graph's
   output ``int8_out`` (both MXNet's);
 - tiny_int8-symbol.json / -0000.params / .npz: a Gluon network through quantize_net (see
-  gluon_int8), the layout of GluonCV's int8 model zoo files.
+  gluon_int8), the layout of GluonCV's int8 model zoo files;
+- selfatt_qk / selfatt_valatt -fused.json and -quantized.json, selfatt.npz: the self-attention
+  products fused by 'MKLDNN' and quantized (see selfatt);
+- single_conv_int8 / _uint8 -quantized.json / .params, single_conv.npz: one calibrated int8
+  convolution of int8 and of uint8 data and its int8 output (see single_conv).
+
+Each .npz holds ``vnni``: whether the CPU that ran MXNet has AVX-512 VNNI, which changes the
+numbers of oneDNN's int8 kernels (see mxtorch.ops.quantized_mkldnn).  The files of the first cases
+came from a CPU with VNNI.  ``python tools/gen_mkldnn_reference.py NAME`` writes only the case
+NAME (selfatt, single_conv).
 """
 import json
 import os
+import sys
 
 import mxnet as mx
 import numpy as np
@@ -89,12 +99,102 @@ def gluon_int8():
     q.hybridize(static_alloc=True, static_shape=True)
     int8_out = q(x).asnumpy()
     q.export(os.path.join(OUT, 'tiny_int8'))
-    np.savez(os.path.join(OUT, 'tiny_int8.npz'), data=x.asnumpy(), float_out=float_out, int8_out=int8_out)
+    np.savez(os.path.join(OUT, 'tiny_int8.npz'), data=x.asnumpy(), float_out=float_out, int8_out=int8_out,
+             vnni=np.array(cpu_vnni()))
     print(float_out[0], int8_out[0])
+
+
+def selfatt():
+    """interleaved_matmul_selfatt_qk / _valatt through 'MKLDNN' (selfatt_*-fused.json) and
+    quantize_model (calib_mode naive, then 'MKLDNN_QUANTIZE': selfatt_*-quantized.json); the
+    float outputs and those of the int8 graphs in selfatt.npz (qk_float, qk_int8, qk_uncalibrated:
+    calib_mode none, valatt_float, valatt_int8).  The keys (the weights of the qk product) stay
+    within 0.4 of the queries' range and the values within 0.5: oneDNN's int8 kernels without
+    VNNI sum pairs of uint8 x int8 products in int16 with saturation (the int8 source shifted by
+    128), which these ranges keep from saturating, so the int8 results are the exact products."""
+    rng = np.random.RandomState(5)
+    seq, batch, heads, head_dim = 4, 2, 2, 6     # seq = batch * heads: one batch axis for calibration
+    qkv = rng.uniform(-1, 1, (seq, batch * heads, 3, head_dim))
+    qkv[:, :, 1] *= 0.4
+    qkv[:, :, 2] *= 0.5
+    qkv = mx.nd.array(qkv.reshape(seq, batch, heads * 3 * head_dim).astype(np.float32))
+    att = mx.nd.array(rng.uniform(0, 1, (batch * heads, seq, seq)).astype(np.float32))
+    out = {"qkv": qkv.asnumpy(), "attention": att.asnumpy()}
+    data = mx.sym.Variable("data")
+    qk = mx.sym.contrib.interleaved_matmul_selfatt_qk(queries_keys_values=data, heads=heads, name="qk")
+    valatt = mx.sym.contrib.interleaved_matmul_selfatt_valatt(
+        queries_keys_values=data, attention=mx.sym.Variable("attention"), heads=heads, name="valatt")
+    for name, sym, feeds in (("qk", qk, {"data": qkv}), ("valatt", valatt, {"data": qkv, "attention": att})):
+        with open(os.path.join(OUT, f"selfatt_{name}-fused.json"), "w") as f:
+            f.write(sym.get_backend_symbol("MKLDNN").tojson())
+        ex = sym.bind(mx.cpu(), dict(feeds))
+        out[f"{name}_float"] = ex.forward()[0].asnumpy()
+        shapes = [(k, v.shape) for k, v in feeds.items()]
+        modes = ("naive", "none") if name == "qk" else ("naive",)
+        for mode in modes:
+            calib = dict(calib_mode="none")
+            if mode == "naive":
+                calib = dict(calib_mode="naive", num_calib_examples=1,
+                             calib_data=OneBatch(mx.io.DataBatch(list(feeds.values()), []), shapes[0][1]))
+                calib["calib_data"].provide_data = shapes
+            qsym, _, _ = mx.contrib.quant.quantize_model(
+                sym=sym.get_backend_symbol("MKLDNN_QUANTIZE"), arg_params={}, aux_params={},
+                ctx=mx.cpu(), quantized_dtype="auto", data_names=tuple(feeds), label_names=None,
+                quantize_mode="full", **calib)
+            qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+            result = qsym.bind(mx.cpu(), dict(feeds)).forward()[0].asnumpy()
+            if mode == "naive":
+                qsym.save(os.path.join(OUT, f"selfatt_{name}-quantized.json"))
+                out[f"{name}_int8"] = result
+            else:
+                out[f"{name}_uncalibrated"] = result
+    out["vnni"] = np.array(cpu_vnni())
+    np.savez(os.path.join(OUT, "selfatt.npz"), **out)
+    print({k: v.ravel()[:3] for k, v in out.items()})
+
+
+def cpu_vnni():
+    with open("/proc/cpuinfo") as handle:
+        return "avx512_vnni" in handle.read()
+
+
+def single_conv():
+    """A 3x3 convolution (16 filters over 8 channels, weights uniform in (-1, 1)) fused and
+    quantized (calib_mode naive) on int8 data in (-1, 1) and on uint8 data in (0, 1): the int8
+    output of the quantized convolution for each.  Without VNNI, oneDNN's int16 pair sums
+    saturate on these uint8 inputs, and its int8 source runs with halved weights."""
+    rng = np.random.RandomState(0)
+    out = {"vnni": np.array(cpu_vnni())}
+    for kind in ("int8", "uint8"):
+        data = mx.sym.Variable("data")
+        conv = mx.sym.Convolution(data, num_filter=16, kernel=(3, 3), pad=(1, 1), name="conv")
+        shape = (2, 8, 10, 10)
+        x = rng.uniform(-1 if kind == "int8" else 0, 1, shape).astype(np.float32)
+        args = {"conv_weight": mx.nd.array(rng.uniform(-1, 1, (16, 8, 3, 3))),
+                "conv_bias": mx.nd.array(rng.uniform(-1, 1, (16,)))}
+        qsym, qargs, _ = mx.contrib.quant.quantize_model(
+            conv.get_backend_symbol("MKLDNN_QUANTIZE"), args, {}, ctx=mx.cpu(), calib_mode="naive",
+            calib_data=OneBatch(mx.io.DataBatch([mx.nd.array(x)], []), shape), label_names=None,
+            num_calib_examples=2, quantized_dtype=kind, quantize_mode="full")
+        qsym = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+        q = qsym.get_internals()["quantized_sg_mkldnn_conv_0_output"]
+        mod = Module(symbol=q, label_names=None)
+        mod.bind(for_training=False, data_shapes=[("data", shape)])
+        mod.set_params(qargs, {})
+        mod.forward(mx.io.DataBatch([mx.nd.array(x)], []), is_train=False)
+        qsym.save(os.path.join(OUT, f"single_conv_{kind}-quantized.json"))
+        mx.nd.save(os.path.join(OUT, f"single_conv_{kind}-quantized.params"), {f"arg:{k}": v for k, v in qargs.items()})
+        out[f"data_{kind}"] = x
+        out[f"out_{kind}"] = mod.get_outputs()[0].asnumpy()
+    np.savez(os.path.join(OUT, "single_conv.npz"), **out)
+    print({k: v.ravel()[:4] for k, v in out.items()})
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if sys.argv[1:]:
+        {"selfatt": selfatt, "single_conv": single_conv}[sys.argv[1]]()
+        return
     for name, make in CASES.items():
         mx.random.seed(7)
         np.random.seed(7)
@@ -125,9 +225,11 @@ def main():
         saved = {f"arg:{k}": v for k, v in qargs.items()}
         saved.update({f"aux:{k}": v for k, v in qaux.items()})
         mx.nd.save(os.path.join(OUT, f"{name}-quantized.params"), saved)
-        np.savez(os.path.join(OUT, f"{name}.npz"), data=data.asnumpy(), float_out=float_out, int8_out=int8_out)
+        np.savez(os.path.join(OUT, f"{name}.npz"), data=data.asnumpy(), float_out=float_out, int8_out=int8_out,
+                 vnni=np.array(cpu_vnni()))
         print(name, "float", float_out.ravel()[:4], "int8", int8_out.ravel()[:4])
     gluon_int8()
+    selfatt()
 
 
 if __name__ == "__main__":

@@ -33,7 +33,9 @@ __all__ = ["numeric_grad", "check_numeric_gradient", "check_symbolic_forward",
 
 # -- executors -------------------------------------------------------------------------------------
 def _parse_location(sym, location, ctx, dtype=np.float32):
-    """``{name: NDArray}`` for every argument of ``sym`` from a list or dict of arrays."""
+    """``{name: NDArray}`` for every argument of ``sym`` from a dict of arrays, or a list in the
+    order of ``sym.list_arguments()`` (entries beyond the arguments dropped, as MXNet's ``zip``;
+    fewer raise MXNetError)."""
     names = sym.list_arguments()
     if isinstance(location, dict):
         unknown = set(location) - set(names)
@@ -45,8 +47,10 @@ def _parse_location(sym, location, ctx, dtype=np.float32):
         items = [(n, location[n]) for n in names]
     else:
         location = list(location)
-        if len(location) != len(names):
+        if len(location) < len(names):
             raise MXNetError(f"location: {len(location)} arrays for {len(names)} arguments {names}")
+        # MXNet pairs the list with the arguments and drops what is left over (its own
+        # test_Deconvolution passes a bias array to a Deconvolution without bias)
         items = list(zip(names, location))
     return {name: _to_ndarray(value, ctx, dtype) for name, value in items}
 

@@ -20,11 +20,18 @@ __all__ = []
 
 
 def _heads_view(op, tensor, parts):
-    """``(seq, batch, heads * parts * head_dim)`` as ``(batch * heads, parts, seq, head_dim)``."""
+    """``(seq, batch, heads * parts * head_dim)`` as ``(batch * heads, parts, seq, head_dim)``.
+
+    A last axis that is not a multiple of ``heads * parts`` is read as MXNet 1.9.1 reads it:
+    ``head_dim = features // (heads * parts)`` and the buffer's first ``seq * batch * heads *
+    parts * head_dim`` values laid out with those strides (its kernels compute the strides from
+    ``head_dim``, not from the axis)."""
     seq, batch, features = tensor.shape
-    if features % (op.heads * parts):
-        raise op.error(f"the last axis ({features}) must be a multiple of heads * {parts} = {op.heads * parts}")
     head_dim = features // (op.heads * parts)
+    if head_dim == 0:
+        raise op.error(f"the last axis ({features}) must be at least heads * {parts} = {op.heads * parts}")
+    if features % (op.heads * parts):
+        tensor = tensor.reshape(-1)[:seq * batch * op.heads * parts * head_dim]
     split = tensor.reshape(seq, batch * op.heads, parts, head_dim)
     return split.permute(1, 2, 0, 3), head_dim
 

@@ -14,11 +14,15 @@ A backend runs its properties one after the other, each one a full partitioning
     operand becomes the last input (``sum``).  Then the FullyConnected pass
     (``FullyConnected`` [-> Activation, LeakyReLU leaky / elu / gelu, ``square``, ``sqrt``, ``exp``,
     ``abs``, ``clip`` from 0]) into ``_sg_mkldnn_fully_connected`` nodes
-    ``sg_mkldnn_fully_connected[_eltwise]_<id>`` with ``with_eltwise``.
+    ``sg_mkldnn_fully_connected[_eltwise]_<id>`` with ``with_eltwise``.  Last the transformer pass:
+    each ``interleaved_matmul_selfatt_qk`` / ``_valatt`` becomes ``_sg_mkldnn_selfatt_qk`` /
+    ``_valatt`` (``sg_mkldnn_selfatt_qk_<id>``) holding it.
 ``MKLDNN_QUANTIZE``
     the same two passes restricted to what MXNet's int8 kernels fuse (relu of Activation; no
-    square / sqrt / exp; no relu6 after a sum), then the post-quantization passes on a graph
-    ``contrib.quantization.quantize_model`` made: a quantized ``_sg_mkldnn_conv`` or
+    square / sqrt / exp; no relu6 after a sum), the identity and transformer passes again, then
+    the post-quantization passes on a graph ``contrib.quantization.quantize_model`` made: a
+    quantized ``_sg_mkldnn_selfatt_*`` followed by a calibrated requantize takes its range, or,
+    with a dequantize after that, ``enable_float_output`` (as the FullyConnected below); a quantized ``_sg_mkldnn_conv`` or
     ``_contrib_quantized_elemwise_add`` followed by a calibrated ``_contrib_requantize`` takes
     the requantize's ``min_calib_range`` / ``max_calib_range``; a quantized
     ``_sg_mkldnn_fully_connected`` followed by a calibrated requantize takes its range, or, with
@@ -29,7 +33,9 @@ A backend runs its properties one after the other, each one a full partitioning
 MXNet's environment switches are read at each partitioning: ``MXNET_DISABLE_MKLDNN_CONV_OPT``,
 ``MXNET_DISABLE_MKLDNN_FUSE_CONV_BN``, ``..._FUSE_CONV_RELU``, ``..._FUSE_CONV_SUM``,
 ``MXNET_DISABLE_MKLDNN_FC_OPT``, ``MXNET_DISABLE_MKLDNN_FUSE_FC_ELTWISE``,
-``MXNET_DISABLE_MKLDNN_QFC_FUSE_ALL``, ``MXNET_DISABLE_MKLDNN_QFC_FLOAT_OUTPUT``.
+``MXNET_DISABLE_MKLDNN_QFC_FUSE_ALL``, ``MXNET_DISABLE_MKLDNN_QFC_FLOAT_OUTPUT``,
+``MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT``, ``MXNET_DISABLE_MKLDNN_QTRANSFORMER_FUSE_ALL``,
+``MXNET_DISABLE_MKLDNN_QTRANSFORMER_FLOAT_OUTPUT``.
 The nodes made are those of :mod:`mxtorch.ops.quantized_mkldnn`.
 """
 from __future__ import annotations
@@ -42,8 +48,8 @@ from ..symbol.subgraph_backends import register_backend
 from ..symbol.symbol import Symbol
 from .partition import SubgraphProperty, SubgraphSelector, build_subgraph
 
-__all__ = ["MKLDNNBackend", "IdentityProperty", "ConvProperty", "FullyConnectedProperty", "PostQuantizeProperty",
-           "FullyConnectedPostQuantizeProperty"]
+__all__ = ["MKLDNNBackend", "IdentityProperty", "ConvProperty", "FullyConnectedProperty", "TransformerProperty",
+           "PostQuantizeProperty", "FullyConnectedPostQuantizeProperty", "TransformerPostQuantizeProperty"]
 
 
 def _env(name):
@@ -330,6 +336,41 @@ class _IdentitySelector(SubgraphSelector):
         self.select(seed)
 
 
+class _TransformerSelector(SubgraphSelector):
+    """One ``interleaved_matmul_selfatt_qk`` / ``_valatt`` node alone."""
+
+    def select(self, node):
+        return _op_name(node) in _SELFATT
+
+
+_SELFATT = {"_contrib_interleaved_matmul_selfatt_qk": "selfatt_qk",
+            "_contrib_interleaved_matmul_selfatt_valatt": "selfatt_valatt"}
+
+
+class TransformerProperty(SubgraphProperty):
+    """MXNet's ``SgMKLDNNTransformerProperty``: each self-attention product becomes
+    ``_sg_mkldnn_selfatt_qk`` / ``_valatt`` named ``sg_mkldnn_selfatt_qk_<id>`` (attributes
+    ``heads``, ``quantized`` and ``enable_float_output`` False)."""
+
+    def __init__(self):
+        self.disabled = _env("MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT")
+
+    def create_selector(self):
+        return _TransformerSelector()
+
+    def create_subgraph_node(self, symbol, selector, subgraph_id):
+        graph = Symbol(symbol._outputs[:1])
+        node = graph._outputs[0][0]
+        kind = _SELFATT[node.op.name]
+        attrs = {"heads": str(node.op.heads), "quantized": "False", "enable_float_output": "False"}
+        op = registry.get_operator(f"_sg_mkldnn_{kind}")(attrs)
+        op.subgraphs = [graph]
+        return Node(op, f"sg_mkldnn_{kind}_{subgraph_id}", dict(attrs), [])
+
+    def output_index(self, entry, default):
+        return entry[1]
+
+
 def _is_identity(node):
     return _op_name(node) in ("_copy", "Dropout")
 
@@ -429,14 +470,17 @@ class PostQuantizeProperty(SubgraphProperty):
     # lists them in the node's input order: the default connect_inputs keeps them as they were
 
 
-class _FullyConnectedPostQuantizeSelector(_ChainSelector):
-    def __init__(self, disable_all, disable_float_output):
+class _FloatOutputPostQuantizeSelector(_ChainSelector):
+    """A quantized node of ``op_names``, the calibrated requantize reading it and the dequantize
+    after that (or a dequantize right after the node)."""
+
+    def __init__(self, op_names, disable_all, disable_float_output):
         super().__init__()
-        self._arguments = (disable_all, disable_float_output)
-        self.disable_all, self.disable_float_output = self._arguments
+        self._arguments = (op_names, disable_all, disable_float_output)
+        self.op_names, self.disable_all, self.disable_float_output = self._arguments
 
     def select(self, node):
-        if not self.disable_all and _op_name(node) == "_sg_mkldnn_fully_connected":
+        if not self.disable_all and _op_name(node) in self.op_names:
             return self.start(node)
         return False
 
@@ -466,17 +510,20 @@ class _FullyConnectedPostQuantizeSelector(_ChainSelector):
 
 class FullyConnectedPostQuantizeProperty(SubgraphProperty):
     """MXNet's ``SgMKLDNNFCPostQuantizeProperty``: requantize (and dequantize) folded into a
-    quantized FullyConnected."""
+    quantized FullyConnected (``enable_float_output``, else the requantize's range)."""
+
+    OP_NAMES = ("_sg_mkldnn_fully_connected",)
+    SWITCHES = ("MXNET_DISABLE_MKLDNN_QFC_FUSE_ALL", "MXNET_DISABLE_MKLDNN_QFC_FLOAT_OUTPUT")
 
     def __init__(self):
-        self.disable_all = _env("MXNET_DISABLE_MKLDNN_QFC_FUSE_ALL")
-        self.disable_float_output = _env("MXNET_DISABLE_MKLDNN_QFC_FLOAT_OUTPUT")
+        self.disable_all = _env(self.SWITCHES[0])
+        self.disable_float_output = _env(self.SWITCHES[1])
 
     def create_selector(self):
-        return _FullyConnectedPostQuantizeSelector(self.disable_all, self.disable_float_output)
+        return _FloatOutputPostQuantizeSelector(self.OP_NAMES, self.disable_all, self.disable_float_output)
 
     def create_subgraph_node(self, symbol, selector, subgraph_id):
-        nodes, fused = _fused_inputs(symbol, ("_sg_mkldnn_fully_connected",))
+        nodes, fused = _fused_inputs(symbol, self.OP_NAMES)
         requantize = next((n for n in nodes if n.op.name == "_contrib_requantize"), None)
         dequantize = next((n for n in nodes if n.op.name == "_contrib_dequantize"), None)
         if requantize is None:
@@ -488,6 +535,14 @@ class FullyConnectedPostQuantizeProperty(SubgraphProperty):
 
     def output_index(self, entry, default):
         return entry[1]
+
+
+class TransformerPostQuantizeProperty(FullyConnectedPostQuantizeProperty):
+    """MXNet's ``SgMKLDNNTransformerPostQuantizeProperty``: the same folding into a quantized
+    ``_sg_mkldnn_selfatt_qk`` / ``_valatt``."""
+
+    OP_NAMES = ("_sg_mkldnn_selfatt_qk", "_sg_mkldnn_selfatt_valatt")
+    SWITCHES = ("MXNET_DISABLE_MKLDNN_QTRANSFORMER_FUSE_ALL", "MXNET_DISABLE_MKLDNN_QTRANSFORMER_FLOAT_OUTPUT")
 
 
 class AlignScaleProperty:
@@ -563,7 +618,10 @@ class MKLDNNBackend:
     def properties(self):
         found = [IdentityProperty(), ConvProperty(self.quantize), FullyConnectedProperty(self.quantize)]
         if self.quantize:
-            found += [PostQuantizeProperty(), FullyConnectedPostQuantizeProperty()]
+            found += [IdentityProperty(), TransformerProperty(), TransformerPostQuantizeProperty(),
+                      PostQuantizeProperty(), FullyConnectedPostQuantizeProperty()]
+        else:
+            found.append(TransformerProperty())
         return [p for p in found if not getattr(p, "disabled", False)]
 
     def partition(self, symbol, args, aux, options):
