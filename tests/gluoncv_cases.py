@@ -96,7 +96,7 @@ def calibrate_batchnorm(net, mx, inputs):
             attach(child)
 
     attach(net)
-    net(*[mx.nd.array(x) for x in inputs])
+    net(*[mx.nd.array(x, dtype=x.dtype) for x in inputs])
     for handle in handles:
         handle.detach()
     return statistics
