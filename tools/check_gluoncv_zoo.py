@@ -23,7 +23,11 @@ float64.  Detectors are worse: a rounding difference reorders two near-equal sco
 non-maximum suppression then keeps different boxes.  So every name runs in float64 first
 (``net.cast('float64')``; MXNet 1.9.1's CPU kernels take float64 for nearly every
 operator), where a difference beyond 1e-3 is a semantic one; only a name MXNet cannot run
-in float64 runs in float32 (the row's ``dtype`` says which).
+in float64 runs in float32 (the row's ``dtype`` says which).  Inside a network GluonCV
+creates some arrays without a dtype (``F.arange`` of class ids in MultiPerClassDecoder,
+so SSD), which MXNet makes float32 and then refuses to mix with float64: the worker makes
+``arange`` / ``zeros`` / ``ones`` / ``full`` of ``mx.nd`` and ``mx.sym`` default to the
+dtype the network runs in, on both sides alike (``_default_creation_dtype``).
 
 Each side runs in a worker process per batch of names (``--batch``) with a timeout per
 name; a name whose process crashed or timed out runs again alone.  The summary (one row per
@@ -189,18 +193,45 @@ def worker(side, workdir, dtype, names):
                 handle.write(_last_line(f"{type(error).__name__}: {error}") + "\n" + traceback.format_exc())
 
 
+# creation operators whose dtype defaults to float32 (GluonCV calls some inside networks:
+# MultiPerClassDecoder's F.arange of class ids); in a float64 run they default to float64
+CREATION_OPERATORS = ("arange", "zeros", "ones", "full")
+_CREATION_DTYPE = ["float32"]
+
+
+def _default_creation_dtype(mx):
+    """Make ``mx.nd.OP`` / ``mx.sym.OP`` of CREATION_OPERATORS default to the dtype the network
+    runs in (``_CREATION_DTYPE[0]``; both sides alike; a dtype given explicitly is kept)."""
+    import functools
+    for module in (mx.nd, mx.sym):
+        for op in CREATION_OPERATORS:
+            original = getattr(module, op)
+
+            @functools.wraps(original)
+            def creation(*args, _original=original, **kwargs):
+                if kwargs.get("dtype") is None:
+                    kwargs["dtype"] = _CREATION_DTYPE[0]
+                return _original(*args, **kwargs)
+            setattr(module, op, creation)
+
+
 def _run_one(side, name, directory, dtype, mx, model_zoo):
     import numpy as np
     rng = np.random.RandomState(0)
     inputs = [rng.uniform(0, 1, shape).astype("float32") for shape in input_shapes(name)]
     params_path = os.path.join(directory, "net.params")
     mx.random.seed(0)
+    if not getattr(mx, "_zoo_dtype_patched", False):
+        _default_creation_dtype(mx)
+        mx._zoo_dtype_patched = True
+    _CREATION_DTYPE[0] = "float32"
     start = time.time()
     net = _build(name, mx, model_zoo)
     if side == "mxnet":
         fill_parameters(net, mx, inputs)        # in float32: the values are float32 numbers
     if dtype != "float32":
         net.cast(dtype)
+    _CREATION_DTYPE[0] = dtype
     inputs = [x.astype(dtype) for x in inputs]
     if side == "mxnet":
         calibrate_batchnorm(net, mx, inputs)
