@@ -121,7 +121,8 @@ def input_shapes(name):
             return [(1, 3, 299, 299)]
         return [(1, 3, 224, 224)]
     if family == "tracking":
-        return [(1, 3, 127, 127), (1, 3, 255, 255)]
+        # template and search image: the inference head reshapes the search features to 24 x 24
+        return [(1, 3, 127, 127), (1, 3, 287, 287)]
     return [(1, 3, 64, 64)]
 
 
@@ -235,9 +236,13 @@ def _run_one(side, name, directory, dtype, mx, model_zoo):
     inputs = [x.astype(dtype) for x in inputs]
     if side == "mxnet":
         calibrate_batchnorm(net, mx, inputs)
-        net.save_parameters(params_path)
+    # a SymbolBlock (the *_int8 networks) is saved and loaded by full parameter names: MXNet
+    # 1.9.1 does not load the structural names its own save_parameters writes for them
+    whole = isinstance(net, mx.gluon.SymbolBlock)
+    if side == "mxnet":
+        net.collect_params().save(params_path) if whole else net.save_parameters(params_path)
     else:
-        net.load_parameters(params_path)
+        net.collect_params().load(params_path) if whole else net.load_parameters(params_path)
     outputs = _flatten(net(*[mx.nd.array(x, dtype=dtype) for x in inputs]))
     arrays = {f"out{index}": out.asnumpy() for index, out in enumerate(outputs)}
     np.savez(os.path.join(directory, f"{side}.npz"), **arrays)
