@@ -39,7 +39,8 @@ be run one at a time::
     python tools/check_gluoncv_zoo.py resnet18_v1b ssd_300_vgg16_atrous_voc
 
 Statuses: match, mismatch, mxtorch-fails / mxtorch-timeout, mxnet-fails / mxnet-timeout
-(MXNet 1.9.1 itself does not build or run the name offline, e.g. it downloads a file).
+(MXNet 1.9.1 itself does not build or run the name offline, e.g. it downloads a file; the
+row's ``mxtorch_reason`` then says how mxtorch failed on the same build).
 Run as a worker (``--worker mxnet|mxtorch WORKDIR DTYPE NAME...``) it does one side.
 """
 from __future__ import annotations
@@ -331,6 +332,14 @@ def check_many(names, mxnet_python, mxtorch_python, timeout, env, dtypes=("float
                     row.update(status="match" if difference is None else "mismatch", reason=difference or "")
                 rows[name] = row
             remaining = [name for name in remaining if rows[name]["status"] in ("mxnet-fails", "mxnet-timeout")]
+        # where MXNet fails (in every dtype), does mxtorch fail the same way?  (It has no
+        # parameter file to load: a build that MXNet refuses must be refused here too.)
+        failed = [name for name in remaining if rows[name]["status"] == "mxnet-fails"]
+        if failed:
+            here = os.path.join(workdir, dtypes[-1])
+            theirs = _run_side("mxtorch", mxtorch_python, failed, here, dtypes[-1], timeout, env)
+            for name in failed:
+                rows[name]["mxtorch_reason"] = theirs[name][1] if theirs[name] else "ran"
     return rows
 
 
