@@ -101,6 +101,9 @@ def input_shapes(name):
             return [(1, 3, 512, 512)]
         if name.startswith("center_net"):
             return [(1, 3, 128, 128)]
+        if name.startswith(("mask_rcnn", "custom_mask_rcnn")):
+            # the mask head slices the top 1000 RPN proposals: more anchors than a 128 x 128 input has
+            return [(1, 3, 224, 224)]
         return [(1, 3, 128, 128)]
     if family == "segmentation":
         return [(1, 3, 96, 96)]
