@@ -346,6 +346,30 @@ def check_many(names, mxnet_python, mxtorch_python, timeout, env, dtypes=("float
     return rows
 
 
+OFFLINE_MARKS = ("ConnectionError", "NameResolution", "Max retries exceeded", "urlopen error")
+
+
+def report(summary, names=None):
+    """Counts per status of the summary rows (of ``names``, all when None) as text lines;
+    mxnet-fails split into ``offline`` (MXNet tried to download a file) and ``other``."""
+    import collections
+    rows = {name: row for name, row in summary.items() if names is None or name in names}
+    counts = collections.Counter()
+    for row in rows.values():
+        status = row["status"]
+        if status == "mxnet-fails":
+            status += " (offline)" if any(mark in row["reason"] for mark in OFFLINE_MARKS) else " (other)"
+        counts[status] += 1
+    lines = [f"{len(rows)} names run" + (f" of {len(names)}" if names is not None else "")]
+    lines += [f"  {status:24s} {count}" for status, count in sorted(counts.items())]
+    by_family = collections.defaultdict(collections.Counter)
+    for row in rows.values():
+        by_family[row["family"]][row["status"]] += 1
+    lines += [f"  {family:15s} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
+              for family, c in sorted(by_family.items())]
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*")
@@ -358,11 +382,16 @@ def main(argv=None):
     parser.add_argument("--dtype", action="append", choices=("float64", "float32"),
                         help="the dtypes to try in order (default: float64, then float32 where MXNet fails)")
     parser.add_argument("--batch", type=int, default=8, help="names per worker process")
+    parser.add_argument("--report", action="store_true", help="print the summary's counts and exit")
     parser.add_argument("--worker", nargs="+", metavar="SIDE WORKDIR DTYPE NAME")
     args = parser.parse_args(argv)
     if args.worker:
         side, workdir, dtype, *names = args.worker
         worker(side, workdir, dtype, names)
+        return 0
+    if args.report:
+        with open(args.summary) as handle:
+            print("\n".join(report(json.load(handle))))
         return 0
     names = args.names
     if not names:
