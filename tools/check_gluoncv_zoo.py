@@ -136,7 +136,7 @@ def build_kwargs(name):
     if family in ("detection", "segmentation", "pose", "depth", "action"):
         kwargs["pretrained_base"] = False
     if name.startswith(("ssd_", "yolo3_", "faster_rcnn", "mask_rcnn", "center_net", "custom_",
-                        "doublehead_rcnn")) and name.endswith("_custom"):
+                        "doublehead_rcnn")) and name.endswith("_custom") or name.startswith("custom_"):
         kwargs["classes"] = ["a", "b"]
         kwargs["transfer"] = None
     if name.startswith("i3d") and name.endswith("_custom") or name.endswith("v1b_custom") or name.startswith(
@@ -254,12 +254,55 @@ def _run_one(side, name, directory, dtype, mx, model_zoo):
         handle.write(str(time.time() - start))
 
 
-def compare(workdir):
+def _tolerance(want):
+    return 1e-3 * (abs(want) + (abs(want).max() if want.size else 0.0))
+
+
+def same_detections(have, want):
+    """Detector outputs (ids, scores, boxes[, masks]: one row per detection along axis 1,
+    sorted by score) equal up to the order of rows whose scores tie within the tolerance:
+    each of our rows matched to an unused MXNet row with a score within the tolerance whose
+    every output agrees.  In float32 two near-equal scores may be ranked either way after
+    rounding (tests/gluoncv_zoo_cases.py compares the same way).  Returns None or the first
+    row without a match."""
+    import numpy as np
+    keys = sorted(want.files, key=lambda k: int(k[3:]))
+    if len(keys) < 3 or any(want[k].ndim < 2 or want[k].shape[:2] != want[keys[0]].shape[:2] for k in keys):
+        return "not detector rows"
+    batch, count = want[keys[0]].shape[:2]
+    for item in range(batch):
+        ours = [np.asarray(have[k][item], dtype="float64").reshape(count, -1) for k in keys]
+        theirs = [np.asarray(want[k][item], dtype="float64").reshape(count, -1) for k in keys]
+        bounds = [_tolerance(t) for t in theirs]
+        unused = np.ones(count, dtype=bool)
+        for row in range(count):
+            near = np.nonzero(unused & (np.abs(theirs[1][:, 0] - ours[1][row, 0]) <= bounds[1][:, 0]))[0]
+            match = next((i for i in near if all((np.abs(o[row] - t[i]) <= b[i]).all()
+                                                 for o, t, b in zip(ours, theirs, bounds))), None)
+            if match is None:
+                return f"detection {row} (id {ours[0][row, 0]:g}, score {ours[1][row, 0]:.6g}) matches no MXNet row"
+            unused[match] = False
+    return None
+
+
+def compare(workdir, detector=False):
+    """None when mxtorch's outputs are MXNet's (see the module docstring), else the first
+    difference.  ``detector``: rows of near-tied scores may come in another order (float32
+    runs of detectors)."""
     import numpy as np
     want = np.load(os.path.join(workdir, "mxnet.npz"))
     have = np.load(os.path.join(workdir, "mxtorch.npz"))
     if sorted(want.files) != sorted(have.files):
         return f"{len(have.files)} outputs, MXNet {len(want.files)}"
+    difference = _compare_outputs(want, have)
+    if difference is not None and detector:
+        if all(have[k].shape == want[k].shape for k in want.files) and same_detections(have, want) is None:
+            return None
+    return difference
+
+
+def _compare_outputs(want, have):
+    import numpy as np
     for key in sorted(want.files, key=lambda k: int(k[3:])):
         a, b = have[key], want[key]
         if a.shape != b.shape:
@@ -331,7 +374,10 @@ def check_many(names, mxnet_python, mxtorch_python, timeout, env, dtypes=("float
                 if failure:
                     row.update(status=failure[0], reason=failure[1])
                 else:
-                    difference = compare(os.path.join(here, name))
+                    detector = family_of(name) == "detection" and dtype == "float32"
+                    difference = compare(os.path.join(here, name), detector)
+                    if difference is None and detector and compare(os.path.join(here, name)) is not None:
+                        row["note"] = "rows of near-tied scores in another order (float32)"
                     row.update(status="match" if difference is None else "mismatch", reason=difference or "")
                 rows[name] = row
             remaining = [name for name in remaining if rows[name]["status"] in ("mxnet-fails", "mxnet-timeout")]
