@@ -215,6 +215,12 @@ def build():
     data[:, :, 2:] = np.concatenate([middle - size / 2, middle + size / 2], axis=1).reshape(2, 24, 4)
     case("box_nms_tied_scores_topk", "_contrib_box_nms",
          {"overlap_thresh": "0.3", "topk": "11", "id_index": "0"}, [("data", data)], backward=False)
+    # float64 data: MXNet still computes the sampling positions in float32
+    case("BilinearResize2D_float64_down", "_contrib_BilinearResize2D", {"height": "48", "width": "29"},
+         [("data", tied.uniform(0, 1, (1, 2, 96, 61)))], backward=False)
+    case("BilinearResize2D_float64_up_no_align", "_contrib_BilinearResize2D",
+         {"height": "37", "width": "23", "align_corners": "False"}, [("data", tied.uniform(0, 1, (1, 2, 7, 6)))],
+         backward=False)
     case("box_nms_tied_scores_force", "_contrib_box_nms",
          {"overlap_thresh": "0.4", "id_index": "0", "force_suppress": "True"}, [("data", data)], backward=False)
 
