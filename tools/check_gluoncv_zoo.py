@@ -101,7 +101,7 @@ def input_shapes(name):
             return [(1, 3, 512, 512)]
         if name.startswith("center_net"):
             return [(1, 3, 128, 128)]
-        if name.startswith(("mask_rcnn", "custom_mask_rcnn")):
+        if name.startswith(("mask_rcnn", "custom_mask_rcnn")) or "rcnn" in name and name.endswith("_coco"):
             # the mask head slices the top 1000 RPN proposals: more anchors than a 128 x 128 input has
             return [(1, 3, 224, 224)]
         return [(1, 3, 128, 128)]
@@ -115,7 +115,7 @@ def input_shapes(name):
         return [(1, 3, 64, 64)]
     if family == "action":
         if name.startswith(("i3d", "slowfast", "c3d", "p3d", "r2plus1d")):
-            frames = 32 if name.startswith("slowfast") else 8
+            frames = 32 if name.startswith("slowfast") else 16 if name.startswith("p3d") else 8
             if name.startswith("slowfast_16x8"):
                 frames = 64
             if name.startswith("c3d"):
