@@ -68,8 +68,9 @@ def calibrate_batchnorm(net, mx, inputs):
     of its input on ``inputs`` (layer by layer, in the order the forward reaches them), so
     the filled network's activations neither vanish nor explode and its detections are not
     ties of saturated scores.  Returns ``{structural name: array}`` of the statistics set
-    (the reference files store them; ``set_statistics`` puts them back).  Runs under MXNet
-    (forward pre-hooks of Gluon blocks)."""
+    (the reference files store them; ``set_statistics`` puts them back).  ``inputs`` keep
+    their dtype (float64 for a network cast to float64, tools/check_gluoncv_zoo.py).  Runs
+    under MXNet (forward pre-hooks of Gluon blocks)."""
     names = {id(parameter): name for name, parameter in net._collect_params_with_prefix().items()}
     statistics = {}
 
@@ -96,7 +97,7 @@ def calibrate_batchnorm(net, mx, inputs):
             attach(child)
 
     attach(net)
-    net(*[mx.nd.array(x) for x in inputs])
+    net(*[mx.nd.array(x, dtype=x.dtype) for x in inputs])
     for handle in handles:
         handle.detach()
     return statistics

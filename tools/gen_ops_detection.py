@@ -202,6 +202,27 @@ def build():
          [("data", normal(1, 2, 7, 9))])
     case("AdaptiveAvgPooling2D_larger", "_contrib_AdaptiveAvgPooling2D", {"output_size": "6"},
          [("data", normal(1, 1, 4, 5))])
+    # -- box_nms on exactly tied scores (last, with its own random state: the cases above keep
+    # their draws).  MXNet 1.9.1 ranks with std::stable_sort by descending score, so tied rows
+    # keep their input order; 2 x 24 rows of 3 distinct scores, boxes around 2 centres (the
+    # kept set depends on the order of the ties), topk cutting inside a tie group, 2 classes.
+    tied = np.random.RandomState(21)
+    data = np.zeros((2, 24, 6), np.float32)
+    data[:, :, 0] = tied.randint(2, size=(2, 24))
+    data[:, :, 1] = tied.choice([0.25, 0.5, 0.75], size=(2, 24))
+    middle = tied.uniform(0.3, 0.7, (2, 2))[tied.randint(2, size=48)]
+    size = tied.uniform(0.1, 0.3, (48, 2))
+    data[:, :, 2:] = np.concatenate([middle - size / 2, middle + size / 2], axis=1).reshape(2, 24, 4)
+    case("box_nms_tied_scores_topk", "_contrib_box_nms",
+         {"overlap_thresh": "0.3", "topk": "11", "id_index": "0"}, [("data", data)], backward=False)
+    # float64 data: MXNet still computes the sampling positions in float32
+    case("BilinearResize2D_float64_down", "_contrib_BilinearResize2D", {"height": "48", "width": "29"},
+         [("data", tied.uniform(0, 1, (1, 2, 96, 61)))], backward=False)
+    case("BilinearResize2D_float64_up_no_align", "_contrib_BilinearResize2D",
+         {"height": "37", "width": "23", "align_corners": "False"}, [("data", tied.uniform(0, 1, (1, 2, 7, 6)))],
+         backward=False)
+    case("box_nms_tied_scores_force", "_contrib_box_nms",
+         {"overlap_thresh": "0.4", "id_index": "0", "force_suppress": "True"}, [("data", data)], backward=False)
 
 
 def run(spec):
@@ -235,10 +256,21 @@ def run(spec):
                 backward=spec["backward"], outputs=symbol.list_outputs())
 
 
-def main():
+def main(argv=None):
+    """Writes every case, or (``--only NAME ...``) only those, updating their index entries."""
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", nargs="+")
+    args = parser.parse_args(argv)
     os.makedirs(OUT, exist_ok=True)
     build()
-    index = [run(spec) for spec in CASES]
+    if args.only:
+        with open(os.path.join(OUT, "index.json")) as handle:
+            index = json.load(handle)["cases"]
+        fresh = {spec["name"]: run(spec) for spec in CASES if spec["name"] in args.only}
+        index = [fresh.pop(entry["name"], entry) for entry in index] + list(fresh.values())
+    else:
+        index = [run(spec) for spec in CASES]
     with open(os.path.join(OUT, "index.json"), "w") as handle:
         json.dump({"mxnet_version": mx.__version__, "generator": "tools/gen_ops_detection.py", "cases": index},
                   handle, indent=1)

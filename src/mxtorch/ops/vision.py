@@ -473,14 +473,39 @@ class BilinearResize2D(Operator):
         if min(size) < 1:
             raise self.error(f"mode={self.mode!r} gives the output size {size} for data {tuple(data.shape)}")
         source = data.to(_compute_dtype(data))
-        if not self.align_corners:
-            # MXNet samples index 0 along an output axis of size 1
-            if size[0] == 1:
-                source = source[:, :, :1]
-            if size[1] == 1:
-                source = source[:, :, :, :1]
-        output = F.interpolate(source, size=tuple(size), mode="bilinear", align_corners=self.align_corners)
+        if tuple(source.shape[2:]) == tuple(size):
+            return [data * 1]                   # MXNet copies
+        rows = _bilinear_axis(source.shape[2], size[0], self.align_corners, source)
+        cols = _bilinear_axis(source.shape[3], size[1], self.align_corners, source)
+        (top, bottom, down), (left, right, across) = rows, cols
+        upper, lower = source[:, :, top], source[:, :, bottom]
+        output = ((1 - down)[:, None] * ((1 - across) * upper[..., left] + across * upper[..., right])
+                  + down[:, None] * ((1 - across) * lower[..., left] + across * lower[..., right]))
         return [output.to(data.dtype)]
+
+
+def _bilinear_axis(in_size, out_size, align_corners, like):
+    """MXNet 1.9.1's sampling along one axis of BilinearResize2D: the source index
+    ``(in - 1) / (out - 1) * i`` (align_corners) or ``max(in / out * (i + 0.5) - 0.5, 0)``,
+    computed in float32 whatever the data's dtype (MXNet's kernel uses ``float``; an output
+    of size 1 reads index 0), its floor, the next index (clamped) and the weight of the next
+    one (float32, then in the data's dtype)."""
+    f32 = np.float32
+    if out_size > 1:
+        scale = f32(in_size - 1) / f32(out_size - 1) if align_corners else f32(in_size) / f32(out_size)
+    else:
+        scale = f32(0)
+    index = np.arange(out_size)
+    if align_corners:
+        source = scale * index.astype(f32)
+    else:   # float * (int + 0.5) - 0.5 is computed in double, then stored in float
+        source = np.maximum(float(scale) * (index + 0.5) - 0.5, 0).astype(f32)
+    low = source.astype(np.int64)
+    high = low + (low < in_size - 1)
+    weight = (source - low.astype(f32)).astype(f32)
+    device = like.device
+    return (torch.from_numpy(low).to(device), torch.from_numpy(high).to(device),
+            torch.from_numpy(weight).to(device=device, dtype=like.dtype))
 
 
 @register("_contrib_AdaptiveAvgPooling2D")
