@@ -106,9 +106,12 @@ def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_
             # stderr too: torch.export prints the partial graph of a failed trace there (a
             # data-dependent check such as an index bounds check), although the fallback succeeds
             with contextlib.redirect_stderr(quiet):
+                # optimize=False: onnxscript's graph optimizer ran for over ten minutes on the 7,600
+                # nodes of GluonCV's Faster R-CNN; onnxruntime optimizes the graph when it loads it
                 program = torch.onnx.export(module, inputs, input_names=input_names, output_names=output_names,
                                             opset_version=opset_version, dynamo=True, verbose=False,
-                                            external_data=False, custom_translation_table=_dynamo_translations())
+                                            external_data=False, custom_translation_table=_dynamo_translations(),
+                                            optimize=False)
             program.save(path)
             return
         except Exception:       # noqa: BLE001 - the older exporter gets a try before giving up
