@@ -68,8 +68,8 @@ def _unmatched_near_threshold(rows, other, threshold):
     """Indices of the detections of ``rows`` (ids, scores, boxes as (N, k) arrays) that no
     detection of ``other`` matches (same id, score and box within the zoo tolerance) and whose
     largest IoU with a higher-scored detection of the same class in ``rows`` is within 1e-3 of
-    ``threshold`` (None: the network has no NMS, every detection needs a match): a suppression that float rounding (onnxruntime's convolutions) may decide
-    either way.  Raises AssertionError naming an unmatched detection without that excuse."""
+    ``threshold`` (None: the network has no NMS, every detection needs a match): a suppression
+    that float rounding (onnxruntime's convolutions) may decide either way.  Raises AssertionError naming an unmatched detection without that excuse."""
     ids, scores, boxes = rows
     other_ids, other_scores, other_boxes = other
     score_bound, box_bound = _tolerance(other_scores)[:, 0], _tolerance(other_boxes)
@@ -81,10 +81,10 @@ def _unmatched_near_threshold(rows, other, threshold):
             continue
         higher = np.flatnonzero((ids[:, 0] == ids[row, 0]) & (scores[:, 0] > scores[row, 0]))
         overlap = _iou(boxes[row], boxes[higher]).max() if len(higher) else 0.0
-        assert threshold is not None and abs(overlap - threshold) <= 1e-3, (f"detection {row} (id {ids[row, 0]}, score {scores[row, 0]:.6g}) "
-                                                  f"has no counterpart; its largest IoU with a higher-scored "
-                                                  f"detection of its class is {overlap:.6g}, NMS threshold "
-                                                  f"{threshold}")
+        excused = threshold is not None and abs(overlap - threshold) <= 1e-3
+        assert excused, (f"detection {row} (id {ids[row, 0]}, score {scores[row, 0]:.6g}) has no counterpart; its "
+                         f"largest IoU with a higher-scored detection of its class is {overlap:.6g}, NMS "
+                         f"threshold {threshold}")
         found.append(row)
     return found
 
