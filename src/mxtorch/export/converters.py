@@ -106,9 +106,12 @@ def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_
             # stderr too: torch.export prints the partial graph of a failed trace there (a
             # data-dependent check such as an index bounds check), although the fallback succeeds
             with contextlib.redirect_stderr(quiet):
+                # optimize=False: onnxscript's graph optimizer ran for over ten minutes on the 7,600
+                # nodes of GluonCV's Faster R-CNN; onnxruntime optimizes the graph when it loads it
                 program = torch.onnx.export(module, inputs, input_names=input_names, output_names=output_names,
                                             opset_version=opset_version, dynamo=True, verbose=False,
-                                            external_data=False, custom_translation_table=_dynamo_translations())
+                                            external_data=False, custom_translation_table=_dynamo_translations(),
+                                            optimize=False)
             program.save(path)
             return
         except Exception:       # noqa: BLE001 - the older exporter gets a try before giving up
@@ -128,9 +131,37 @@ def _sort_stable_onnx(self, stable=None, dim=-1, descending=False):
     return values, indices
 
 
+def _greedy_nms_onnx(boxes, priority, classes, overlap_thresh: float):
+    """``mxtorch::greedy_nms`` (box_nms under a graph capture) as ONNX ``NonMaxSuppression``:
+    one ONNX class per distinct class value (``Unique``'s inverse indices), the priorities
+    as scores (candidates >= 1, others 0 and below the 0.5 score threshold; distinct, so the
+    greedy order is the priority order), at most N boxes per class; the selected
+    ``(batch, class, box)`` triples scattered into a ``(B, N)`` mask.  onnxruntime suppresses
+    at IoU strictly above the threshold and never by a box of zero area, as MXNet."""
+    from onnxscript import opset18 as op
+    shape = op.Shape(priority)
+    _, _, inverse, _ = op.Unique(op.Reshape(classes, op.Constant(value_ints=[-1])), sorted=1)
+    members = op.Reshape(inverse, shape)                                          # (B, N) class numbers
+    kinds = op.Add(op.ReduceMax(members, keepdims=0), op.Constant(value_int=1))
+    numbers = op.Range(op.Constant(value_int=0), kinds, op.Constant(value_int=1))
+    member = op.Equal(op.Unsqueeze(members, op.Constant(value_ints=[1])),
+                      op.Unsqueeze(numbers, op.Constant(value_ints=[0, 2])))      # (B, C, N)
+    scores = op.Where(member, op.Unsqueeze(priority, op.Constant(value_ints=[1])), op.Constant(value_float=0.0))
+    count = op.Slice(shape, op.Constant(value_ints=[1]), op.Constant(value_ints=[2]))
+    selected = op.NonMaxSuppression(boxes, scores, count, op.Constant(value_floats=[overlap_thresh]),
+                                    op.Constant(value_floats=[0.5]), center_point_box=0)
+    places = op.Gather(selected, op.Constant(value_ints=[0, 2]), axis=1)          # (K, 2): batch, box
+    ones = op.Expand(op.Constant(value_float=1.0), op.Slice(op.Shape(selected), op.Constant(value_ints=[0]),
+                                                            op.Constant(value_ints=[1])))
+    mask = op.ScatterND(op.Expand(op.Constant(value_float=0.0), shape), places, ones)
+    return op.Cast(mask, to=9)      # BOOL
+
+
 def _dynamo_translations():
     """The ONNX translations mxtorch adds to the ``torch.export``-based exporter."""
-    return {torch.ops.aten.sort.stable: _sort_stable_onnx}
+    from ..ops.boxes import greedy_nms  # noqa: F401  (registers torch.ops.mxtorch.greedy_nms)
+    return {torch.ops.aten.sort.stable: _sort_stable_onnx,
+            torch.ops.mxtorch.greedy_nms.default: _greedy_nms_onnx}
 
 
 def _expm1_symbolic(g, value):

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .helpers import _check_inputs, _check_ndim, _compute_dtype, _host, _where
+from .helpers import _check_inputs, _check_ndim, _compute_dtype, _host, _where, capturing_graph
 from .registry import Attr, Bool, Choice, Float, Int, merge_shape, Operator, register
 
 __all__ = []
@@ -37,6 +37,53 @@ def _greedy_keep(count, suppresses, limit=None):
         if len(later):
             alive[later[suppresses(index, later)]] = False
     return np.asarray(keep, dtype=np.int64)
+
+
+def _iou_rule(boxes, threshold):
+    """``suppresses(i, later)`` for ``_greedy_keep`` over corner ``boxes`` ``(K, 4)`` (numpy):
+    IoU above ``threshold`` (boxes without overlap or of zero area never suppress)."""
+    dtype = boxes.dtype.type
+    left, top, right, bottom = _corners(boxes, "corner")
+    area = _areas(boxes, "corner")
+
+    def rule(index, later):
+        overlap_w = np.minimum(right[index], right[later]) - np.maximum(left[index], left[later])
+        overlap_h = np.minimum(bottom[index], bottom[later]) - np.maximum(top[index], top[later])
+        inter = np.where(overlap_w > 0, overlap_w, dtype(0)) * np.where(overlap_h > 0, overlap_h, dtype(0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return inter / (area[index] + area[later] - inter) > dtype(threshold)
+    return rule
+
+
+@torch.library.custom_op("mxtorch::greedy_nms", mutates_args=())
+def greedy_nms(boxes: torch.Tensor, priority: torch.Tensor, classes: torch.Tensor,
+               overlap_thresh: float) -> torch.Tensor:
+    """Greedy non-maximum suppression with a fixed-shape result, the form box_nms takes
+    under a graph capture (``capturing_graph``): ``mxtorch.export`` writes it as ONNX's
+    ``NonMaxSuppression``.
+
+    boxes ``(B, N, 4)`` corners ``(x1, y1, x2, y2)`` (float32), priority ``(B, N)``: > 0
+    for the candidates, a higher value ranks first (distinct within a batch item), classes
+    ``(B, N)``: boxes suppress only boxes of an equal class value.  Returns ``(B, N)`` bool,
+    True for the kept candidates (IoU above ``overlap_thresh`` with a kept candidate of
+    higher priority and the same class suppresses)."""
+    host_boxes = boxes.detach().cpu().to(torch.float32).numpy()
+    host_priority = priority.detach().cpu().to(torch.float32).numpy()
+    host_classes = classes.detach().cpu().to(torch.float32).numpy()
+    keep = np.zeros(host_priority.shape, dtype=bool)
+    for item in range(host_priority.shape[0]):
+        candidates = np.flatnonzero(host_priority[item] > 0)
+        candidates = candidates[np.argsort(-host_priority[item][candidates], kind="stable")]
+        for value in np.unique(host_classes[item][candidates]):
+            members = candidates[host_classes[item][candidates] == value]
+            rule = _iou_rule(host_boxes[item][members], overlap_thresh)
+            keep[item, members[_greedy_keep(len(members), rule)]] = True
+    return torch.from_numpy(keep).to(boxes.device)
+
+
+@greedy_nms.register_fake
+def _greedy_nms_shape(boxes, priority, classes, overlap_thresh):
+    return torch.empty(priority.shape, dtype=torch.bool, device=priority.device)
 
 
 # -- box utilities ---------------------------------------------------------------------------------
@@ -143,8 +190,11 @@ class BoxNMS(Operator):
         if topk < 1:
             record = torch.arange(batch * count, device=data.device).to(data.dtype)
             return [data * 1, record.reshape(shape[:-1] + (1,))]
-        source = self._select(_host(data).reshape(batch, count, width), topk)          # (B, N) rows or -1
-        source = torch.from_numpy(source).to(data.device)
+        if capturing_graph():
+            source = self._select_captured(data.reshape(batch, count, width), topk)
+        else:
+            source = self._select(_host(data).reshape(batch, count, width), topk)      # (B, N) rows or -1
+            source = torch.from_numpy(source).to(data.device)
         kept = source >= 0
         rows = flat[source.clamp(min=0).reshape(-1)].reshape(batch, count, width)
         output = torch.where(kept[..., None], rows, torch.full_like(rows, -1))
@@ -171,6 +221,41 @@ class BoxNMS(Operator):
         flat = torch.zeros(data.numel() // width, width, dtype=grad.dtype, device=grad.device)
         flat.index_add_(0, source[kept], grad.reshape(-1, width)[kept])
         return [flat.reshape(data.shape)]
+
+    def _select_captured(self, rows, topk):
+        """``_select`` in tensor operations for a graph capture (``capturing_graph``): the same
+        (B, N) source rows (``item * N + row``, -1 after the kept rows) with fixed shapes; the
+        greedy pass is ``greedy_nms`` (ONNX NonMaxSuppression once exported).  The ranking is a
+        stable sort of the scores as on the host; boxes of negative width or height (area 0
+        for MXNet) become empty boxes, which neither suppress nor are suppressed."""
+        batch, count, _ = rows.shape
+        compute = rows.detach().to(torch.float32)
+        scores = compute[..., self.score_index]
+        valid = scores > self.valid_thresh
+        if self.id_index >= 0:
+            valid = valid & (compute[..., self.id_index] != self.background_id)
+        key = torch.where(valid, -scores, torch.full_like(scores, float("inf")))
+        order = torch.sort(key, dim=1, stable=True).indices                     # (B, N): rank -> row
+        positions = torch.arange(count, device=rows.device)
+        ranked = compute.gather(1, order[..., None].expand(-1, -1, compute.shape[-1]))
+        candidate = valid.gather(1, order) & (positions < topk)
+        start = self.coord_start
+        left, top, right, bottom = _corners(ranked[..., start:start + 4], self.in_format)
+        empty = (right < left) | (bottom < top)
+        right, bottom = torch.where(empty, left, right), torch.where(empty, top, bottom)
+        boxes = torch.stack([left, top, right, bottom], dim=-1)
+        priority = torch.where(candidate, (count - positions).to(torch.float32).expand(batch, -1),
+                               torch.zeros_like(scores))
+        if self.id_index >= 0 and not self.force_suppress:
+            classes = torch.where(candidate, torch.trunc(ranked[..., self.id_index]), torch.zeros_like(scores))
+        else:
+            classes = torch.zeros_like(scores)
+        keep = greedy_nms(boxes, priority, classes, float(self.overlap_thresh))   # (B, N) in rank order
+        # kept ranks first, in rank order (distinct keys: no ties to break)
+        placed = torch.sort(torch.where(keep, positions, positions + count), dim=1).indices
+        kept = keep.gather(1, placed)
+        items = torch.arange(batch, device=rows.device)[:, None] * count
+        return torch.where(kept, items + order.gather(1, placed), torch.full_like(order, -1))
 
     def _select(self, host, topk):
         batch, count, _ = host.shape

@@ -126,6 +126,27 @@ def _host(tensor):
     return array.numpy()
 
 
+def capturing_graph():
+    """True while an operator runs inside a graph capture (``torch.export`` and the ONNX
+    exporter built on it, ``torch.compile``, ``torch.jit.trace``) rather than eagerly.
+
+    The one switch of the operator layer for checks that need tensor values on the host
+    (index bounds, valid ranges): a capture has no values (fake tensors) or would freeze the
+    check's outcome into the graph, so those checks are the eager (MXNet) behaviour only and
+    the captured graph keeps just the computation (``host_check_failed``)."""
+    return torch.compiler.is_compiling() or torch.jit.is_tracing()
+
+
+def host_check_failed(bad):
+    """Whether the boolean tensor ``bad`` (elements violating a value check) has a True
+    element: eagerly ``bool(bad.any())``, under a graph capture False (``capturing_graph``:
+    the check is not part of a captured graph; out-of-range indices are then the runtime's
+    concern, onnxruntime's Gather / GatherND reject them)."""
+    if capturing_graph():
+        return False
+    return bool(bad.any())
+
+
 def _check_ndim(op, label, shape, ndim, layout):
     if shape is not None and len(shape) != ndim:
         raise op.error(f"{label} must be {ndim}-D {layout}, got shape {tuple(shape)}")

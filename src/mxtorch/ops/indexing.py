@@ -15,7 +15,7 @@ import torch
 from ..base import MXNetError, MXNetIndexError, OperatorRunError
 from .registry import (Attr, Operator, register, Int, Float, Bool, Shape, Dtype, Choice, optional, known,
                        merge_shape, product)
-from .helpers import normalize_axis, torch_dtype, numpy_dtype
+from .helpers import host_check_failed, normalize_axis, torch_dtype, numpy_dtype
 
 __all__ = []
 
@@ -31,7 +31,7 @@ def _bound(op, index, size, mode, argument):
         return index.clamp(0, size - 1)
     if mode == "wrap":
         return index.remainder(size)
-    if bool(((index < 0) | (index >= size)).any()):
+    if host_check_failed((index < 0) | (index >= size)):
         low, high = int(index.min()), int(index.max())
         # checked while computing in MXNet: reported at the next wait on the output
         raise OperatorRunError(f"Operator {op.name}: argument {argument!r} holds indices outside "
@@ -196,7 +196,7 @@ class GatherND(_IndexTypes, Operator):
         for i in range(count):
             size = data.shape[i]
             bad = (index[i] >= size) | (index[i] < -size)
-            if bool(bad.any()):
+            if host_check_failed(bad):
                 value = int(index[i][bad].flatten()[0])
                 raise MXNetIndexError(f"Operator {self.name}: index {value} is out of bounds for axis {i} "
                                       f"with size {size} (data {tuple(data.shape)})")
@@ -562,7 +562,7 @@ class IndexCopy(Operator):
     def forward(self, is_train, inputs, aux):
         old, index, new = inputs
         positions = _as_index(index)
-        if positions.numel() and bool(((positions < 0) | (positions >= old.shape[0])).any()):
+        if positions.numel() and host_check_failed((positions < 0) | (positions >= old.shape[0])):
             raise self.error(f"index_vector holds positions outside [0, {old.shape[0] - 1}]")
         return [old.index_copy(0, positions, new.to(old.dtype))]
 

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .helpers import device_of
+from .helpers import device_of, host_check_failed
 from .numpy_arrays import NumpySplit, _Shape
 from .numpy_ops import _Axis, _Ctx, _Dtype, _NumpyOperator, _torch_dtype
 from .registry import Attr, Bool, Float, Int, Str, optional, register
@@ -669,7 +669,7 @@ def _insert_class(positions_from):
                     new_positions = torch.arange(count, device=arr.device)
                 else:
                     indices = indices.to(torch.int64)
-                    if bool(((indices < -length) | (indices > length)).any()):
+                    if host_check_failed((indices < -length) | (indices > length)):
                         raise MXNetError(f"Operator {self.name}: an index is out of bounds for axis {axis} with "
                                          f"size {length}")
                     indices = torch.where(indices < 0, indices + length, indices)
@@ -732,7 +732,7 @@ class NumpyDelete(_IndexedEdit):
                                  f"size {length}")
         else:
             indices = self._slice_positions(length, arr.device)
-        if indices.numel() and bool(((indices < -length) | (indices >= length)).any()):
+        if indices.numel() and host_check_failed((indices < -length) | (indices >= length)):
             raise MXNetError(f"Operator {self.name}: an index is out of bounds for axis {axis} with size {length}")
         keep = torch.ones(length, dtype=torch.bool, device=arr.device)
         if indices.numel():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 
 from ..base import MXNetError
+from .helpers import host_check_failed
 from .registry import Attr, Bool, Float, Int, Str, optional, register
 from .numpy_ops import _Axis, _Dtype, _NumpyOperator, _axes, _reduce_dims, _shape_attr, _torch_dtype
 
@@ -192,7 +193,7 @@ class NumpyTake(_NumpyOperator):
             index = torch.remainder(index, length)
         elif self.mode == "clip":
             index = index.clamp(0, length - 1)
-        elif bool(((index < -length) | (index >= length)).any()):
+        elif host_check_failed((index < -length) | (index >= length)):
             raise MXNetError(f"take: indices out of range for an axis of length {length}")
         else:
             index = torch.remainder(index, length)

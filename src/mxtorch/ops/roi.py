@@ -12,7 +12,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, round_half_away
+from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, capturing_graph, round_half_away
 from .loss import data_label_types
 from .registry import Attr, Bool, Float, Int, merge_shape, Operator, register, Shape, upcast_half
 
@@ -180,8 +180,15 @@ class ROIAlign(_ROIOperator):
             grid_h = torch.ceil(roi_h / pooled_h).long()
             grid_w = torch.ceil(roi_w / pooled_w).long()
         count = (grid_h * grid_w).clamp(min=1).to(compute.dtype)
-        span_h = int(grid_h.max().clamp(min=1)) if len(boxes) else 1
-        span_w = int(grid_w.max().clamp(min=1)) if len(boxes) else 1
+        if self.sample_ratio > 0:
+            span_h = span_w = self.sample_ratio     # fixed: no look at the values (graph captures need none)
+        elif capturing_graph():
+            raise self.error("sample_ratio <= 0 (samples per bin from each ROI's size) makes the sampling grid "
+                             "depend on the ROI values; a captured graph (torch.export, ONNX) needs "
+                             "sample_ratio > 0")
+        else:
+            span_h = int(grid_h.max().clamp(min=1)) if len(boxes) else 1
+            span_w = int(grid_w.max().clamp(min=1)) if len(boxes) else 1
         device = data.device
         # sample coordinates: (R, pooled, span)
         steps_h = torch.arange(pooled_h, device=device, dtype=compute.dtype)
