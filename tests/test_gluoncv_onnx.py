@@ -1,4 +1,4 @@
-"""GluonCV 0.10.5's detectors (YOLOv3, Faster R-CNN, Mask R-CNN, CenterNet) exported to ONNX
+"""GluonCV 0.10.5's detectors (YOLOv3, CenterNet) exported to ONNX
 against MXNet 1.9.1's outputs: the cases of tests/gluoncv_onnx_cases.py, run in a fresh
 interpreter (see isolated_cases), one test here per case function there.  Needs GluonCV (the
 ``test`` extra) and onnx / onnxruntime (the ``onnx`` extra)."""
