@@ -32,6 +32,8 @@ Workloads (``--workloads``, comma separated; units are samples/s except
     resnet50p_int8  the same quantized to int8 by MXNet's CPU flow (MKLDNN_QUANTIZE,
                contrib.quant.quantize_model, calib_mode naive on the batch), predict;
                mxnet and mxtorch columns only
+    resnet50p_bf16  the same converted to bfloat16 by contrib.amp.convert_model
+               (target_dtype='bfloat16'), predict; mxnet and mxtorch columns only
     tiny       5-8-3 MLP at batch 4: forward, backward, update, update_metric
 
 ``--rss`` adds a table of peak resident memory (``ru_maxrss``): for every
@@ -81,10 +83,11 @@ WORKLOADS = {
     "mlpp": ("MLP 784-512-512-10 predict, b128", 128, "samples/s", 40),
     "resnet50p": ("ResNet-50 224x224 predict, b8", 8, "samples/s", 10),
     "resnet50p_int8": ("ResNet-50 224x224 int8 predict (quantize_model), b8", 8, "samples/s", 10),
+    "resnet50p_bf16": ("ResNet-50 224x224 bfloat16 predict (amp.convert_model), b8", 8, "samples/s", 10),
     "tiny": ("MLP 5-8-3, b4, train step + metric", 4, "steps/s", 400),
 }
 COLUMNS = ("mxnet", "mxtorch", "torch", "compile", "ort")
-PREDICT = {"resnet20p", "mlpp", "resnet50p", "resnet50p_int8"}
+PREDICT = {"resnet20p", "mlpp", "resnet50p", "resnet50p_int8", "resnet50p_bf16"}
 
 
 # =============================================================== worker side

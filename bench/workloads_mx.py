@@ -86,7 +86,7 @@ def _spec(mx, name):
                 name == "resnet20")
     if name == "lstm":
         return lstm_language_model(mx), (32, 35), (32, 35), 2000, True
-    if name in ("resnet50p", "resnet50p_int8"):
+    if name in ("resnet50p", "resnet50p_int8", "resnet50p_bf16"):
         return resnet50_v1(mx), (8, 3, 224, 224), (8,), 1000, False
     if name == "tiny":
         return tiny_mlp(mx), (4, 5), (4,), 3, True
@@ -120,6 +120,20 @@ def _quantized(mx, mod, symbol, batch, data_shape):
     return quantized
 
 
+def _bfloat16(mx, mod, symbol, data_shape):
+    """The predict module of ``symbol`` converted by ``mx.contrib.amp.convert_model`` with
+    ``target_dtype='bfloat16'`` (MXNet's bf16 CPU inference: convolutions and fully connected
+    layers in bfloat16, the rest in float32)."""
+    import importlib
+    amp = importlib.import_module(mx.__name__ + ".contrib.amp")     # MXNet does not import it with contrib
+    args, aux = mod.get_params()
+    bsym, bargs, baux = amp.convert_model(symbol, args, aux, target_dtype="bfloat16")
+    converted = mx.mod.Module(bsym, context=mx.cpu())
+    converted.bind(data_shapes=[("data", data_shape)], for_training=False)
+    converted.set_params(bargs, baux)
+    return converted
+
+
 def build(mx, name, timings=None):
     """One batch of workload ``name`` as a zero-argument callable; ``timings`` (a dict), when given,
     receives ``"bind"``: ``time.perf_counter()`` just before ``Module.bind`` (the start-up rows time
@@ -150,6 +164,8 @@ def build(mx, name, timings=None):
         mod.set_params(mod.get_params()[0], aux)
         if name.endswith("_int8"):
             mod = _quantized(mx, mod, symbol, batch, data_shape)
+        elif name.endswith("_bf16"):
+            mod = _bfloat16(mx, mod, symbol, data_shape)
 
         def predict():
             mod.forward(batch, is_train=False)

@@ -108,8 +108,8 @@ def _onnx_session(model, data):
 
 
 def build(column, name):
-    if name.endswith("_int8"):
-        return None     # the int8 rows are MXNet's quantization flow: mxnet and mxtorch columns only
+    if name.endswith(("_int8", "_bf16")):
+        return None     # the int8 / bf16 rows are MXNet's quantization / AMP flows: mxnet and mxtorch only
     model, data, labels, training = _spec(name)
     if not training:
         model.eval()

@@ -309,3 +309,27 @@ def test_init_wraps_the_operators_as_mxnet(target):
 if __name__ == "__main__":
     what = sys.argv[1]
     print(json.dumps(child_training() if what == "training" else child_init(what)))
+
+
+def test_bfloat16_model_predicts_through_the_inference_plan():
+    # the inference plan fuses only float32 convolutions: an amp_cast output is bfloat16, and
+    # oneDNN's fused bf16 convolution needs AVX-512 / AVX-NE-CONVERT, which many CPUs lack
+    from mxtorch.contrib import amp
+    data = mx.sym.var("data")
+    net = mx.sym.Activation(mx.sym.Convolution(data, kernel=(3, 3), num_filter=8, pad=(1, 1), name="c1"),
+                            act_type="relu")
+    net = mx.sym.FullyConnected(mx.sym.flatten(net), num_hidden=10, name="fc")
+    mod = mx.mod.Module(net, label_names=None)
+    mod.bind(data_shapes=[("data", (2, 3, 8, 8))], for_training=False)
+    mod.init_params(mx.init.Xavier())
+    args, aux = mod.get_params()
+    x = mx.nd.array(np.random.RandomState(0).rand(2, 3, 8, 8))
+    mod.forward(mx.io.DataBatch([x]), is_train=False)
+    reference = mod.get_outputs()[0].asnumpy()
+    bsym, bargs, baux = amp.convert_model(net, args, aux, target_dtype="bfloat16")
+    converted = mx.mod.Module(bsym, label_names=None)
+    converted.bind(data_shapes=[("data", (2, 3, 8, 8))], for_training=False)
+    converted.set_params(bargs, baux)
+    converted.forward(mx.io.DataBatch([x]), is_train=False)
+    out = converted.get_outputs()[0].asnumpy().astype(np.float32)
+    np.testing.assert_allclose(out, reference, rtol=0.05, atol=0.05 * np.abs(reference).max())

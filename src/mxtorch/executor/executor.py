@@ -154,7 +154,7 @@ class Executor:
         self._duplicate_outputs, self._merged_nodes = plan.duplicate_outputs, plan.merged_nodes
         self._output_shapes, self._output_types = plan.output_shapes, plan.output_types
         self._output_is_loss = plan.output_is_loss
-        self._slot_shapes, self._slot_itemsize = plan.slot_shapes, plan.slot_itemsize
+        self._slot_shapes, self._slot_itemsize, self._slot_types = plan.slot_shapes, plan.slot_itemsize, plan.slot_types
 
     # -- dictionaries ------------------------------------------------------------------------------
     @property

@@ -295,7 +295,10 @@ class InferencePlan:
             else:
                 self._input_variables.append((slot, kind, index))
         self._input_slots = [slot for slot, _, _ in self._input_variables]
-        dtypes = {slot: np.dtype(arrays[kind][index].dtype).name for slot, kind, index in executor._variable_slots}
+        # every slot's inferred dtype (an AMP graph's amp_cast outputs are bfloat16 / float16), the
+        # bound variables' own where they are known
+        dtypes = dict(getattr(executor, "_slot_types", {}))
+        dtypes.update({slot: np.dtype(arrays[kind][index].dtype).name for slot, kind, index in executor._variable_slots})
         constant_slots = {slot for slot, _, _ in self._constant_variables}
 
         # the rewritten graph, with BatchNorm folded where it can be

@@ -60,11 +60,11 @@ class Plan:
     recurrent cells fused), ``num_slots``, ``variable_slots`` ``[(slot, 'arg'|'aux', index)]``,
     ``output_slots`` and the outputs' ``output_shapes`` / ``output_types`` / ``output_is_loss``,
     ``duplicate_outputs`` (outputs repeating an earlier output's value), ``slot_shapes`` /
-    ``slot_itemsize`` per slot, ``release`` (per run step, the slots no later step reads) and
+    ``slot_itemsize`` / ``slot_types`` (dtype names) per slot, ``release`` (per run step, the slots no later step reads) and
     ``merged_nodes`` (``id(node)`` -> the equal node computed in its place)."""
     __slots__ = ("steps", "run_steps", "num_slots", "variable_slots", "output_slots", "duplicate_outputs",
-                 "output_shapes", "output_types", "output_is_loss", "slot_shapes", "slot_itemsize", "release",
-                 "merged_nodes")
+                 "output_shapes", "output_types", "output_is_loss", "slot_shapes", "slot_itemsize", "slot_types",
+                 "release", "merged_nodes")
 
 
 def build_plan(symbol, arg_names, aux_names, arg_arrays, aux_arrays, placement=None, inferred=None):
@@ -144,8 +144,9 @@ def build_plan(symbol, arg_names, aux_names, arg_arrays, aux_arrays, placement=N
     plan.slot_shapes = slot_shapes = {index: shapes.get(key) for key, index in slot.items()}
     plan.slot_itemsize = {index: np.dtype(types[key]).itemsize for key, index in slot.items()
                           if types.get(key) is not None}
+    plan.slot_types = slot_types = {index: np.dtype(types[key]).name for key, index in slot.items()
+                                    if types.get(key) is not None}
     if placement is None and fusion_enabled():
-        slot_types = {index: np.dtype(types[key]).name for key, index in slot.items() if types.get(key) is not None}
         plan.run_steps = fuse_recurrent_chains(
             steps, output_slots, slot_shapes, slot_types,
             lambda node, op, inputs, outputs: Step(node, op, inputs, [], outputs))
