@@ -568,18 +568,25 @@ class _RecomputedCarrier(torch.autograd.Function):
     def backward(ctx, grad):
         inputs = list(ctx.saved_tensors)
         out_grads = [None] * ctx.position + [grad]
-        grads = _recomputed_gradients(ctx, inputs, out_grads)
-        direct, carried = [], []
-        for tensor, value, via_carrier in zip(inputs, grads, ctx.carrier_inputs):
-            if value is not None and value.shape != tensor.shape:
-                value = value.reshape(tensor.shape)
-            if via_carrier:
-                direct.append(None)
-                carried.append(None if value is None else value if value.is_floating_point() else value.float())
-            else:
-                direct.append(None if value is None or not _is_differentiable(tensor) else value.to(tensor.dtype))
-                carried.append(None)
-        return (None,) * 6 + tuple(direct) + tuple(carried)
+        return (None,) * 6 + _input_gradients(inputs, _recomputed_gradients(ctx, inputs, out_grads),
+                                              ctx.carrier_inputs)
+
+
+def _input_gradients(inputs, grads, carrier_inputs):
+    """The gradients a Function of inputs-then-carriers returns: each input's gradient (in its
+    shape and dtype) at its own position, or, for an input reached through its carrier, at the
+    carrier's position in float."""
+    direct, carried = [], []
+    for tensor, grad, via_carrier in zip(inputs, grads, carrier_inputs):
+        if grad is not None and grad.shape != tensor.shape:
+            grad = grad.reshape(tensor.shape)
+        if via_carrier:
+            direct.append(None)
+            carried.append(None if grad is None else grad.float() if not grad.is_floating_point() else grad)
+        else:
+            direct.append(None if grad is None or not _is_differentiable(tensor) else grad.to(tensor.dtype))
+            carried.append(None)
+    return tuple(direct) + tuple(carried)
 
 
 class _ZeroGradient(torch.autograd.Function):
@@ -645,17 +652,7 @@ class _DeclaredGradient(torch.autograd.Function):
             for position, carried in carried_grads.items():
                 out_grads[position] = carried
             input_grads = _recomputed_gradients(ctx, inputs, out_grads)
-        direct, carried = [], []
-        for tensor, grad, via_carrier in zip(inputs, input_grads, ctx.carrier_inputs):
-            if grad is not None and grad.shape != tensor.shape:
-                grad = grad.reshape(tensor.shape)
-            if via_carrier:
-                direct.append(None)
-                carried.append(None if grad is None else grad.float() if not grad.is_floating_point() else grad)
-            else:
-                direct.append(None if grad is None or not _is_differentiable(tensor) else grad.to(tensor.dtype))
-                carried.append(None)
-        return (None,) * 6 + tuple(direct) + tuple(carried)
+        return (None,) * 6 + _input_gradients(inputs, input_grads, ctx.carrier_inputs)
 
 
 def _recomputed_gradients(ctx, inputs, out_grads):
