@@ -37,7 +37,8 @@ LAYERS = [
                            profiler operator"""),
     ("checkpoints and callbacks", "callback model"),
     ("module", "module executor_manager"),
-    ("numpy front end", "numpy numpy_extension numpy_op_signature numpy_dispatch_protocol"),
+    ("numpy front end", """numpy numpy_extension numpy_op_signature numpy_dispatch_protocol _numpy_op_doc
+                           numpy_op_fallback"""),
     ("gluon", "gluon"),
     ("rest of the API", """rnn contrib visualization export notebook torch datasets test_utils
                            test_environment test_compare test_inputs test_checks test_statistics test_data

@@ -97,6 +97,10 @@ def _onnx_export(module, inputs, path, input_names, output_names, opset_version)
             logger.setLevel(level)
 
 
+# the largest torch.fx graph (nodes) whose ONNX file onnxscript's optimizer rewrites
+_OPTIMIZED_NODES = 3000
+
+
 def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_version, quiet):
     import contextlib
     import warnings
@@ -106,12 +110,15 @@ def _onnx_export_quietly(module, inputs, path, input_names, output_names, opset_
             # stderr too: torch.export prints the partial graph of a failed trace there (a
             # data-dependent check such as an index bounds check), although the fallback succeeds
             with contextlib.redirect_stderr(quiet):
-                # optimize=False: onnxscript's graph optimizer ran for over ten minutes on the 7,600
-                # nodes of GluonCV's Faster R-CNN; onnxruntime optimizes the graph when it loads it
+                # onnxscript's graph optimizer also folds constants the written graph needs (a
+                # folded 3-D convolution's bias), but ran for over ten minutes on the 7,600 nodes of
+                # GluonCV's Faster R-CNN: graphs above _OPTIMIZED_NODES are written unoptimized
+                graph = getattr(module, "graph", None)
+                optimize = graph is None or len(graph.nodes) <= _OPTIMIZED_NODES
                 program = torch.onnx.export(module, inputs, input_names=input_names, output_names=output_names,
                                             opset_version=opset_version, dynamo=True, verbose=False,
                                             external_data=False, custom_translation_table=_dynamo_translations(),
-                                            optimize=False)
+                                            optimize=optimize)
             program.save(path)
             return
         except Exception:       # noqa: BLE001 - the older exporter gets a try before giving up
