@@ -12,8 +12,8 @@ fresh interpreter by tests/test_gluoncv_onnx.py (GluonCV needs ``install_as_mxne
 import numpy as np
 import pytest
 
-from gluoncv_zoo_cases import (_assert_same_detections, _filled_network, _reference, _tolerance,  # noqa: E402
-                               mx)    # (importing it installs mxtorch as mxnet)
+from gluoncv_zoo_cases import (_assert_same_detections, _reference, _tolerance, mx,  # noqa: E402,F401
+                               onnx_outputs)    # (importing it installs mxtorch as mxnet)
 
 # the most detections one side may keep alone by a near-threshold IoU (see _drop_near_threshold_rows)
 NEAR_THRESHOLD_ROWS = 3
@@ -29,19 +29,7 @@ def test_detector_onnx_export_matches_mxnet(name, tmp_path):
     """Hybridize, ``export`` (-symbol.json + .params), ``to_onnx`` the checkpoint (which also
     checks onnxruntime against the mxtorch graph on a random input); onnxruntime's detections
     on the case's input are MXNet's."""
-    import onnxruntime
-    from mxtorch.export import to_onnx
-    net, inputs = _filled_network(name)
-    net.hybridize()
-    net(*[mx.nd.array(x) for x in inputs])
-    prefix = str(tmp_path / "net")
-    net.export(prefix)
-    symbol, arg_params, aux_params = mx.model.load_checkpoint(prefix, 0)
-    data_names = [arg for arg in symbol.list_arguments() if arg not in arg_params]
-    path = to_onnx(symbol, arg_params, aux_params, [(data, x.shape) for data, x in zip(data_names, inputs)],
-                   str(tmp_path / "net.onnx"))
-    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
-    outputs = session.run(None, dict(zip(data_names, inputs)))
+    net, outputs = onnx_outputs(name, tmp_path)
     reference = _reference(name)
     wants = [reference[f"out{index}"].astype("float64") for index in range(len(outputs))]
     assert len(outputs) == len([key for key in reference.files if key.startswith("out")])

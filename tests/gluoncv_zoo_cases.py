@@ -103,20 +103,27 @@ ONNX_CASES = ["resnet18_v1b", "simple_pose_resnet18_v1b", "r2plus1d_resnet18_kin
               "monodepth2_resnet18_kitti_stereo_640x192"]
 
 
-@pytest.mark.parametrize("name", ONNX_CASES)
-def test_onnx_export_matches_mxnet(name, tmp_path):
-    """Hybridize, ``export`` (-symbol.json + .params), ``to_onnx`` the checkpoint; onnxruntime's
-    outputs on the case's input are MXNet's."""
+def onnx_outputs(name, folder):
+    """The case network of ``name`` hybridized, ``export``-ed (-symbol.json + .params) into
+    ``folder``, that checkpoint ``to_onnx``-ed, run by onnxruntime on the case's input:
+    ``(network, outputs)``."""
     import onnxruntime
     from mxtorch.export import to_onnx
     net, inputs = _filled_network(name)
     net.hybridize()
     net(*[mx.nd.array(x) for x in inputs])
-    prefix = str(tmp_path / "net")
+    prefix = str(folder / "net")
     net.export(prefix)
     symbol, arg_params, aux_params = mx.model.load_checkpoint(prefix, 0)
     data_names = [arg for arg in symbol.list_arguments() if arg not in arg_params]
     path = to_onnx(symbol, arg_params, aux_params, [(data, x.shape) for data, x in zip(data_names, inputs)],
-                   str(tmp_path / "net.onnx"))
+                   str(folder / "net.onnx"))
     session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
-    assert_close_to_mxnet(session.run(None, dict(zip(data_names, inputs))), name)
+    return net, session.run(None, dict(zip(data_names, inputs)))
+
+
+@pytest.mark.parametrize("name", ONNX_CASES)
+def test_onnx_export_matches_mxnet(name, tmp_path):
+    """Hybridize, ``export``, ``to_onnx`` the checkpoint; onnxruntime's outputs on the case's
+    input are MXNet's."""
+    assert_close_to_mxnet(onnx_outputs(name, tmp_path)[1], name)

@@ -51,7 +51,7 @@ def non_differentiable_nodes(symbol, variables):
     """The nodes of ``symbol`` without a gradient (``Operator.has_gradient`` False) that a
     gradient for one of ``variables`` (names) would have to pass: reached from the outputs
     through ``gradient_inputs`` and reaching one of ``variables`` the same way."""
-    found, seen = [], set()
+    found, seen, variables = [], set(), set(variables)
     stack = [node for node, _ in symbol._outputs]
     while stack:
         node = stack.pop()
@@ -61,7 +61,7 @@ def non_differentiable_nodes(symbol, variables):
         inputs = gradient_inputs(node)
         if not node.op.has_gradient:
             below = reached_variables(_Entries(inputs), gradient_inputs)
-            if below & set(variables):
+            if below & variables:
                 found.append(node)
         stack.extend(child for child, _ in inputs)
     return found

@@ -41,6 +41,8 @@ class _CachedGraph:
     def __init__(self, sym, input_names, params, inline_limit=2):
         self.symbol = sym
         self._inline_limit = inline_limit       # hybridize(inline_limit=): see _note_recorded
+        self._operator_nodes = [node for node in topological_order(sym._outputs) if node.op is not None]
+        self._recorded_op = None                # the _CachedOp node of a recording, made once
         self._arg_names = sym.list_arguments()
         self._aux_names = sym.list_auxiliary_states()
         self._input_names = list(input_names)
@@ -96,24 +98,24 @@ class _CachedGraph:
             # an output no gradient passes through (a comparison's bool, argsort's indices) still
             # reaches the recorded inputs with zero gradients, and an integer output the graph
             # cast from float values (sum(dtype='int32')) with its gradient, as in the imperative path
-            outputs = attach_zero_carriers(tensors, list(outputs), _GraphComputation(executor),
-                                           autograd.is_training(), count)
-        if autograd.is_recording():
-            self._note_recorded(tensors, outputs)
+            if autograd.is_recording():
+                outputs = attach_zero_carriers(tensors, list(outputs), _GraphComputation(executor),
+                                               autograd.is_training(), count)
+                self._note_recorded(tensors, outputs)
         return [NDArray(tensor, ctx) for tensor in outputs]
-
 
     def _note_recorded(self, tensors, outputs):
         """Record the call for ``mx.autograd.get_symbol`` as MXNet recorded a CachedOp: its
         operator nodes inlined when there are at most ``inline_limit`` of them
         (``hybridize(inline_limit=2)``), else one ``_CachedOp`` node over the graph."""
-        by_name = dict(zip(self._arg_names + self._aux_names, tensors))
-        nodes = [node for node in topological_order(self.symbol._outputs) if node.op is not None]
+        nodes = self._operator_nodes
         if len(nodes) > self._inline_limit:
-            op = CachedOp()
-            op.subgraphs = [self.symbol]
-            note_operator_call(op, tensors, outputs)
+            if self._recorded_op is None:
+                self._recorded_op = CachedOp()
+                self._recorded_op.subgraphs = [self.symbol]
+            note_operator_call(self._recorded_op, tensors, outputs)
             return
+        by_name = dict(zip(self._arg_names + self._aux_names, tensors))
         calls = {}
 
         def entry(node, index):

@@ -556,7 +556,7 @@ class _RecomputedCarrier(torch.autograd.Function):
     @staticmethod
     def forward(ctx, op, is_train, aux, position, output, count, *tensors):
         inputs, carriers = list(tensors[:count]), list(tensors[count:])
-        ctx.op, ctx.is_train, ctx.aux, ctx.position, ctx.count = op, is_train, aux, position, count
+        ctx.op, ctx.is_train, ctx.aux, ctx.position = op, is_train, aux, position
         ctx.carrier_inputs = [c is not None and c is not t for t, c in zip(inputs, carriers)]
         ctx.carrier_dtypes = [c.dtype if via else None for c, via in zip(carriers, ctx.carrier_inputs)]
         ctx.save_for_backward(*inputs)
