@@ -39,12 +39,13 @@ def _greedy_keep(count, suppresses, limit=None):
     return np.asarray(keep, dtype=np.int64)
 
 
-def _iou_rule(boxes, threshold):
-    """``suppresses(i, later)`` for ``_greedy_keep`` over corner ``boxes`` ``(K, 4)`` (numpy):
-    IoU above ``threshold`` (boxes without overlap or of zero area never suppress)."""
+def _iou_rule(boxes, threshold, box_format="corner"):
+    """``suppresses(i, later)`` for ``_greedy_keep`` over ``boxes`` ``(K, 4)`` (numpy, in
+    ``box_format``): IoU above ``threshold`` (boxes without overlap or of zero area never
+    suppress), computed in the boxes' dtype as MXNet's box_nms computes it."""
     dtype = boxes.dtype.type
-    left, top, right, bottom = _corners(boxes, "corner")
-    area = _areas(boxes, "corner")
+    left, top, right, bottom = _corners(boxes, box_format)
+    area = _areas(boxes, box_format)
 
     def rule(index, later):
         overlap_w = np.minimum(right[index], right[later]) - np.maximum(left[index], left[later])
@@ -274,19 +275,10 @@ class BoxNMS(Operator):
             if not len(candidates):
                 continue
             boxes = rows[candidates, start:start + 4]
-            left, top, right, bottom = _corners(boxes, self.in_format)
-            area = _areas(boxes, self.in_format)
             classes = np.trunc(rows[candidates, self.id_index]) if self.id_index >= 0 else None
 
             def suppresses(members):
-                def rule(index, later):
-                    index, later = members[index], members[later]
-                    overlap_w = np.minimum(right[index], right[later]) - np.maximum(left[index], left[later])
-                    overlap_h = np.minimum(bottom[index], bottom[later]) - np.maximum(top[index], top[later])
-                    inter = np.where(overlap_w > 0, overlap_w, dtype(0)) * np.where(overlap_h > 0, overlap_h, dtype(0))
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        return inter / (area[index] + area[later] - inter) > threshold
-                return rule
+                return _iou_rule(boxes[members], threshold, self.in_format)
 
             if classes is None or self.force_suppress:
                 groups = [np.arange(len(candidates))]
