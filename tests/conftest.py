@@ -1,8 +1,18 @@
-"""Shared test set-up: fresh automatic names per test, fixed seeds."""
+"""Shared test set-up: fresh automatic names per test, fixed seeds; one intra-op thread per
+worker when pytest-xdist runs the suite on several processes (README's test command: one
+worker per core, so the cores are shared by processes, not by threads of one)."""
+import os
+
 import numpy as np
 import pytest
+import torch
 
 import mxtorch as mx
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # the processes the tests start (isolated cases, launcher workers) inherit it
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 @pytest.fixture(autouse=True)
