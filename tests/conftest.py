@@ -15,6 +15,21 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: a test file of a minute or more (model cases, training runs); "
+                                       "collected first, so that its worker starts it first")
+    if hasattr(config.option, "loadscopereorder"):
+        # xdist would hand out the files with the most tests first (the long files have one or
+        # two): keep the collection order, long files first
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items):
+    """The items of ``long``-marked modules first (stable within both groups): xdist hands
+    files out in collection order, so a long file started last would end the run alone."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(autouse=True)
 def fresh_names_and_seed():
     """Each test starts with MXNet's automatic name counters at 0 and seeded generators."""

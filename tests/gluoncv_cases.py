@@ -17,7 +17,9 @@ CASES = {
     "resnet18_v1b": ({}, [(1, 3, 64, 64)]),
     "yolo3_mobilenet0.25_voc": ({"pretrained_base": False}, [(1, 3, 128, 128)]),
     "faster_rcnn_resnet50_v1b_voc": ({"pretrained_base": False}, [(1, 3, 128, 128)]),
-    "mask_rcnn_resnet18_v1b_coco": ({"pretrained_base": False}, [(1, 3, 224, 224)]),
+    # Mask R-CNN keeps 100 RPN proposals (not 1000): its per-ROI heads dominate the time,
+    # and a hundred ROIs exercise every operator as well as a thousand
+    "mask_rcnn_resnet18_v1b_coco": ({"pretrained_base": False, "rpn_test_post_nms": 100}, [(1, 3, 224, 224)]),
     "center_net_resnet18_v1b_voc": ({"pretrained_base": False}, [(1, 3, 128, 128)]),
     "fcn_resnet50_voc": ({"pretrained_base": False, "crop_size": 64}, [(1, 3, 64, 64)]),
     "simple_pose_resnet18_v1b": ({"pretrained_base": False}, [(1, 3, 64, 48)]),

@@ -6,6 +6,9 @@ import importlib.util
 import os
 
 import numpy as np
+import pytest
+
+pytestmark = pytest.mark.long
 
 TOOL = os.path.join(os.path.dirname(__file__), os.pardir, "tools", "gluon_resnet_digits.py")
 
@@ -20,8 +23,8 @@ def _tool():
 def test_resnet18_trains_on_digits_and_exports(tmp_path):
     tool = _tool()
     lines = []
-    net, accuracy, x_val = tool.train(epochs=7, batch_size=64, learning_rate=0.05, image_size=28, log=lines.append)
-    assert len(lines) == 7
+    net, accuracy, x_val = tool.train(epochs=5, batch_size=64, learning_rate=0.05, image_size=28, log=lines.append)
+    assert len(lines) == 5
     assert accuracy >= 0.95, lines
     module_error, imports_error = tool.check_exports(net, str(tmp_path / "resnet18"), x_val[:32])
     check = np.load(str(tmp_path / "resnet18-check.npz"))

@@ -8,6 +8,8 @@ import pytest
 
 from isolated_cases import case_tests
 
+pytestmark = pytest.mark.long
+
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 

@@ -4,8 +4,11 @@ fresh interpreter (see isolated_cases: GluonCV needs ``install_as_mxnet()``), on
 case function there.  GluonCV is a test dependency (the ``test`` extra)."""
 import os
 
+import pytest
 
 from isolated_cases import case_tests
+
+pytestmark = pytest.mark.long
 
 CASES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gluoncv_zoo_cases.py")
 

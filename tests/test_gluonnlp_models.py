@@ -15,6 +15,8 @@ import pytest
 
 from isolated_cases import case_tests
 
+pytestmark = pytest.mark.long
+
 if importlib.util.find_spec("gluonnlp") is None:
     pytest.skip("GluonNLP 0.10.0 is not installed (pip install gluonnlp==0.10.0)", allow_module_level=True)
 
