@@ -89,3 +89,24 @@ def test_optimizer_modules_keep_mxnet_imports():
     assert module.is_np_array() is False
     assert module.multi_lamb_update is mx.nd.contrib.multi_lamb_update
     assert package.NDabs is mx.nd.abs and contrib.sqrt is mx.nd.sqrt and contrib.NDArray is mx.nd.NDArray
+
+
+def test_group_functions_are_the_same_object_on_every_access():
+    """MXNet's operator functions are module attributes, so ``is`` holds between two
+    accesses: GluonCV's FPN names its norm layers only when ``norm_layer is
+    mxnet.symbol.contrib.SyncBatchNorm`` (otherwise the parameters get automatic names
+    that its saved files do not have)."""
+    from mxtorch.symbol.contrib import SyncBatchNorm
+    assert mx.sym.contrib.SyncBatchNorm is SyncBatchNorm is mx.symbol.contrib.SyncBatchNorm
+    assert mx.nd.contrib.box_nms is mx.nd.contrib.box_nms
+    assert mx.nd.random.uniform is mx.nd.random.uniform
+    assert mx.sym._internal._plus_scalar is mx.sym._internal._plus_scalar
+    assert mx.sym.op.Convolution is mx.sym.op.Convolution
+    assert mx.sym.np._internal.hsplit is mx.sym.np._internal.hsplit
+
+    def fpn_norm(data, norm_layer):
+        kwargs = {"name": "P5_lat_bn"} if norm_layer is SyncBatchNorm else {}
+        return norm_layer(data, **kwargs)
+    out = fpn_norm(mx.sym.var("data"), mx.sym.contrib.SyncBatchNorm)
+    assert out.list_arguments() == ["data", "P5_lat_bn_gamma", "P5_lat_bn_beta"]
+    assert out.list_auxiliary_states() == ["P5_lat_bn_moving_mean", "P5_lat_bn_moving_var"]

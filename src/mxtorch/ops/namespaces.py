@@ -20,7 +20,9 @@ class OperatorGroup:
     the per-element ``_sample_`` form of the sampler.  ``modules``: objects with ``__all__``
     whose names the group gives first.  ``imported`` holds the other names MXNet's generated
     module of the same name had (``mx.nd.random.NDArray``, ...).  An unknown name raises
-    AttributeError naming the group."""
+    AttributeError naming the group.  Each operator's function is made once, on first use:
+    ``mx.sym.contrib.SyncBatchNorm is mx.sym.contrib.SyncBatchNorm``, as for MXNet's module
+    functions (GluonCV tests ``norm_layer is SyncBatchNorm`` to give the layer its name)."""
 
     def __init__(self, label, name, call, is_array, modules=(), imported=None):
         self._label = label
@@ -53,6 +55,7 @@ class OperatorGroup:
             return call(op_name, args, kwargs)
         function.__name__ = short_name
         function.__doc__ = get_operator(op_name).__doc__
+        fields[short_name] = function
         return function
 
     def __dir__(self):

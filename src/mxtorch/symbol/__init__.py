@@ -46,9 +46,11 @@ class _Internal:
 
     def __getattr__(self, name):
         try:
-            return _make_function(name)
+            function = _make_function(name)
         except Exception:
             raise AttributeError(name) from None
+        self.__dict__[name] = function      # made once: the same object on every access
+        return function
 
 
 _internal = _Internal()

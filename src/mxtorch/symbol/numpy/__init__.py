@@ -38,6 +38,7 @@ class _Internal:
         def function(*args, **kwargs):
             return _build(op_name, args, kwargs)
         function.__name__ = name
+        self.__dict__[name] = function      # made once: the same object on every access
         return function
 
     def __dir__(self):
