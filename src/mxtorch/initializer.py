@@ -181,6 +181,18 @@ class Initializer:
     def __call__(self, desc, arr):
         if not isinstance(arr, NDArray):
             raise MXNetError(f"{type(self).__name__}: expected an NDArray to initialize, got {type(arr).__name__}")
+        try:
+            self._dispatch(desc, arr)
+        except (NotImplementedError, RuntimeError) as error:
+            if arr._tensor.is_floating_point() or arr._tensor.is_complex():
+                raise
+            raise MXNetError(
+                f"{type(self).__name__}: cannot fill {str(desc)!r} of dtype {np.dtype(arr.dtype).name} "
+                f"({error}); a graph's parameters take the dtype of its data (integer data gives integer "
+                f"weights): cast the data to float32 (DataDesc dtype / iterator dtype) or give the "
+                f"parameter a float dtype (type_dict / Variable(dtype=...))") from error
+
+    def _dispatch(self, desc, arr):
         if not isinstance(desc, InitDesc):
             self._legacy_init(desc, arr)
             return

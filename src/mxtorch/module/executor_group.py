@@ -249,7 +249,9 @@ class DataParallelExecutorGroup:
         self.batch_size = None
         self.data_layouts = self.decide_slices(data_shapes)
         first_labels = (label_shapes[0] if self.per_device else label_shapes) if label_shapes else None
+        self._check_input_names(data_shapes[0] if self.per_device else data_shapes, "data")
         if first_labels:
+            self._check_input_names(first_labels, "label")
             self.label_layouts = [DataDesc.get_batch_axis(x.layout) for x in first_labels]
             self._check_label_batch(data_shapes, label_shapes)
         else:
@@ -272,6 +274,21 @@ class DataParallelExecutorGroup:
         self.data_names = [x.name for x in first_data]
         self.label_names = [x.name for x in first_labels] if first_labels else []
         self._collect_arrays()
+
+    def _check_input_names(self, descs, what):
+        """MXNetError unless every name in ``descs`` (the data or label shapes given to bind) is an
+        argument of the symbol.  MXNet 1.9.1 failed with a bare ``KeyError: 'lbl'`` here; a label
+        the symbol does not read would otherwise leave its own label argument unfed (an iterator
+        made with ``label_name='lbl'`` for a ``softmax_label`` graph trained on zeros)."""
+        inputs = [name for name in self.arg_names
+                  if not name.endswith(("_weight", "_bias", "_gamma", "_beta"))]
+        for desc in descs:
+            if desc.name not in self.arg_names:
+                raise MXNetError(
+                    f"bind: {what} {desc.name!r} (from {what}_shapes, e.g. the iterator's provide_{what}) "
+                    f"is not an argument of the symbol; its inputs are {inputs}. Name the iterator's "
+                    f"{what} after the symbol's (e.g. NDArrayIter(..., {what}_name=...)) or create the "
+                    f"Module with {what}_names matching the symbol")
 
     def _check_label_batch(self, data_shapes, label_shapes):
         """MXNetError naming the label and both sizes unless every label in ``label_shapes`` has
