@@ -69,15 +69,13 @@ def _operator(name):
     return registry.get_operator(name)
 
 
-def _shape_tuple(shape, function):
-    if shape is None:
-        return None
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    try:
-        return tuple(int(d) for d in shape)
-    except (TypeError, ValueError):
-        raise MXNetError(f"{function}: shape must be an int or a tuple of ints, got {shape!r}") from None
+def _shape_attribute(shape):
+    """``shape`` as given, for the operator's ``shape`` attribute to parse (a tuple or list of
+    ints, an int, a string such as ``'(2, 3)'``; floats and sizes below -1 raise MXNetError
+    naming the operator there).  A 1-D integer NumPy array becomes a tuple."""
+    if isinstance(shape, np.ndarray) and shape.ndim == 1 and shape.dtype.kind in "iu":
+        return tuple(shape.tolist())
+    return shape
 
 
 def _dtype_name(dtype):
@@ -95,7 +93,7 @@ def _store(tensor, ctx, out):
 def _sample(distribution, params, shape, dtype, ctx, out, kwargs, function):
     """Draw from ``distribution`` with parameters ``params`` (all numbers or all NDArrays)."""
     kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "attr")}
-    shape = _shape_tuple(shape, function)
+    shape = _shape_attribute(shape)
     dtype = _dtype_name(dtype)
     if all(isinstance(p, NDArray) for p in params):
         if distribution == "randint":
@@ -113,14 +111,19 @@ def _sample(distribution, params, shape, dtype, ctx, out, kwargs, function):
                          f"got {kinds}")
     if ctx is None:
         ctx = out.context if out is not None else current_context()
-    if shape is None:
-        shape = out.shape if out is not None else (1,)
     if dtype is None and out is not None and (distribution != "randint") == np.issubdtype(out.dtype, np.floating):
         dtype = np.dtype(out.dtype).name
     attrs = dict(zip(_OPERATOR_PARAMETERS[distribution], params), **kwargs)
     if dtype is not None:
         attrs["dtype"] = dtype
+    if shape is not None:
+        attrs["shape"] = shape
+    # the declaration parses and checks the attributes (shape included), as mx.sym's node does
     operator = _operator(f"_random_{distribution}")(attrs)
+    if shape is None:
+        shape = out.shape if out is not None else (1,)
+    else:
+        shape = operator.imperative_shape()
     try:
         return _store(operator.create(shape, ctx.torch_device), ctx, out)
     except OperatorRunError as error:
@@ -203,7 +206,7 @@ def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwa
         raise MXNetError(f"multinomial: data must be an NDArray of probabilities, got {type(data).__name__}")
     attrs = {k: v for k, v in kwargs.items() if k not in ("name", "attr")}
     attrs.update(get_prob=get_prob, dtype=_dtype_name(dtype))
-    shape = _shape_tuple(shape, "multinomial")
+    shape = _shape_attribute(shape)
     if shape is not None:
         attrs["shape"] = shape
     from .ndarray.register import invoke

@@ -17,6 +17,7 @@ TypeError) with a message saying what was expected.
 """
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 
@@ -25,7 +26,7 @@ import numpy as np
 from .base import MXNetError, dtype_name, parse_bool, parse_tuple
 
 __all__ = ["Attr", "REQUIRED", "SchemaError", "collect", "parse_params",
-           "Int", "Float", "Bool", "Str", "Text", "Shape", "OptionalShape", "FloatTuple", "IntTuple", "Dtype",
+           "Int", "Float", "Bool", "Str", "Text", "Shape", "ArrayShape", "OptionalShape", "FloatTuple", "IntTuple", "Dtype",
            "optional", "Choice", "at_least", "nonempty", "Path", "OptionalPath", "DtypeChoice", "DtypeOf", "OneOf"]
 
 
@@ -71,17 +72,37 @@ def Str(value, name):
     return str(value)
 
 
+def _integer_entry(item):
+    """One entry of an integer tuple: a Python or NumPy integer.  As MXNet 1.9.1's tuple
+    parser, a float is refused even when its value is whole (``2.0``), and so is a bool."""
+    if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Integral):
+        raise MXNetError(f"expected integers, got the entry {item!r}")
+    return int(item)
+
+
 def Shape(value, name):
-    """A tuple of ints (``"(3, 3)"``); None entries are rejected."""
-    result = parse_tuple(value, name, int)
+    """A tuple of ints (``"(3, 3)"``, ``[3, 3]``, ``3``, NumPy integers); None entries, floats
+    (``2.0`` too) and bools are rejected, as MXNet's ``Shape(tuple)`` parameters did."""
+    result = parse_tuple(value, name, _integer_entry)
     if any(item is None for item in result):
         raise MXNetError(f"expected integers, got {value!r}")
     return result
 
 
+def ArrayShape(value, name):
+    """The shape of an array to create (MXNet's ``TShape`` parameters: ``_zeros``, the
+    ``_random_*`` samplers): a :func:`Shape` whose sizes are at least -1, where -1 (like 0)
+    marks a size left to shape inference."""
+    result = Shape(value, name)
+    if any(size < -1 for size in result):
+        raise MXNetError(f"expected dimension sizes of at least -1 (-1 or 0: unknown), got the size "
+                         f"{min(result)}")
+    return result
+
+
 def OptionalShape(value, name):
-    """A tuple of ints or None (``slice``'s ``begin=(None, 2)``)."""
-    return parse_tuple(value, name, int)
+    """A tuple of ints or None (``slice``'s ``begin=(None, 2)``); floats and bools are rejected."""
+    return parse_tuple(value, name, _integer_entry)
 
 
 def FloatTuple(value, name):

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from .. import base as _dtypes
-from ..base import MXNetError
+from ..base import MXNetError, MXNetTypeError
 from ..context import Context, current_context
 from .ndarray import NDArray, _call, _host_dtype, _provided, to_numpy_dtype, to_torch_dtype
 
@@ -49,15 +49,15 @@ def array(source_array, ctx=None, dtype=None):
     return NDArray(tensor.to(device=ctx.torch_device, dtype=to_torch_dtype(dtype), copy=True), ctx)
 
 
-def _shape_tuple(shape):
-    """A shape as a tuple of non-negative ints; MXNetError for anything else."""
+def _shape_tuple(shape, function):
+    """A shape as a tuple of non-negative ints; MXNetError naming ``function`` for anything else."""
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
     if isinstance(shape, np.ndarray) and shape.ndim == 1 and shape.dtype.kind in "iu":
         shape = tuple(shape.tolist())   # MXNet accepted a 1-D integer numpy array as a shape
     if not isinstance(shape, (tuple, list)) or \
             not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in shape):
-        raise MXNetError(f"shape must be a tuple of non-negative integers, got {shape!r}")
+        raise MXNetError(f"{function}: argument 'shape' must be a tuple of non-negative integers, got {shape!r}")
     return tuple(int(d) for d in shape)
 
 
@@ -65,7 +65,7 @@ def _known_shape(function, shape):
     """``shape`` as a tuple for the operator-backed creators (zeros, ones, full): MXNet 1.x reads
     a 0 dimension or the shape ``()`` as unknown there and raises, unless NumPy shape semantics
     are on (``mx.np_shape()``), which make them zero-size and scalar arrays."""
-    shape = _shape_tuple(shape)
+    shape = _shape_tuple(shape, function)
     from ..util import is_np_shape
     if not is_np_shape() and (not shape or 0 in shape):
         raise MXNetError(f"{function}: shape {shape} has unknown dimensions (MXNet 1.x reads () and 0 as unknown); "
@@ -106,15 +106,41 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     if stype not in (None, "default"):
         return _provided("sparse_empty")(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _resolve_ctx(ctx)
-    return NDArray(torch.empty(_shape_tuple(shape), dtype=to_torch_dtype(dtype or np.float32),
+    return NDArray(torch.empty(_shape_tuple(shape, "empty"), dtype=to_torch_dtype(dtype or np.float32),
                                device=ctx.torch_device), ctx)
 
 
+def _fill_value(val, dtype):
+    """``val`` of ``full`` as MXNet 1.9.1 assigned it (``out[:] = val``): a real number as is, an
+    NDArray as is, anything else converted by NumPy to the array's dtype (``'3.5'``, ``None``: nan,
+    ``[1, 2]``, broadcast later); MXNetTypeError naming ``full`` when it cannot be."""
+    if isinstance(val, NDArray):
+        return val
+    if isinstance(val, (numbers.Real, np.bool_)):
+        return val
+    try:
+        if isinstance(val, (numbers.Complex, dict, set)):
+            raise TypeError
+        return np.asarray(val, dtype=_host_dtype(dtype))
+    except (TypeError, ValueError, OverflowError):
+        raise MXNetTypeError(f"full: argument 'val' must be a number, an array-like or an NDArray that converts to "
+                             f"{np.dtype(_host_dtype(dtype)).name}, got {val!r} of type {type(val).__name__}") from None
+
+
 def full(shape, val, ctx=None, dtype=None, out=None):
-    """An array of ``shape`` filled with ``val``."""
+    """An array of ``shape`` filled with ``val``: a number, a string NumPy reads as one
+    (``'3.5'``), an array-like or NDArray broadcast onto ``shape`` (as MXNet's ``out[:] = val``);
+    MXNetTypeError for a value that is none of these (``'x'``)."""
     ctx = _resolve_ctx(ctx)
-    return _into(NDArray(torch.full(_known_shape("full", shape), val, dtype=to_torch_dtype(dtype or np.float32),
-                                    device=ctx.torch_device), ctx), out)
+    shape = _known_shape("full", shape)
+    dtype = dtype or np.float32
+    fill = _fill_value(val, dtype)
+    if isinstance(fill, (NDArray, np.ndarray)):
+        result = NDArray(torch.empty(shape, dtype=to_torch_dtype(dtype), device=ctx.torch_device), ctx)
+        result[:] = fill
+    else:
+        result = NDArray(torch.full(shape, fill, dtype=to_torch_dtype(dtype), device=ctx.torch_device), ctx)
+    return _into(result, out)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):

@@ -6,14 +6,16 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Attr, Bool, Dtype, Float, Int, known, merge_shape, Operator, optional, product, register, Shape
+from .registry import (ArrayShape, Attr, Bool, Dtype, Float, Int, known, merge_shape, Operator, optional, product,
+                       register, Shape)
 from .helpers import _Unary, device_of, normalize_axis, numpy_dtype, torch_dtype
 
 __all__ = []
 
 
 class _Constant(Operator):
-    shape = Attr(Shape, default=())
+    # sizes of at least -1 (MXNetError otherwise, as MXNet's TShape); 0 and -1 are left to inference
+    shape = Attr(ArrayShape, default=())
     ctx = Attr(optional(lambda v, n: str(v)), default=None)
     dtype = Attr(Dtype, default="float32")
     value = None
@@ -59,7 +61,7 @@ class Ones(_Constant):
 class Full(_Constant):
     """An array of ``shape`` filled with ``value``."""
 
-    value = Attr(lambda v, n: float(v), default=0.0)
+    value = Attr(Float, default=0.0)
 
 
 @register("zeros_like", fluent=True)
@@ -144,6 +146,16 @@ class Arange(_Creator):
             raise self.error("argument 'step' must not be 0")
         if self.repeat < 1:
             raise self.error(f"argument 'repeat' must be positive, got {self.repeat}")
+        if self.infer_range and self.stop is None:
+            return
+        # as MXNet 1.9.1, a range holding no value is refused (arange(5, 0, 1), arange(0))
+        begin, end = self._range()
+        if self.step > 0 and not begin < end:
+            raise self.error(f"invalid range (start, stop, step) = ({begin:g}, {end:g}, {self.step:g}): with a "
+                             f"positive 'step', 'start' must be less than 'stop'")
+        if self.step < 0 and not begin > end:
+            raise self.error(f"invalid range (start, stop, step) = ({begin:g}, {end:g}, {self.step:g}): with a "
+                             f"negative 'step', 'start' must be greater than 'stop'")
 
     def _range(self):
         return (0.0, self.start) if self.stop is None else (self.start, self.stop)
@@ -170,6 +182,10 @@ class Linspace(_Creator):
     num = Attr(Int, required=True)
     endpoint = Attr(Bool, default=True)
 
+    def validate(self):
+        if self.num < 0:
+            raise self.error(f"argument 'num' (the number of values) must be 0 or more, got {self.num}")
+
     def output_shape(self):
         return (self.num,)
 
@@ -188,14 +204,25 @@ class Linspace(_Creator):
 
 @register("_eye")
 class Eye(_Creator):
-    """``(N, M)`` matrix (``M=0``: square) with ones on diagonal ``k`` (positive: above)."""
+    """``(N, M)`` matrix (``M`` 0 or less: ``N`` columns, as MXNet) with ones on diagonal ``k``
+    (positive: above).  ``N`` must be 0 or more; ``N=0`` gives an empty matrix."""
 
     N = Attr(Int, required=True)
     M = Attr(Int, default=0)
     k = Attr(Int, default=0)
 
+    def validate(self):
+        if self.N < 0:
+            raise self.error(f"argument 'N' (the number of rows) must be 0 or more, got {self.N}")
+
     def output_shape(self):
-        return (self.N, self.M or self.N)
+        return (self.N, self.M if self.M > 0 else self.N)
+
+    def forward(self, is_train, inputs, aux):
+        if self.N == 0:
+            # MXNet 1.9.1: eye(0) is an empty (0, 0) array (eye(0, 3): (0, 3)), not an unknown shape
+            return [self.create(self.output_shape(), device_of(self.ctx))]
+        return super().forward(is_train, inputs, aux)
 
     def create(self, shape, device):
         rows, cols = shape

@@ -241,6 +241,10 @@ class OneHot(Operator):
     off_value = Attr(Float, default=0.0)
     dtype = Attr(Dtype, default="float32")
 
+    def validate(self):
+        if self.depth < 0:
+            raise self.error(f"argument 'depth' (the number of classes) must be 0 or more, got {self.depth}")
+
     def arguments(self):
         return ["indices"]
 

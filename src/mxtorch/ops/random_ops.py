@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from ..base import OperatorRunError
-from .registry import Attr, Operator, register, Int, Float, Bool, Shape, DtypeChoice, optional, known, merge_shape
+from .registry import Attr, Operator, register, Int, Float, Bool, Shape, ArrayShape, DtypeChoice, optional, merge_shape
 from .helpers import torch_dtype, numpy_dtype, device_of, infer_outputs_from_data
 
 __all__ = []
@@ -116,10 +116,12 @@ def _float_dtype(value, name):
 
 
 class _RandomCreator(Operator):
-    """Base of ``_random_<dist>``: no inputs; ``create(shape, device)`` draws the samples."""
+    """Base of ``_random_<dist>``: no inputs; ``create(shape, device)`` draws the samples.
+    ``shape`` sizes are at least -1 (MXNetError otherwise, as MXNet's ``TShape``); in a graph a
+    0 or -1 size is left to shape inference, an imperative call needs every size."""
 
     distribution = None
-    shape = Attr(Shape, default=())
+    shape = Attr(ArrayShape, default=())
     ctx = Attr(lambda v, n: str(v), default="")
     dtype = Attr(_float_dtype, default=None)
 
@@ -130,8 +132,24 @@ class _RandomCreator(Operator):
         return self.dtype or "float32"
 
     def infer_shape(self, in_shapes, out_shapes):
-        shape = tuple(self.shape) if self.shape else None
+        # a -1 size, like a 0, is unknown (MXNet 1.9.1 reports it as 0)
+        shape = tuple(0 if size == -1 else size for size in self.shape) if self.shape else None
         return [], [merge_shape(out_shapes[0], shape, f"Operator {self.name} output")], []
+
+    def imperative_shape(self):
+        """``shape`` for a call outside a graph (``mx.nd.random.uniform(shape=...)``).  MXNetError
+        when a size is -1, which only shape inference in a graph could fill, and, as in MXNet
+        1.x, for a 0 size or the shape ``()`` unless NumPy shape semantics are on
+        (``mx.np_shape()``), under which they give zero-size and scalar arrays."""
+        shape = tuple(self.shape)
+        if any(size < 0 for size in shape):
+            raise self.error(f"argument 'shape' {shape} has an unknown (-1) size; outside a graph every size "
+                             f"must be given")
+        from ..util import is_np_shape
+        if not is_np_shape() and (not shape or 0 in shape):
+            raise self.error(f"argument 'shape' {shape} has unknown dimensions (MXNet 1.x reads () and 0 as "
+                             f"unknown); zero-size and scalar samples need mx.np_shape(True)")
+        return shape
 
     def infer_type(self, in_types):
         return [], [numpy_dtype(self._dtype_name())], []
@@ -144,9 +162,7 @@ class _RandomCreator(Operator):
         return _draw(self.distribution, self._parameters(), tuple(shape), torch_dtype(self._dtype_name()), device)
 
     def forward(self, is_train, inputs, aux):
-        if not known(self.shape):
-            raise self.error(f"argument 'shape' must be fully given to sample imperatively, got {self.shape}")
-        return [self.create(self.shape, device_of(self.ctx))]
+        return [self.create(self.imperative_shape(), device_of(self.ctx))]
 
 
 class _RandomLike(Operator):
@@ -168,6 +184,12 @@ class _Sample(Operator):
     distribution = None
     shape = Attr(Shape, default=())
     dtype = Attr(_float_dtype, default=None)
+
+    def validate(self):
+        # MXNet 1.9.1 (multisample_op.h): every size of the per-element sample shape must be positive
+        if any(size <= 0 for size in self.shape):
+            raise self.error(f"argument 'shape' must have positive sizes (the samples drawn per parameter "
+                             f"element), got {tuple(self.shape)}")
 
     def arguments(self):
         return list(_SAMPLE_ARGUMENTS[self.distribution])
@@ -250,9 +272,15 @@ class SampleMultinomial(Operator):
     ``shape``), dtype int32.  With ``get_prob`` a second output holds the log-probability
     of each draw (float, differentiable with respect to ``data``)."""
 
-    shape = Attr(Shape, default=())
+    shape = Attr(ArrayShape, default=())
     get_prob = Attr(Bool, default=False)
     dtype = Attr(DtypeChoice("float16", "float32", "float64", "int32", "uint8"), default="int32")
+
+    def validate(self):
+        # MXNet 1.9.1 needs every size of ``shape`` known here (a 0 size gives an empty output)
+        if any(size < 0 for size in self.shape):
+            raise self.error(f"argument 'shape' must have sizes of 0 or more (the draws per distribution), "
+                             f"got {tuple(self.shape)}")
 
     def outputs(self):
         return ["output0", "output1"] if self.get_prob else ["output"]
@@ -275,9 +303,13 @@ class SampleMultinomial(Operator):
         data = inputs[0]
         classes = data.shape[-1]
         rows = data.reshape(-1, classes)
-        draws = max(int(np.prod(self.shape)) if self.shape else 1, 1)
-        with torch.no_grad():
-            index = torch.multinomial(rows.detach().float(), draws, replacement=True)
+        draws = int(np.prod(self.shape)) if self.shape else 1
+        if draws == 0 or rows.shape[0] == 0:
+            # a 0 size in ``shape`` (or empty data): an empty output, as in MXNet 1.9.1
+            index = torch.zeros((rows.shape[0], draws), dtype=torch.int64, device=data.device)
+        else:
+            with torch.no_grad():
+                index = torch.multinomial(rows.detach().float(), draws, replacement=True)
         out_shape = self._out(tuple(data.shape))
         result = [index.to(torch_dtype(self.dtype)).reshape(out_shape)]
         if self.get_prob:

@@ -21,11 +21,11 @@ import torch
 
 from ..recording import attach_carrier, carrier_dtype, differentiate, gradient_carrier, is_recording  # noqa: F401
 from ..base import MXNetAssertionError, MXNetError, _Null, format_value
-from ..schema import (REQUIRED, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int, OptionalShape,
-                      SchemaError, Shape, Str, collect, optional, parse_params)
+from ..schema import (REQUIRED, ArrayShape, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int,
+                      OptionalShape, SchemaError, Shape, Str, collect, optional, parse_params)
 
 __all__ = ["Attr", "Operator", "register", "add_aliases", "get_operator", "list_operators", "REQUIRED",
-           "Int", "Float", "Bool", "Str", "Shape", "OptionalShape", "FloatTuple", "Dtype", "DtypeChoice", "optional",
+           "Int", "Float", "Bool", "Str", "Shape", "ArrayShape", "OptionalShape", "FloatTuple", "Dtype", "DtypeChoice", "optional",
            "Choice",
            "known", "merge_shape", "OperatorSchemaError", "fluent_operators"]
 
@@ -751,6 +751,55 @@ def positional_attributes(op_class, values, op_name=None, input_kind=None, forei
         raise MXNetError(f"Operator {op_name or op_class.name}: {len(values)} positional attribute values for "
                          f"{len(keys)} attributes {keys}")
     return dict(zip(keys, values))
+
+
+def _input_names(op_class, kwargs, is_input):
+    """The input names (arguments, then auxiliary states) of ``op_class`` configured by the
+    attribute values among ``kwargs``, or by its defaults; [] when neither configures it."""
+    given = {key: value for key, value in kwargs.items() if key in op_class.schema and value is not None
+             and value is not _Null and not is_input(value)}
+    for attrs in (given, {}):
+        try:
+            op = op_class(attrs)
+            return list(op.arguments()) + list(op.auxiliary_states())
+        except Exception:
+            continue
+    return []
+
+
+def refuse_non_input_values(op_class, op_name, args, kwargs, is_input, input_kind, eager=False):
+    """MXNetAssertionError (MXNet 1.9.1's generated functions raised AssertionError "Argument
+    data must be Symbol instances" / "must have NDArray type") when an input of a front-end call
+    ``Op(*args, **kwargs)`` is given a value for which ``is_input`` fails: a keyword naming an
+    input (``FullyConnected(data=5)``), or a first positional value of an operator whose first
+    parameter is an input (``FullyConnected(5, num_hidden=2)``).  None and ``_Null`` still mean
+    "not given".  The message names the operator, the argument, ``input_kind`` ('Symbol',
+    'NDArray') and the value given.
+
+    ``eager`` (before the operator is built) checks only what building it would not refuse:
+    the first positional value, and keywords of an operator without an attribute schema (which
+    ignores unknown attributes); call it again without ``eager`` when building the operator
+    finds an unknown attribute."""
+    def given(value):
+        return value is not None and value is not _Null and not is_input(value)
+
+    suspects = [key for key, value in kwargs.items() if key not in op_class.schema and given(value)]
+    if eager and op_class.schema:
+        suspects = []
+    first = bool(args) and not op_class.variadic and given(args[0]) and not isinstance(args[0], (list, tuple))
+    if not suspects and not first:
+        return
+    names = _input_names(op_class, kwargs, is_input)
+    offenders = [key for key in suspects if key in names]
+    if first and names and names[0] not in kwargs:
+        offenders.insert(0, names[0])
+        kwargs = {**kwargs, names[0]: args[0]}
+    if offenders:
+        value = kwargs[offenders[0]]
+        shown = repr(value).replace("\n", " ")
+        article = "an" if input_kind[0] in "AEINOU" else "a"
+        raise MXNetAssertionError(f"Operator {op_name or op_class.name}: argument {offenders[0]!r} must be "
+                                  f"{article} {input_kind}, but got {type(value).__name__} {shown[:80]}")
 
 
 def split_call_arguments(op_class, args, attrs, is_input, input_kind, foreign, op_name=None):
