@@ -37,7 +37,8 @@ mx_real_t = np.float32
 
 from .exceptions import (  # noqa: F401  (MXNet's mxnet.base names)
     MXNetError, OperatorRunError, MXNetValueError, MXNetTypeError, MXNetAssertionError,
-    MXNetIndexError, MXNetUserWarning, NotImplementedForSymbol, NotSupportedForSparseNDArray,
+    MXNetIndexError, MXNetUserWarning, MissingDependencyError, NotImplementedForSymbol,
+    NotSupportedForSparseNDArray,
 )
 
 

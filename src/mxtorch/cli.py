@@ -82,7 +82,9 @@ def build_parser():
                                      description="Run MXNet 1.x programs and checkpoints on PyTorch: train or score "
                                                  "a network on the bundled digits, run an unmodified MXNet script, "
                                                  "export a checkpoint, plot a training log.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # not required here: main reports a missing command with the list of commands (argparse's
+    # own message only says "the following arguments are required: COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in _COMMANDS.values():
         command.configure(commands.add_parser(command.name, help=command.help, description=command.help))
     return parser
@@ -342,7 +344,14 @@ def main(argv=None):
         from .cli_run import parse_run_arguments
         args = parse_run_arguments(parser, argv[1:])
     else:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if args.command is None:
+            given = f"got {' '.join(extras)!r}" if extras else "got none"
+            parser.error(f"expected a command, one of {', '.join(_COMMANDS)}, {given} "
+                         f"('{parser.prog} --help' describes them, '{parser.prog} COMMAND --help' "
+                         "their options)")
+        if extras:
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
     command = _COMMANDS[args.command]
     if command.logs:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")

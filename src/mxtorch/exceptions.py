@@ -54,6 +54,23 @@ class MXNetUserWarning(MXNetError, UserWarning):
     lr_scheduler): both an MXNetError and a UserWarning, so handlers for either keep working."""
 
 
+class MissingDependencyError(MXNetError, ImportError):
+    """An optional dependency that a feature needs is not installed (``onnx`` for ``to_onnx``,
+    matplotlib for ``plot-log``): both an MXNetError and an ImportError, so ``except
+    ImportError`` handlers keep working and ``mxtorch``'s command line reports it as one line.
+    ``name`` is the missing module, ``extra`` the ``pip install 'mxtorch[EXTRA]'`` that brings it."""
+
+    def __init__(self, feature, module, extra):
+        super().__init__(f"{feature} needs the optional dependency {module}, which is not installed: "
+                         f"pip install 'mxtorch[{extra}]'")
+        self.name = module
+        self.extra = extra
+        self._arguments = (feature, module, extra)
+
+    def __reduce__(self):           # pickles (worker processes) rebuild it from its arguments
+        return type(self), self._arguments
+
+
 class NotImplementedForSymbol(MXNetError):
     """Raised when an NDArray-only function is called on a Symbol."""
 
@@ -94,6 +111,7 @@ class NotSupportedForSparseNDArray(MXNetError):
 
 # MXNet's classes lived in mxnet.base: tracebacks and pickles name them there (base re-exports them)
 for _error in (MXNetError, OperatorRunError, OperatorRunValueError, MXNetValueError, MXNetTypeError, MXNetAssertionError,
-               MXNetIndexError, MXNetUserWarning, NotImplementedForSymbol, NotSupportedForSparseNDArray):
+               MXNetIndexError, MXNetUserWarning, MissingDependencyError, NotImplementedForSymbol,
+               NotSupportedForSparseNDArray):
     _error.__module__ = "mxtorch.base"
 del _error

@@ -4,9 +4,11 @@ MXNet 1.x programs were written against NumPy 1.x and often use names that
 current NumPy no longer has: ``np.float`` / ``np.int`` / ``np.object`` /
 ``np.str`` / ``np.unicode`` (aliases of the Python builtins, removed in 1.24),
 ``np.asscalar`` (removed in 1.23), the NumPy 2.0 removals (``np.float_``,
-``np.NaN``, ``np.Inf``, ``np.product``, ``np.alltrue``, ...), and the binary mode
-of ``np.fromstring`` (``np.fromstring(buf, dtype=np.uint8)``), which MXNet's own
-MNIST example reader uses.  On NumPy 2 such a program fails however good the
+``np.NaN``, ``np.Inf``, ``np.product``, ``np.alltrue``, ...), ``np.trapz`` and
+``np.in1d`` (2.4), and the binary mode of ``np.fromstring``
+(``np.fromstring(buf, dtype=np.uint8)``, removed in 2.3), which MXNet's own MNIST
+example reader uses.  ``_removals()`` is the one table of what is restored and which
+NumPy release removed it; the warning names that release.  On NumPy 2 such a program fails however good the
 rest of the stack is.
 
 ``enable_numpy_aliases()`` (``mxtorch run --numpy-aliases``,
@@ -44,7 +46,7 @@ import warnings
 
 import numpy
 
-__all__ = ["enable_numpy_aliases", "numpy_aliases_enabled", "RESTORED_NAMES", "NumpyAliasWarning"]
+__all__ = ["enable_numpy_aliases", "numpy_aliases_enabled", "removed_in", "RESTORED_NAMES", "NumpyAliasWarning"]
 
 
 class NumpyAliasWarning(UserWarning):
@@ -60,14 +62,19 @@ def _find_common_type(array_types, scalar_types):
     return numpy.result_type(*array_types) if array_types else numpy.result_type(*scalar_types)
 
 
-def _removed_names():
-    """``{name: value}`` of what NumPy 1.x had under each removed name."""
-    names = {
-        # the builtin aliases (removed in 1.24)
-        "float": builtins.float, "int": builtins.int, "bool": builtins.bool, "object": builtins.object,
-        "str": builtins.str, "unicode": builtins.str, "complex": builtins.complex, "long": builtins.int,
-        "asscalar": _asscalar,
-        # NumPy 2.0's removed aliases
+_BEHAVIOUR = object()      # a table row for a behaviour (patched below), not a name
+
+
+def _removals():
+    """THE table: ``{name: (release, value)}`` for every NumPy name and behaviour restored here.
+
+    ``release`` is the NumPy release that removed it (checked against the numpy wheels of each
+    release, 1.23.5 to 2.4.6, besides the release notes), ``value`` what NumPy 1.x had under the
+    name, or ``_BEHAVIOUR`` for a behaviour (its key is then what the warning calls it)."""
+    builtin_aliases = {"float": builtins.float, "int": builtins.int, "bool": builtins.bool,
+                       "object": builtins.object, "str": builtins.str, "unicode": builtins.str,
+                       "complex": builtins.complex, "long": builtins.int}
+    numpy_2_0 = {
         "float_": numpy.float64, "complex_": numpy.complex128, "string_": numpy.bytes_,
         "unicode_": numpy.str_, "longfloat": numpy.longdouble, "singlecomplex": numpy.complex64,
         "cfloat": numpy.complex128, "longcomplex": numpy.clongdouble, "clongfloat": numpy.clongdouble,
@@ -79,12 +86,37 @@ def _removed_names():
         "msort": lambda a: numpy.sort(a, axis=0), "find_common_type": _find_common_type,
         "issubclass_": builtins.issubclass, "mat": numpy.asmatrix,
     }
+    numpy_2_4 = {}
     if hasattr(numpy, "trapezoid"):
-        names["trapz"] = numpy.trapezoid
+        numpy_2_4["trapz"] = numpy.trapezoid
     if hasattr(numpy, "isin"):
-        names["in1d"] = lambda a, b, assume_unique=False, invert=False: numpy.isin(
+        numpy_2_4["in1d"] = lambda a, b, assume_unique=False, invert=False: numpy.isin(
             numpy.ravel(a), b, assume_unique=assume_unique, invert=invert)
-    return names
+    table = {"asscalar": ("1.23", _asscalar)}
+    table.update({name: ("1.24", value) for name, value in builtin_aliases.items()})
+    table.update({name: ("2.0", value) for name, value in numpy_2_0.items()})
+    table.update({name: ("2.4", value) for name, value in numpy_2_4.items()})
+    table.update({
+        _RAGGED: ("1.24", _BEHAVIOUR),       # ValueError: ... inhomogeneous shape
+        _FULL_WRAP: ("2.1", _BEHAVIOUR),     # OverflowError: Python integer -1 out of bounds for uint8
+        _FROMSTRING: ("2.3", _BEHAVIOUR),    # ValueError: The binary mode of fromstring is removed
+    })
+    return table
+
+
+_RAGGED = "np.array / np.asarray / np.asanyarray of a ragged nested sequence (NumPy 1's object array)"
+_FULL_WRAP = "np.full with an integer fill value out of the dtype's range (NumPy 1's wrap-around cast)"
+_FROMSTRING = "the binary mode of np.fromstring (sep='')"
+
+
+def _removed_names():
+    """``{name: value}`` of what NumPy 1.x had under each removed name."""
+    return {name: value for name, (_, value) in _removals().items() if value is not _BEHAVIOUR}
+
+
+def removed_in(name):
+    """The NumPy release that removed ``name`` (``'float'``) or behaviour, from the table."""
+    return _removals()[name][0]
 
 
 RESTORED_NAMES = tuple(sorted(_removed_names()))
@@ -93,13 +125,18 @@ _lock = threading.Lock()
 _state = {"enabled": False, "warned": False}
 
 
-def _warn_first_use(what):
+def _warn_first_use(key, what=None):
+    """Warn once per process: ``key`` is a name (``'float'``) or a behaviour of the table,
+    ``what`` the text naming this use (default ``np.<key>`` or the behaviour's text)."""
     if _state["warned"]:
         return
     _state["warned"] = True
-    warnings.warn(f"mxtorch numpy-aliases: {what} was removed from NumPy {numpy.__version__}; it works here "
-                  f"as in NumPy 1.x because numpy aliases are enabled (MXTORCH_NUMPY_ALIASES / --numpy-aliases). "
-                  f"Only this first use is reported.", NumpyAliasWarning, stacklevel=3)
+    release = removed_in(key)
+    what = what or (f"np.{key}" if key.isidentifier() else key)
+    warnings.warn(f"mxtorch numpy-aliases: {what} was removed in NumPy {release} (this is NumPy "
+                  f"{numpy.__version__}); it works here as in NumPy 1.x because numpy aliases are enabled "
+                  f"(MXTORCH_NUMPY_ALIASES / --numpy-aliases). Only this first use is reported.",
+                  NumpyAliasWarning, stacklevel=3)
 
 
 def numpy_aliases_enabled():
@@ -121,7 +158,7 @@ def enable_numpy_aliases():
 
         def __getattr__(name):
             if name in _served:
-                _warn_first_use(f"np.{name}")
+                _warn_first_use(name)
                 return _served[name]
             if original_getattr is None:
                 raise AttributeError(f"module 'numpy' has no attribute {name!r}")
@@ -135,7 +172,7 @@ def enable_numpy_aliases():
                 if like is not None:
                     return original_fromstring(string, dtype=dtype, count=count, sep=sep, like=like)
                 return original_fromstring(string, dtype=dtype, count=count, sep=sep)
-            _warn_first_use("the binary mode of np.fromstring (sep='')")
+            _warn_first_use(_FROMSTRING)
             data = string.encode("latin-1") if isinstance(string, str) else string
             return numpy.frombuffer(data, dtype=dtype, count=count).copy()
 
@@ -168,8 +205,8 @@ def _full_with_wrapping_integer_fill(original):
                 wrapped = numpy.array(fill_value, dtype=numpy.int64 if fill_value < 0 else numpy.uint64)
             except OverflowError:
                 raise OverflowError(f"np.full: fill value {fill_value} does not fit in 64 bits") from None
-        _warn_first_use(f"np.full with the out-of-range integer fill value {fill_value} for {numpy.dtype(dtype)} "
-                        f"(NumPy 1's wrap-around cast)")
+        _warn_first_use(_FULL_WRAP, f"np.full with the out-of-range integer fill value {fill_value} for "
+                                    f"{numpy.dtype(dtype)} (NumPy 1's wrap-around cast)")
         return original(shape, wrapped.astype(dtype), dtype, order, **kwargs)
 
     full.__name__ = full.__qualname__ = "full"
@@ -195,7 +232,7 @@ def _object_array_for_ragged(original, name):
             dtype_given = (args and args[0] is not None) or kwargs.get("dtype") is not None
             if dtype_given or not _is_ragged_error(error):
                 raise
-        _warn_first_use(f"np.{name} of a ragged nested sequence (NumPy 1's object array)")
+        _warn_first_use(_RAGGED, f"np.{name} of a ragged nested sequence (NumPy 1's object array)")
         kwargs.pop("dtype", None)
         return original(obj, object, *args[1:], **kwargs)
 

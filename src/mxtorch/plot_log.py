@@ -19,6 +19,7 @@ import os
 import re
 
 from .base import MXNetError
+from .exceptions import MissingDependencyError
 
 __all__ = ["parse_log", "plot_log", "configure", "plot_log_command"]
 
@@ -65,14 +66,14 @@ def plot_log(logfile, output, width=1000, height=None, title=None, batches=False
     """Draw the curves of ``logfile`` into the PNG ``output`` of ``width`` x ``height`` pixels
     (height default: 360 per row of panels).  Returns the parsed log (``parse_log``).
 
-    Raises MXNetError when the file has no per-epoch metric lines, ImportError naming the
-    ``plot`` extra without matplotlib."""
+    Raises MXNetError when the file has no per-epoch metric lines, MissingDependencyError (an
+    MXNetError and an ImportError) naming the ``plot`` extra without matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ImportError("plot-log needs the optional dependency matplotlib: pip install 'mxtorch[plot]'") from None
+        raise MissingDependencyError("plot-log", "matplotlib", "plot") from None
     try:
         with open(logfile, encoding="utf-8", errors="replace") as handle:
             parsed = parse_log(handle.read())

@@ -26,12 +26,19 @@ def parse_data_shapes(text):
     shapes = []
     for entry in filter(None, (part.strip() for part in text.split(","))):
         name, sep, dims = entry.partition(":")
+        name = name.strip()
         try:
             shape = tuple(int(d) for d in dims.lower().split("x"))
         except ValueError:
             shape = ()
-        if not sep or not name or not shape or any(d <= 0 for d in shape):
-            raise MXNetError(f"--data-shapes: expected NAME:DxDx... entries such as data:1x3x224x224, got {entry!r}")
+        if not sep or not name or not shape:
+            raise MXNetError(f"--data-shapes: expected NAME:DxDx... entries (positive integer dimensions "
+                             f"joined by 'x') such as data:1x3x224x224, got {entry!r}")
+        bad = [(axis, d) for axis, d in enumerate(shape) if d <= 0]
+        if bad:
+            axis, d = bad[0]
+            raise MXNetError(f"--data-shapes: every dimension must be a positive integer, got {d} for "
+                             f"dimension {axis} of {name!r} in {entry!r}")
         shapes.append((name, shape))
     if not shapes:
         raise MXNetError(f"--data-shapes: no shapes in {text!r}")

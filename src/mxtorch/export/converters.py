@@ -7,6 +7,7 @@ import tempfile
 import torch
 
 from ..base import MXNetError
+from ..exceptions import MissingDependencyError
 from .graph import UnsupportedOperatorError, build_graph_module, normalize_shapes, OperatorModule
 
 __all__ = ["to_torch", "to_torchscript", "to_onnx", "convert_checkpoint", "UnsupportedOperatorError",
@@ -251,12 +252,13 @@ def to_onnx(symbol, arg_params, aux_params, input_shapes, path, opset_version=18
         for an operator that cannot be traced or that torch.onnx cannot express (naming the
         MXNet operator, its node and torch.onnx's message).
     MXNetError
-        as ``to_torch``; ImportError naming the ``onnx`` extra when ``onnx`` is missing.
+        as ``to_torch``; MissingDependencyError (an MXNetError and an ImportError) naming the
+        ``onnx`` extra when ``onnx`` is missing.
     """
     try:
         import onnx  # noqa: F401  (torch.onnx needs it)
     except ImportError:
-        raise ImportError("to_onnx needs the optional dependency onnx: pip install 'mxtorch[onnx]'") from None
+        raise MissingDependencyError("to_onnx", "onnx", "onnx") from None
     input_shapes = normalize_shapes(input_shapes, "input_shapes")
     module = build_graph_module(symbol, arg_params, aux_params, input_shapes, check_exportable=True)
     inputs = _sample_inputs(input_shapes)

@@ -9,7 +9,6 @@ MXNet-trained ``.params`` files load.
 """
 from __future__ import annotations
 
-import re
 import threading
 import warnings
 from collections import OrderedDict, defaultdict
@@ -18,7 +17,7 @@ from .. import initializer
 from .. import name as _name
 from .. import ndarray
 from ..base import MXNetAssertionError, MXNetError, MXNetValueError
-from .parameter import Parameter, ParameterDict, _indent, load_named_arrays
+from .parameter import Parameter, ParameterDict, _indent, _select_pattern, load_named_arrays
 from .summary import print_summary
 from ..util import is_np_array
 from .utils import HookHandle, _check_all_np_ndarrays
@@ -170,7 +169,7 @@ class Block:
         if not select:
             result.update(self.params)
         else:
-            pattern = re.compile(select)
+            pattern = _select_pattern(select, f"collect_params of {self.name}")
             result.update({name: value for name, value in self.params.items() if pattern.match(name)})
         for child in self._children.values():
             result.update(child.collect_params(select=select))

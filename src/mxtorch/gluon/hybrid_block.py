@@ -95,8 +95,9 @@ class HybridBlock(Block):
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
-            raise MXNetError(f"Children of HybridBlock must also be HybridBlock, but {block} has type "
-                             f"{type(block)}. If you are using Sequential, please try HybridSequential instead.")
+            # ValueError, as MXNet's
+            raise MXNetValueError(f"Children of HybridBlock must also be HybridBlock, but {block} has type "
+                                  f"{type(block)}. If you are using Sequential, please try HybridSequential instead.")
         super().register_child(block, name)
         self._clear_cached_op()
 

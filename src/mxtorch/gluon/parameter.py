@@ -730,7 +730,39 @@ class ParameterDict:
             self[name]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
 
 
-def _select(params, select):
+class SelectPatternError(MXNetValueError, re.error):
+    """A ``select`` argument that is not a valid regular expression: both an MXNetError (a
+    ValueError) and the ``re.error`` that MXNet let through, so handlers for either keep working."""
+
+    def __init__(self, message, cause):
+        super().__init__(message)
+        self.msg, self.pattern, self.pos = cause.msg, cause.pattern, cause.pos
+        self.lineno, self.colno = cause.lineno, cause.colno
+        self._arguments = (message, cause)
+
+    def __reduce__(self):
+        return type(self), self._arguments
+
+
+def _select_pattern(select, caller):
+    """``re.compile(select)`` for ``caller`` (``'collect_params'``): a str or compiled pattern
+    the parameter names must match from their start, as MXNet; else MXNetTypeError, and
+    SelectPatternError for a string that is not a regular expression."""
+    if isinstance(select, re.Pattern):
+        return select
+    if not isinstance(select, str):
+        raise MXNetTypeError(f"{caller}: select must be a regular expression (a str such as '.*weight|.*bias', "
+                             f"or a compiled re.Pattern) matched against parameter names, got "
+                             f"{type(select).__name__} {select!r}")
+    try:
+        return re.compile(select)
+    except re.error as error:
+        raise SelectPatternError(f"{caller}: select must be a regular expression matched against parameter "
+                                 f"names (such as '.*weight|.*bias'), got {select!r}, which is not one: "
+                                 f"{error} (re.escape(name) matches a name literally)", error) from None
+
+
+def _select(params, select, caller="select"):
     """The Parameters of ``params`` whose names match the regular expression ``select``."""
-    pattern = re.compile(select)
+    pattern = _select_pattern(select, caller)
     return {name: value for name, value in params.items() if pattern.match(name)}

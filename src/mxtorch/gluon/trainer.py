@@ -8,8 +8,12 @@ order when given as a dict, as MXNet did, so saved optimizer states line up.
 """
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from .. import optimizer as opt
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..kvstore import KVStore
 from .. import kvstore as kvs
 from ..util import atomic_write
@@ -210,6 +214,22 @@ class Trainer:
             raise UserWarning("Optimizer has to be defined before its learning rate is mutated.")
         self._optimizer.set_learning_rate(lr)
 
+    def _batch_scale(self, batch_size, method):
+        """``rescale_grad`` for ``step`` / ``update``: the Trainer's scale over ``batch_size``.
+        A number, as in MXNet (negative and fractional sizes included); 0 would make every
+        gradient infinite (MXNet: ZeroDivisionError, or -inf weights for a NumPy 0)."""
+        zero_d = isinstance(batch_size, np.ndarray) and batch_size.ndim == 0 and batch_size.dtype.kind in "biuf"
+        if not (isinstance(batch_size, numbers.Real) or zero_d):
+            shape = getattr(batch_size, "shape", None)
+            given = f"of shape {tuple(shape)}" if shape is not None else repr(batch_size)
+            raise MXNetTypeError(f"Trainer.{method}: batch_size must be a number, the number of samples the "
+                                 f"gradients were summed over (e.g. data.shape[0]), got "
+                                 f"{type(batch_size).__name__} {given}")
+        if batch_size == 0:
+            raise MXNetValueError(f"Trainer.{method}: batch_size must not be 0 (gradients are scaled by "
+                                  f"1 / batch_size); give the number of samples in the batch, got {batch_size!r}")
+        return self._scale / batch_size
+
     def _check_and_rescale_grad(self, scale):
         if self._update_on_kvstore and self._distributed and self._kv_initialized:
             if self._optimizer.rescale_grad != scale:
@@ -237,7 +257,7 @@ class Trainer:
     def step(self, batch_size, ignore_stale_grad=False):
         """One optimization step: gradients scaled by ``1 / batch_size``, reduced across
         contexts, then every Parameter updated."""
-        self._check_and_rescale_grad(self._scale / batch_size)
+        self._check_and_rescale_grad(self._batch_scale(batch_size, "step"))
         self._prepare()
         self._allreduce_grads()
         self._update(ignore_stale_grad)
@@ -279,7 +299,7 @@ class Trainer:
         if self._kvstore and self._update_on_kvstore:
             raise _UsageError("update() when parameters are updated on kvstore is not supported. Try setting "
                              "`update_on_kvstore` to False when creating trainer.")
-        self._check_and_rescale_grad(self._scale / batch_size)
+        self._check_and_rescale_grad(self._batch_scale(batch_size, "update"))
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):

@@ -117,13 +117,52 @@ def default_batchify_fn(data):
     ``numpy.asarray`` and becomes an NDArray of that dtype (so Python ints give int64,
     float64 numpy arrays stay float64).  Under ``npx.set_np()`` the batches are ``mx.np``
     arrays, as in MXNet 1.9.1."""
+    return _batchify(data, None)
+
+
+def _sample_shape(sample):
+    """The shape of one sample, or None for a ragged nested sequence (no shape)."""
+    if isinstance(sample, nd.NDArray):
+        return tuple(sample.shape)
+    try:
+        return tuple(np.shape(sample))
+    except ValueError:
+        return None
+
+
+def _refuse_ragged(data, field):
+    """MXNetValueError naming the first sample of the batch whose shape differs from the first's
+    (``field``: the position within tuple samples, or None); returns when all shapes agree."""
+    shapes = [_sample_shape(sample) for sample in data]
+    ragged = next((i for i, shape in enumerate(shapes) if shape is None or shape != shapes[0]), None)
+    if ragged is None:
+        return
+    where = "" if field is None else f"element {field} of "
+    described = ["a ragged nested sequence" if shape is None else f"shape {shape}" for shape in shapes]
+    first = ragged if shapes[ragged] is None else 0
+    raise MXNetValueError(
+        f"DataLoader: the default batchify_fn stacks {where}the samples of a batch into one array, so they must "
+        f"all have one shape; {where}sample {first} of the batch has {described[first]}"
+        + ("" if first == ragged else f" and {where}sample {ragged} has {described[ragged]}")
+        + ". Resize or pad the samples to one shape (a dataset transform), or pass DataLoader a batchify_fn "
+          "that combines samples of different shapes (e.g. one that pads them)")
+
+
+def _batchify(data, field):
     first = data[0]
     if isinstance(first, tuple):
-        return [default_batchify_fn(list(column)) for column in zip(*data)]
+        return [_batchify(list(column), index) for index, column in enumerate(zip(*data))]
     if isinstance(first, nd.NDArray):
+        _refuse_ragged(data, field)
         batch = nd.stack(*data)
     else:
-        array = np.asarray(data)
+        try:
+            array = np.asarray(data)
+        except ValueError:
+            _refuse_ragged(data, field)
+            raise
+        if array.dtype == object:       # NumPy 1 (or numpy aliases) made a ragged batch an object array
+            _refuse_ragged(data, field)
         batch = nd.array(array, dtype=array.dtype)
     # under NumPy array semantics (npx.set_np()) a batch is an mx.np array, as MXNet's
     return batch.as_np_ndarray() if is_np_array() else batch

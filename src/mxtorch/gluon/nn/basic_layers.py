@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ...base import MXNetError
+from ...base import MXNetError, MXNetTypeError
 from ... import ndarray, symbol
 from ..block import Block, HybridBlock
 from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
@@ -28,7 +28,14 @@ class _SequentialMixin:
     """What Sequential and HybridSequential share: adding, indexing and running the children."""
 
     def add(self, *blocks):
-        """Append ``blocks`` in order."""
+        """Append ``blocks`` in order (MXNetTypeError, before any is added, for one that is
+        neither a Block nor callable; HybridSequential refuses non-HybridBlocks as MXNet)."""
+        if not isinstance(self, HybridBlock):
+            for position, block in enumerate(blocks):
+                if not isinstance(block, Block) and not callable(block):
+                    raise MXNetTypeError(
+                        f"{type(self).__name__}.add: every argument must be a Block (such as nn.Dense(10)) to "
+                        f"run in order, got {type(block).__name__} {block!r} as argument {position}")
         for block in blocks:
             self.register_child(block)
 

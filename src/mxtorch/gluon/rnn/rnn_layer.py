@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ... import ndarray, symbol
-from ...base import MXNetError
+from ...base import MXNetError, MXNetValueError
 from ..block import HybridBlock
 from ...util import is_np_array  # noqa: F401  (MXNet's module namespace)
 from ..parameter import tensor_types
@@ -159,7 +159,18 @@ class _RNNLayer(HybridBlock):
                 if param.shape and param.shape[1] == 0:
                     param.shape = (param.shape[0], size)
 
+    def _check_input_rank(self, inputs):
+        """An array input must be 3-D in the layer's layout (MXNet: IndexError for a 1-D input,
+        a deferred-initialization ValueError for a 2-D one)."""
+        if isinstance(inputs, ndarray.NDArray) and len(inputs.shape) != 3:
+            axes = {"TNC": "sequence length, batch size, input size",
+                    "NTC": "batch size, sequence length, input size"}[self._layout]
+            raise MXNetValueError(f"{type(self).__name__} {self.name}: inputs must be a 3-D array of layout "
+                                  f"{self._layout} ({axes}), got a {len(inputs.shape)}-D array of shape "
+                                  f"{tuple(inputs.shape)}")
+
     def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
+        self._check_input_rank(inputs)
         if self.skip_states is not None and self.skip_states != (states is None):
             self._clear_cached_op()     # the traced graph's outputs depend on whether states are returned
         self.skip_states = states is None
