@@ -307,3 +307,58 @@ def test_location_list_drops_arrays_beyond_the_arguments_as_mxnet():
     np.testing.assert_allclose(got["deconv_weight"].asnumpy(), w.astype(np.float32))
     with pytest.raises(MXNetError, match="1 arrays for 2 arguments"):
         tu._parse_location(sym, [x], mx.cpu())
+
+
+def _differences(symbol, shape, batched, seed=0):
+    """numeric finite differences of ``symbol`` at a random point, batched through vmap or one
+    forward pass at a time (test_checks._BATCHED_MIN_SIZE moved out of reach)."""
+    import mxtorch.test_checks as checks
+    rng = np.random.RandomState(seed)
+    names = symbol.list_arguments()
+    shapes, _, _ = symbol.infer_shape(data=shape)
+    location = {n: rng.normal(0, 1, s).astype("float32") for n, s in zip(names, shapes)}
+    executor = symbol.simple_bind(mx.cpu(), **dict(zip(names, shapes)))
+    for n, v in location.items():
+        executor.arg_dict[n][:] = v
+    heads = [rng.uniform(0.1, 1.1, out.shape) for out in executor.outputs]
+    saved = checks._BATCHED_MIN_SIZE
+    if not batched:
+        checks._BATCHED_MIN_SIZE = 1 << 62
+    try:
+        return checks._finite_differences(executor, location, None, 1e-2, True, heads, names)
+    finally:
+        checks._BATCHED_MIN_SIZE = saved
+
+
+@pytest.mark.parametrize("make, shape, rtol", [
+    (lambda x: mx.sym.Pooling(x, kernel=(3, 3), stride=(2, 2), pool_type="avg"), (1, 2, 9, 9), 1e-9),
+    (lambda x: mx.sym.FullyConnected(x, num_hidden=3, name="fc"), (4, 20), 1e-9),
+    # a batched convolution sums in another order: float32 rounding of the outputs, / eps
+    (lambda x: mx.sym.Convolution(x, num_filter=2, kernel=(3, 3), name="conv"), (1, 2, 6, 6), 1e-3),
+    # BatchNorm's training pass writes its moving statistics in place: one pass at a time
+    (lambda x: mx.sym.BatchNorm(x, name="bn"), (2, 3, 4, 4), 0.0),
+])
+def test_batched_finite_differences_equal_one_pass_at_a_time(make, shape, rtol):
+    symbol = make(mx.sym.Variable("data"))
+    batched, single = _differences(symbol, shape, True), _differences(symbol, shape, False)
+    assert sorted(batched) == sorted(single)
+    assert np.abs(single["data"]).max() > 0
+    for name in single:
+        scale = np.abs(single[name]).max()
+        np.testing.assert_allclose(batched[name], single[name], rtol=0, atol=rtol * scale)
+
+
+def test_numeric_gradient_of_a_pooling_input_is_batched_and_still_catches_a_wrong_gradient():
+    # MXNet's own mkl test_pooling differences a 36,000-element input (2 x 36,000 forward
+    # passes one at a time took minutes); a wrong analytic gradient must still be caught
+    shape = (2, 3, 6, 10, 10)
+    data = mx.sym.Variable("data")
+    x = np.random.RandomState(1).normal(-0.1, 0.1, size=shape)
+
+    def pool(inputs):
+        return mx.sym.Pooling(data=inputs, kernel=(3, 3, 3), stride=(2, 2, 2), pool_type="avg")
+    tu.check_numeric_gradient(pool(data), [mx.nd.array(x)], numeric_eps=1e-2, rtol=0.16, atol=1e-4)
+    # half of the input reaches the output without a gradient: backward is half of the truth
+    with pytest.raises(AssertionError):
+        tu.check_numeric_gradient(pool(mx.sym.BlockGrad(data) * 0.5 + data * 0.5), [mx.nd.array(x)],
+                                  numeric_eps=1e-2, rtol=0.16, atol=1e-4)

@@ -108,6 +108,59 @@ def _perturbation_writer(array, values):
     return write
 
 
+# arguments with fewer elements are differenced one forward pass at a time
+_BATCHED_MIN_SIZE = 64
+_BATCHED_MAX_ELEMENTS = 1 << 22
+
+
+def _batched_differences(executor, name, flat, current, eps, is_train, projections):
+    """The central differences of ``_finite_differences`` for argument ``name``, computed by
+    running the graph on a batch of perturbed copies at once (``torch.vmap`` over the plan's
+    ``run_tensors``): the same values per element, a fraction of the forward passes' overhead
+    (MXNet's own test files difference 36,000-element arguments; one pass at a time took
+    minutes).  Returns None, and the caller differences one pass at a time, for a small
+    argument or a graph that vmap cannot batch (random operators, data-dependent control
+    flow, operators computing outside torch, in-place state updates)."""
+    size = flat.size
+    if size < _BATCHED_MIN_SIZE:
+        return None
+    position = executor._arg_names.index(name)
+    args = [array._tensor for array in executor.arg_arrays]
+    aux = [array._tensor for array in executor.aux_arrays]
+    if args[position].dtype not in (torch.float16, torch.float32, torch.float64):
+        return None
+    dtype = current.dtype
+    heads = [torch.as_tensor(weight, dtype=torch.float64) for weight in projections]
+    chunk = max(1, min(256, _BATCHED_MAX_ELEMENTS // size))
+    device = args[position].device
+    point = torch.from_numpy(np.ascontiguousarray(current).reshape(-1)).to(device)
+    shape = tuple(current.shape)
+
+    def objective(value):
+        values = list(args)
+        values[position] = value
+        outputs = executor.run_tensors(values, aux, is_train=is_train)
+        return sum((out.to(torch.float64) * head.to(out.device)).sum() for out, head in zip(outputs, heads))
+
+    batched = torch.vmap(objective, randomness="error")
+    gradient = np.zeros(size, dtype=np.float64)
+    try:
+        with torch.no_grad():
+            for start in range(0, size, chunk):
+                index = np.arange(start, min(start + chunk, size))
+                upper = np.asarray(flat[index] + eps / 2).astype(dtype)
+                lower = np.asarray(flat[index] - eps / 2).astype(dtype)
+                rows = torch.arange(len(index))
+                stacked = point.repeat(2 * len(index), 1)
+                stacked[rows, torch.from_numpy(index)] = torch.from_numpy(upper).to(device)
+                stacked[rows + len(index), torch.from_numpy(index)] = torch.from_numpy(lower).to(device)
+                sums = batched(stacked.reshape((2 * len(index),) + shape)).cpu().numpy()
+                gradient[index] = (sums[:len(index)] - sums[len(index):]) / eps
+    except Exception:       # noqa: BLE001  (vmap cannot batch this graph: one pass at a time)
+        return None
+    return gradient
+
+
 def _finite_differences(executor, location, aux_states, eps, use_forward_train, projections, names):
     """Central differences of ``sum(output * projection)`` for the arguments in ``names``.
 
@@ -132,6 +185,13 @@ def _finite_differences(executor, location, aux_states, eps, use_forward_train, 
         current_flat = current.reshape(-1)
         arg_dict[name][:] = current
         write = _perturbation_writer(arg_dict[name], current)
+        gradient = None
+        if aux_states is None or not use_forward_train:
+            gradient = _batched_differences(executor, name, flat, current, eps, use_forward_train, projections)
+        if gradient is not None:
+            arg_dict[name][:] = location[name]
+            gradients[name] = gradient.reshape(base.shape)
+            continue
         gradient = np.zeros(flat.size, dtype=np.float64)
         for i in range(flat.size):
             original = flat[i]

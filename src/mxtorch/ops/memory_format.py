@@ -33,4 +33,11 @@ class ChannelsLastKernels:
         """Whether ``tensor`` is copied to channels-last memory before this operator's kernel:
         4-D float32 on the CPU, while ``channels_last_memory`` is True."""
         return (self.channels_last_memory and tensor.dim() == 4 and tensor.device.type == "cpu"
-                and tensor.dtype == torch.float32)
+                and tensor.dtype == torch.float32 and not _is_vmapped(tensor))
+
+
+def _is_vmapped(tensor):
+    """Whether ``tensor`` is a ``torch.vmap`` batch (test_utils' batched finite differences),
+    whose memory format cannot be chosen: vmap refuses is_contiguous(channels_last)."""
+    check = getattr(getattr(torch._C, "_functorch", None), "is_batchedtensor", None)
+    return bool(check is not None and check(tensor))
