@@ -50,3 +50,12 @@ def test_integer_data_weights_name_the_parameter_and_dtype():
     module.bind([mx.io.DataDesc("data", (5, 4), np.int32)], [("softmax_label", (5,))])
     with pytest.raises(MXNetError, match=r"'fc_weight' of dtype int32.*cast the data to float32"):
         module.init_params()
+
+
+@pytest.mark.parametrize("argument", ["train_data", "eval_data"])
+def test_fit_with_an_array_instead_of_an_iterator(argument):
+    x = np.zeros((10, 4), dtype="float32")
+    train = mx.io.NDArrayIter(x, np.zeros(10, dtype="float32"), batch_size=5)
+    kwargs = {"train_data": x} if argument == "train_data" else {"train_data": train, "eval_data": x}
+    with pytest.raises(TypeError, match=rf"fit: {argument} must be a DataIter.*got ndarray of shape \(10, 4\)"):
+        mx.mod.Module(_net()).fit(num_epoch=1, **kwargs)

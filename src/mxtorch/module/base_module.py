@@ -66,6 +66,17 @@ def _check_names_match(data_names, data_shapes, name, throw):
         warnings.warn(message)
 
 
+def _check_data_iter(data, method, argument):
+    """MXNetTypeError unless ``data`` reads as a DataIter (``provide_data`` and
+    ``provide_label``; duck-typed iterators pass).  MXNet 1.9.1 failed with
+    ``AttributeError: 'numpy.ndarray' object has no attribute 'provide_data'``."""
+    if hasattr(data, "provide_data") and hasattr(data, "provide_label"):
+        return
+    shape = f" of shape {tuple(data.shape)}" if hasattr(data, "shape") else ""
+    raise MXNetTypeError(f"{method}: {argument} must be a DataIter such as mx.io.NDArrayIter(data, label, "
+                         f"batch_size=32), got {type(data).__name__}{shape}")
+
+
 def _check_list(shapes, what):
     if not isinstance(shapes, (list, tuple)):
         raise MXNetValueError(f"bind: {what} must be a list of (name, shape) pairs or DataDesc, "
@@ -323,6 +334,9 @@ class BaseModule:
         from ..kvstore.sharding import epoch_batches
         if num_epoch is None:
             raise MXNetValueError("fit: please specify num_epoch")
+        _check_data_iter(train_data, "fit", "train_data")
+        if eval_data is not None:
+            _check_data_iter(eval_data, "fit", "eval_data")
         if initializer is None:
             initializer = Uniform(0.01)
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
