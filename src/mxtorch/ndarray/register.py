@@ -71,11 +71,19 @@ def invoke(op_class, args, kwargs, result_class=None):
         if isinstance(value, (np.ndarray, torch.Tensor)):
             raise MXNetError(f"Operator {op_class.name}: positional input {position} must be an NDArray, got "
                              f"{type(value).__name__} (wrap it with mx.nd.array)")
+    given_args, given_kwargs = args, dict(kwargs)
+    is_array = lambda value: isinstance(value, NDArray)  # noqa: E731
+    registry.refuse_non_input_values(op_class, None, args, kwargs, is_array, "NDArray", eager=True)
     args, attrs = registry.split_call_arguments(op_class, args, attrs, lambda value: isinstance(value, NDArray),
                                                 "NDArray", (SymbolBase,))
     if op_class.variadic and "num_args" in op_class.schema and "num_args" not in attrs:
         attrs["num_args"] = len(args) + len(arrays)
-    op = op_class(attrs)
+    try:
+        op = op_class(attrs)
+    except registry.OperatorSchemaError:
+        # an "unknown attribute" that names an input given a non-NDArray says so instead
+        registry.refuse_non_input_values(op_class, None, given_args, given_kwargs, is_array, "NDArray")
+        raise
     names = op.arguments() + op.auxiliary_states()
     # None for an input means "not given" (``FullyConnected(x, w, None, no_bias=True)``), as in MXNet
     values = {key: value for key, value in zip(names, args) if value is not None}

@@ -14,7 +14,7 @@ import torch
 
 from ..base import MXNetError
 from .registry import Attr, Operator, register, Int, Float, Bool, Choice, optional, merge_shape, product
-from .helpers import infer_output_from_pair, normalize_axis, shape_text
+from .helpers import infer_output_from_pair, infer_uniform_type, normalize_axis, shape_text, uniform_dtype
 
 __all__ = []
 
@@ -48,6 +48,14 @@ class _Product(Operator):
 
     def arguments(self):
         return ["lhs", "rhs"]
+
+    def infer_type(self, in_types):
+        """Both inputs and the output share one dtype; MXNetError naming both when they differ
+        (MXNet 1.9.1 refused mixed dtypes too)."""
+        return infer_uniform_type(self, in_types)
+
+    def check_dtypes(self, inputs):
+        uniform_dtype(self, self.arguments(), [tensor.dtype for tensor in inputs])
 
 
 @register("dot", "_sparse_dot")
@@ -97,6 +105,7 @@ class Dot(_Product):
     def forward(self, is_train, inputs, aux):
         lhs, rhs = inputs
         out = self._check(tuple(lhs.shape), tuple(rhs.shape))
+        self.check_dtypes(inputs)
         if self.transpose_a:
             left = lhs.reshape(lhs.shape[0], -1).t()
         else:
@@ -155,6 +164,7 @@ class BatchDot(_Product):
     def forward(self, is_train, inputs, aux):
         lhs, rhs = inputs
         self._out(tuple(lhs.shape), tuple(rhs.shape))
+        self.check_dtypes(inputs)
         left = lhs.transpose(-1, -2) if self.transpose_a else lhs
         right = rhs.transpose(-1, -2) if self.transpose_b else rhs
         return [torch.matmul(left, right)]

@@ -14,7 +14,7 @@ from ..base import MXNetError, parse_tuple, numpy_dtype, dtype_from_flag
 from ..ops.registry import merge_shape
 from .graph import topological_order, _aux_variable_ids
 
-__all__ = ["infer_shapes", "infer_types", "graph_shapes"]
+__all__ = ["infer_shapes", "infer_shapes_settled", "infer_types", "graph_shapes", "settled_entries"]
 
 
 
@@ -99,6 +99,64 @@ def infer_shapes(symbol, known):
     """``(arg_shapes, out_shapes, aux_shapes)`` lists with None or partial tuples."""
     nodes, shapes = graph_shapes(symbol, known)
     return _arguments_outputs_auxiliaries(symbol, nodes, shapes)
+
+
+def infer_shapes_settled(symbol, known):
+    """``(arg_shapes, out_shapes, aux_shapes)`` as :func:`infer_shapes`, and for each of the three
+    lists a list of flags: True where the shape is known, its zero dimensions included (see
+    :func:`settled_entries`)."""
+    nodes, shapes = graph_shapes(symbol, known)
+    settled = settled_entries(nodes, shapes)
+    flags = {key: key in settled for key in shapes}
+    return (_arguments_outputs_auxiliaries(symbol, nodes, shapes),
+            _arguments_outputs_auxiliaries(symbol, nodes, flags))
+
+
+def settled_entries(nodes, shapes):
+    """The entries ``(id(node), index)`` whose inferred shape is known for certain.
+
+    Inference spells an unknown dimension 0, so a zero-size result (``slice`` with begin past
+    end gives ``(1, 0)``) reads like a partly unknown shape.  MXNet 1.9.1 told them apart and
+    reported such a graph as fully inferred.  Here an entry is settled when its shape has no
+    zero; when it is an operator's output (not None) and every input of that operator is
+    settled; or when it is a variable, not None, that every operator reading it sees beside
+    settled inputs only, one of them holding a zero dimension (the zero-size value it was
+    inferred from: ``slice(...) + v``, the weight of a FullyConnected on an empty slice).  A
+    zero dimension the user gave stays unknown, as MXNet reads 0 outside ``np_shape``."""
+    settled = {key for key, shape in shapes.items() if shape is not None and all(d > 0 for d in shape)}
+    readers = {}
+    for node in nodes:
+        if node.op is not None:
+            for child, index in node.inputs:
+                readers.setdefault((id(child), index), []).append(node)
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if node.op is None:
+                key = (id(node), 0)
+                if key in settled or shapes.get(key) is None or key not in readers:
+                    continue
+                if all(_explains(reader, key, shapes, settled) for reader in readers[key]):
+                    settled.add(key)
+                    changed = True
+                continue
+            inputs = [(id(child), index) for child, index in node.inputs]
+            if not all(key in settled for key in inputs):
+                continue
+            for index in range(node.op.num_outputs()):
+                key = (id(node), index)
+                if key not in settled and shapes.get(key) is not None:
+                    settled.add(key)
+                    changed = True
+    return settled
+
+
+def _explains(reader, key, shapes, settled):
+    """Whether the other inputs of operator node ``reader`` are settled and one holds a zero."""
+    others = [(id(child), index) for child, index in reader.inputs if (id(child), index) != key]
+    return all(other in settled for other in others) and \
+        any(0 in shapes[other] for other in others)
 
 
 def _variable_type(node, known):

@@ -16,7 +16,7 @@ import numbers
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import MXNetError, MXNetValueError, NotImplementedForSymbol, format_value, dtype_flag, dtype_name, numpy_dtype, numpy_type
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, NotImplementedForSymbol, format_value, dtype_flag, dtype_name, numpy_dtype, numpy_type
 from ..name import NameManager
 from ..ndarray.ndarray import NDArray
 from ..ndarray.register import install_fluent_methods
@@ -215,24 +215,83 @@ class Symbol(SymbolBase):
         self._outputs = load_json(state["json"])._outputs
 
     def __call__(self, *args, **kwargs):
-        """Compose: replace this symbol's free variables by the given symbols (by name or order)."""
+        """Compose: replace this symbol's free variables by the given symbols, by name
+        (``net(fc1_data=x)``).  An atomic symbol (``_gen_atomic_symbol``: an operator node
+        without inputs) takes its inputs by position or by argument name and gets a node with
+        new variables for the ones not given, as a ``mx.sym.<op>`` call does; a variable takes
+        its replacement by position or under its own name.
+
+        As in MXNet 1.9.1: TypeError (MXNetTypeError) for a value that is not a Symbol or for
+        inputs given both by position and by keyword; MXNetError for a keyword that names no
+        input of the symbol and for positional inputs to a composed graph."""
+        kwargs = dict(kwargs)
+        name = kwargs.pop("name", None)
+        self._check_compose_values(args, kwargs)
+        atom = self._atomic_node()
+        if atom is not None:
+            op = atom.op
+            if args and len(args) > len(op.arguments() + op.auxiliary_states()):
+                raise MXNetError(f"compose: operator {op.name} takes {len(op.arguments() + op.auxiliary_states())} "
+                                 f"inputs {op.arguments() + op.auxiliary_states()}, got {len(args)} positional")
+            attrs = {key: value for key, value in atom.attrs.items() if key not in kwargs}
+            return create(op.json_name, *args, name=name or atom.name or None, **attrs, **kwargs)
         result = copy.deepcopy(self)
         result._compose(*args, **kwargs)
         return result
 
+    def _atomic_node(self):
+        """The operator node of an atomic symbol (one operator node without inputs whose
+        operator takes some), else None."""
+        nodes = {id(node): node for node, _ in self._outputs}
+        if len(nodes) != 1:
+            return None
+        node = next(iter(nodes.values()))
+        if node.op is None or node.inputs or not (node.op.arguments() or node.op.auxiliary_states()):
+            return None
+        return node
+
+    @staticmethod
+    def _check_compose_values(args, kwargs):
+        if args and kwargs:
+            raise MXNetTypeError("compose: give the input Symbols either by position or by keyword, not both "
+                                 f"(got {len(args)} positional and keywords {sorted(kwargs)})")
+        labelled = [(f"argument {i}", value) for i, value in enumerate(args)] + \
+                   [(f"argument {key!r}", value) for key, value in kwargs.items()]
+        for label, value in labelled:
+            if not isinstance(value, Symbol):
+                shown = repr(value).replace("\n", " ")
+                raise MXNetTypeError(f"compose expects Symbols as arguments, but {label} is "
+                                     f"{type(value).__name__} {shown[:60]}")
+
     def _compose(self, *args, **kwargs):
+        """Replace free variables of this symbol in place (see ``__call__``)."""
+        kwargs = dict(kwargs)
         kwargs.pop("name", None)
-        names = self.list_arguments()
-        replacements = dict(zip(names, args))
-        replacements.update(kwargs)
+        self._check_compose_values(args, kwargs)
+        inputs = self.list_inputs()
+        nodes = self._nodes()
+        if args:
+            if any(node.op is not None for node in nodes):
+                raise MXNetError(f"compose: a composed symbol takes its inputs by keyword, named after its "
+                                 f"variables {inputs} (got {len(args)} positional)")
+            names = self.list_arguments()
+            if len(args) > len(names):
+                raise MXNetError(f"compose: {len(args)} positional inputs for the variables {names}")
+            replacements = dict(zip(names, args))
+        else:
+            unknown = [key for key in kwargs if key not in inputs]
+            if unknown:
+                raise MXNetError(f"compose: keyword argument {unknown[0]!r} names no input of the symbol; "
+                                 f"its inputs are {inputs}")
+            replacements = kwargs
         mapping = {}
-        for node in self._nodes():
+        for node in nodes:
             if node.op is None and node.name in replacements:
                 source = replacements[node.name]
                 if len(source._outputs) != 1:
                     raise MXNetError("compose: only single-output symbols can be substituted")
                 mapping[id(node)] = source._outputs[0]
-        for node in self._nodes():
+        for node in nodes:
             node.inputs = [mapping.get(id(child), (child, index)) for child, index in node.inputs]
         self._outputs = [mapping.get(id(node), (node, index)) for node, index in self._outputs]
 
@@ -289,22 +348,49 @@ class Symbol(SymbolBase):
         unknown dimensions 0 (under NumPy shape semantics, ``mx.np_shape()``: None and -1)."""
         return self._infer_shape(args, kwargs, partial=True)
 
+    @staticmethod
+    def _checked_shapes(args, kwargs, function):
+        """The given shapes as tuples of ints, -1 (an unknown dimension) read as 0, the
+        inference's spelling.  As in MXNet 1.9.1: TypeError (MXNetTypeError) when a shape is not a
+        tuple (a positional None means "unknown") or holds a value that is not an integer;
+        MXNetError for a dimension below -1."""
+        labelled = [(f"argument {i}", value) for i, value in enumerate(args) if value is not None] + \
+                   [(repr(key), value) for key, value in kwargs.items()]
+        checked = {}
+        for label, value in labelled:
+            if not isinstance(value, tuple):
+                raise MXNetTypeError(f"{function}: arguments need to be shapes (tuple), but {label} is "
+                                     f"{type(value).__name__} {repr(value)[:60]}")
+            for dim in value:
+                if not isinstance(dim, numbers.Integral):
+                    raise MXNetTypeError(f"{function}: shape {value} of {label} must hold integers, got "
+                                         f"{type(dim).__name__} {dim!r}")
+                if dim < -1:
+                    raise MXNetError(f"{function}: shape {value} of {label} has dimension {dim}; a dimension "
+                                     f"must be >= 0, or -1 for unknown")
+            checked[label] = tuple(0 if dim == -1 else int(dim) for dim in value)
+        args = tuple(checked.get(f"argument {i}") for i in range(len(args)))
+        kwargs = {key: checked[repr(key)] for key in kwargs}
+        return args, kwargs
+
     def _infer_shape(self, args, kwargs, partial):
         from ..util import is_np_shape
+        function = "infer_shape_partial" if partial else "infer_shape"
+        args, kwargs = self._checked_shapes(args, kwargs, function)
         known = self._given(args, kwargs, "infer_shape")
         numpy_shapes = is_np_shape()
-        if numpy_shapes:
-            # NumPy shape semantics spell an unknown dimension -1 (inference itself uses 0)
-            known = {k: (tuple(0 if d == -1 else d for d in v) if v is not None else v) for k, v in known.items()}
-        arg_shapes, out_shapes, aux_shapes = inference.infer_shapes(self, known)
-        complete = all(registry.known(s) for s in arg_shapes + out_shapes + aux_shapes)
+        shapes, settled = inference.infer_shapes_settled(self, known)
+        # a settled shape is known also where it has zero dimensions (a zero-size slice), as in MXNet
+        complete = all(settled[0] + settled[1] + settled[2])
         if not complete and not partial:
             return None, None, None
         if numpy_shapes:
-            fix = lambda shapes: [tuple(-1 if d == 0 else d for d in s) if s is not None else None for s in shapes]
+            # NumPy shape semantics spell an unknown dimension -1 (inference itself uses 0)
+            fix = lambda shapes, flags: [tuple(s) if flag else tuple(-1 if d == 0 else d for d in s)
+                                         if s is not None else None for s, flag in zip(shapes, flags)]
         else:
-            fix = lambda shapes: [tuple(s) if s is not None else () for s in shapes]
-        return fix(arg_shapes), fix(out_shapes), fix(aux_shapes)
+            fix = lambda shapes, flags: [tuple(s) if s is not None else () for s in shapes]
+        return tuple(fix(group, flags) for group, flags in zip(shapes, settled))
 
     def infer_type(self, *args, **kwargs):
         """``(arg_types, out_types, aux_types)`` as numpy types from input dtypes given by
@@ -622,6 +708,9 @@ def create(op_name, *args, **kwargs):
     kwargs.pop("out", None)
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
+    given_args, given_kwargs = args, dict(kwargs)
+    is_symbol = lambda value: isinstance(value, Symbol)  # noqa: E731
+    registry.refuse_non_input_values(op_class, op_name, args, kwargs, is_symbol, "Symbol", eager=True)
     symbol_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
     # an attribute given as None is written as "None" when it may be None (MXNet writes str(value));
     # None for an input, or for an attribute that cannot be None, means "not given"
@@ -642,7 +731,12 @@ def create(op_name, *args, **kwargs):
     hidden_given = [k for k in attrs if (k.startswith("__") and k.endswith("__")) or k in graph_json.HIDDEN_KEYS]
     hidden = {graph_json.hidden_key(k): format_value(attrs[k]) for k in hidden_given}
     attrs = {k: v for k, v in attrs.items() if k not in hidden_given}
-    op = op_class(attrs).use_name(op_name)
+    try:
+        op = op_class(attrs).use_name(op_name)
+    except registry.OperatorSchemaError:
+        # an "unknown attribute" that names an input given a non-Symbol says so instead
+        registry.refuse_non_input_values(op_class, op_name, given_args, given_kwargs, is_symbol, "Symbol")
+        raise
     hint = op_name.lower()
     name = NameManager.current.get(name, hint)
     input_names = op.arguments() + op.auxiliary_states()

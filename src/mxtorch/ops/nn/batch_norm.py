@@ -66,13 +66,23 @@ class BatchNorm(Operator):
     def num_visible_outputs(self):
         return 3 if self.output_mean_var else 1
 
+    def channel_axis(self, shape):
+        """The channel axis of data of ``shape`` (``axis``, negative counting from the end).
+        As in MXNet 1.9.1 ("Channel axis out of range") it must lie inside the data's axes (the
+        default axis 1 needs 2-D data or more): MXNetError naming the axis and the shape."""
+        ndim = len(shape)
+        axis = self.axis + ndim if self.axis < 0 else self.axis
+        if not 0 <= axis < ndim:
+            valid = f"in [{-ndim}, {ndim - 1}]" if ndim else "(0-D data has none)"
+            raise self.error(f"channel axis {self.axis} is out of range for 'data' of shape {tuple(shape)} "
+                             f"({ndim}-D); the axis must be {valid}")
+        return axis
+
     def infer_shape(self, in_shapes, out_shapes):
         data = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'data'")
         channel = None
         if data is not None:
-            axis = self.axis % len(data) if data else 0
-            if not data or axis >= len(data):
-                raise self.error(f"axis {self.axis} is out of range for data of shape {tuple(data)}")
+            axis = self.channel_axis(data)
             channel = (data[axis],)
         names = ["gamma", "beta"]
         params = [merge_shape(s, channel, f"Operator {self.name} argument '{n}'") for s, n in zip(in_shapes[1:], names)]
@@ -89,7 +99,7 @@ class BatchNorm(Operator):
     def forward(self, is_train, inputs, aux):
         data, gamma, beta = inputs
         moving_mean, moving_var = aux
-        axis = self.axis % data.dim()
+        axis = self.channel_axis(tuple(data.shape))
         reduce_axes = [d for d in range(data.dim()) if d != axis]
         view = [1] * data.dim()
         view[axis] = data.shape[axis]
@@ -104,8 +114,12 @@ class BatchNorm(Operator):
             return self._fused(is_train, data, gamma, beta, moving_mean, moving_var)
         compute = data.float() if data.dtype in (torch.float16, torch.bfloat16) else data
         if is_train and not self.use_global_stats:
-            mean = compute.mean(dim=reduce_axes)
-            var = compute.var(dim=reduce_axes, unbiased=False)
+            if reduce_axes:
+                mean = compute.mean(dim=reduce_axes)
+                var = compute.var(dim=reduce_axes, unbiased=False)
+            else:
+                # 1-D data along axis 0: one value per channel (torch reads dim=[] as "all axes")
+                mean, var = compute, torch.zeros_like(compute)
             with torch.no_grad():
                 moving_mean.mul_(self.momentum).add_(mean.detach().to(moving_mean.dtype), alpha=1 - self.momentum)
                 moving_var.mul_(self.momentum).add_(var.detach().to(moving_var.dtype), alpha=1 - self.momentum)

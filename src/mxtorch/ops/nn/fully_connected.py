@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
+from ..helpers import infer_uniform_type, uniform_dtype
 from ..registry import Attr, Operator, register, Int, Bool, merge_shape, product
 
 __all__ = []
@@ -83,7 +84,13 @@ class FullyConnected(Operator):
             shapes.append(bias)
         return shapes, [out], []
 
+    def infer_type(self, in_types):
+        """data, weight, bias and the output share one dtype; MXNetError naming the inputs and
+        their dtypes when they differ (MXNet 1.9.1 refused mixed dtypes too)."""
+        return infer_uniform_type(self, in_types)
+
     def forward(self, is_train, inputs, aux):
+        uniform_dtype(self, self.arguments(), [tensor.dtype for tensor in inputs])
         data, weight = inputs[0], inputs[1]
         bias = None if self.no_bias else inputs[2].reshape(-1)
         if self.flatten:
