@@ -314,3 +314,26 @@ def test_ndarray_operator_input_given_a_non_array():
             call()
         assert isinstance(info.value, MXNetError)
         assert "Operator FullyConnected: argument 'data' must be an NDArray, but got int 5" in str(info.value)
+
+
+def test_variable_init_must_be_an_initializer():
+    # MXNet 1.9.1: AttributeError: 'int' object has no attribute 'dumps'
+    with pytest.raises(TypeError, match=r"Variable 'v': init must be an Initializer.*got int 5"):
+        mx.sym.Variable("v", init=5)
+    assert mx.sym.Variable("v", init=mx.init.Constant(5)).attr("__init__") == '["constant", {"value": 5}]'
+
+
+@pytest.mark.parametrize("deconvolution", [False, True])
+def test_convolution_with_mixed_dtypes_names_both(deconvolution):
+    # MXNet 1.9.1: "This layer requires uniform type. Expected 'float16' v.s. given 'float32' at 'weight'"
+    x = mx.nd.ones((1, 2, 5, 5), dtype="float16")
+    if deconvolution:
+        call = lambda: mx.nd.Deconvolution(x, mx.nd.ones((2, 3, 3, 3)), kernel=(3, 3), num_filter=3, no_bias=True)
+    else:
+        call = lambda: mx.nd.Convolution(x, mx.nd.ones((3, 2, 3, 3)), mx.nd.zeros(3), kernel=(3, 3), num_filter=3)
+    with pytest.raises(MXNetError, match=r"'data' is float16, 'weight' is float32"):
+        call()
+    conv = mx.sym.Convolution(mx.sym.Variable("d"), kernel=(3, 3), num_filter=3, name="c")
+    with pytest.raises(MXNetError, match=r"'data' is float16, 'weight' is float32"):
+        conv.infer_type(d="float16", c_weight="float32")
+    assert conv.infer_type(d="float16")[0] == [np.float16] * 3

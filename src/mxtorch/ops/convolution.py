@@ -7,7 +7,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .geometry import _check_geometry, _conv_output_size, _expand_conv_geometry, _spatial
-from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where
+from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, infer_uniform_type, uniform_dtype
 from .memory_format import ChannelsLastKernels
 from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
 
@@ -49,6 +49,20 @@ class _ConvolutionFamily(Operator):
 
     def _check_window(self):
         """The family member's own checks of the expanded geometry."""
+
+    def infer_type(self, in_types):
+        """data, weight, bias and the output share one dtype; MXNetError naming the inputs and
+        their dtypes when they differ (MXNet 1.9.1: "This layer requires uniform type")."""
+        return infer_uniform_type(self, in_types)
+
+    def _compute(self, function, inputs, *args):
+        """``function(*inputs, *args)``; a torch error from inputs of different dtypes becomes
+        the MXNetError of :func:`uniform_dtype` (checked only on failure: no cost per call)."""
+        try:
+            return function(*inputs, *args)
+        except RuntimeError:
+            uniform_dtype(self, self.arguments(), [None if x is None else x.dtype for x in inputs])
+            raise
 
     def arguments(self):
         return ["data", "weight"] + ([] if self.no_bias else ["bias"])
@@ -130,7 +144,8 @@ class Convolution(ChannelsLastKernels, _ConvolutionFamily):
             # logical layout (and every shape) stays NCHW, and later layers keep the format
             data = data.contiguous(memory_format=torch.channels_last)
             weight = weight.contiguous(memory_format=torch.channels_last)
-        return [function(data, weight, bias, self.stride_, self.pad_, self.dilate_, self.num_group)]
+        return [self._compute(function, (data, weight, bias), self.stride_, self.pad_, self.dilate_,
+                              self.num_group)]
 
 
 def deconvolution_geometry(op, spatial):
@@ -231,7 +246,8 @@ class Deconvolution(_ConvolutionFamily):
         bias = None if self.no_bias else inputs[2]
         pad, adj, _ = deconvolution_geometry(self, tuple(data.shape[2:]))
         function = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[len(self.kernel) - 1]
-        return [function(data, weight, bias, self.stride_, pad, adj, self.num_group, self.dilate_)]
+        return [self._compute(function, (data, weight, bias), self.stride_, pad, adj, self.num_group,
+                              self.dilate_)]
 
 
 # -- deformable convolution ------------------------------------------------------------------------

@@ -671,6 +671,9 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if dtype is not None:
         attrs["__dtype__"] = str(dtype_flag(dtype))
     if init is not None:
+        if not isinstance(init, str) and not callable(getattr(init, "dumps", None)):
+            raise MXNetTypeError(f"Variable {name!r}: init must be an Initializer (such as mx.init.Constant(5)) "
+                                 f"or its JSON string, got {type(init).__name__} {init!r}")
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
         # an unknown name is a KeyError, as MXNet's lookup of it raised
