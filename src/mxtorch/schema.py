@@ -17,17 +17,21 @@ TypeError) with a message saying what was expected.
 """
 from __future__ import annotations
 
+import ast
 import numbers
+import operator
 import os
 import warnings
 
 import numpy as np
 
 from .base import MXNetError, dtype_name, parse_bool, parse_tuple
+from .base import MXNetTypeError, MXNetValueError
 
 __all__ = ["Attr", "REQUIRED", "SchemaError", "collect", "parse_params",
            "Int", "Float", "Bool", "Str", "Text", "Shape", "ArrayShape", "OptionalShape", "FloatTuple", "IntTuple", "Dtype",
-           "optional", "Choice", "at_least", "nonempty", "Path", "OptionalPath", "DtypeChoice", "DtypeOf", "OneOf"]
+           "optional", "Choice", "at_least", "nonempty", "Path", "OptionalPath", "DtypeChoice", "DtypeOf", "OneOf",
+           "numpy_shape", "numpy_integer", "NumpyShape", "NumpyInt"]
 
 
 class _Required:
@@ -98,6 +102,97 @@ def ArrayShape(value, name):
         raise MXNetError(f"expected dimension sizes of at least -1 (-1 or 0: unknown), got the size "
                          f"{min(result)}")
     return result
+
+
+# -- NumPy's integer arguments (mx.np: shape / size / newshape / reps / repeats, N / num / n) ---------
+def _described(value):
+    """``value`` for a message: its type and repr (``float 2.5``, ``str 'a'``; None as itself)."""
+    return "None" if value is None else f"{type(value).__name__} {value!r}"
+
+
+def _numpy_index(value, bools, what):
+    """``value`` as a Python int the way NumPy reads an integer argument (``operator.index``:
+    Python and NumPy integers, integer 0-d arrays); a bool only with ``bools`` (MXNet's FFI
+    front end took ``True`` as 1 where its attribute parser refused it).  MXNetTypeError
+    otherwise: a float is refused even when whole (``2.0``), as MXNet and NumPy refused it."""
+    if isinstance(value, (bool, np.bool_)):
+        if bools:
+            return int(value)
+        raise MXNetTypeError(f"expected {what}, got the bool {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise MXNetTypeError(f"expected {what}, got {_described(value)}") from None
+
+
+def _numpy_text(value, text, what):
+    """MXNet's text form of an attribute (``'(2, 3)'``, ``'3'``), read as a Python value;
+    MXNetTypeError when ``text`` is False or the text is no literal."""
+    if not text:
+        raise MXNetTypeError(f"expected {what}, got {_described(value)}")
+    stripped = value.strip()
+    if stripped in ("", "()", "[]"):
+        return ()
+    try:
+        return ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, TypeError, RecursionError):
+        raise MXNetTypeError(f"expected {what}, got {_described(value)}") from None
+
+
+def _at_least(values, low, note):
+    for size in values:
+        if size < low:
+            raise MXNetValueError(f"expected sizes of at least {low} ({note}), got {size}")
+    return values
+
+
+def numpy_shape(low=0, text=True, bools=False, note=""):
+    """Parser of a NumPy shape argument (``zeros``' ``shape``, the samplers' ``size``,
+    ``reshape``'s ``newshape``, ``tile``'s ``reps``): an integer (a 1-tuple) or a sequence of
+    integers (tuple, list, 1-D integer array), each at least ``low`` (NumPy's 0: "negative
+    dimensions are not allowed"; ``reshape`` takes -1); with ``text``, also MXNet's text form
+    of one (``'(2, 3)'``, ``'3'``: symbol JSON, and MXNet's front end passed a string through
+    as that text).  Floats, None, strings inside a sequence and (unless ``bools``) bools raise
+    MXNetTypeError, sizes below ``low`` MXNetValueError; ``note`` explains ``low`` in that message
+    (default "negative dimensions are not allowed"; ``reshape``: "-1: the one size to infer")."""
+    name = "NumpyShape" if (low, text, bools, note) == (0, True, False, "") else f"numpy_shape_at_least_{low}"
+    note = note or "negative dimensions are not allowed"
+    whole = "an integer or a sequence of integers"
+
+    def parse(value, name):
+        if isinstance(value, str):
+            value = _numpy_text(value, text, whole)
+            if isinstance(value, str):
+                raise MXNetTypeError(f"expected {whole}, got {_described(value)}")
+        if not isinstance(value, (tuple, list)) and getattr(value, "ndim", None) == 1:
+            value = list(value)         # a 1-D array (NumPy's, mx.np's, torch's) of sizes
+        if isinstance(value, (tuple, list)):
+            result = tuple(_numpy_index(item, bools, "integer sizes") for item in value)
+        else:
+            result = (_numpy_index(value, bools, whole),)
+        return _at_least(result, low, note)
+    parse.__name__ = name
+    return parse
+
+
+def numpy_integer(low=None, text=True, bools=False):
+    """Parser of a NumPy integer argument (``eye``'s ``N`` and ``k``, ``linspace``'s ``num``,
+    ``multinomial``'s ``n``): a Python or NumPy integer (``operator.index``), at least ``low``
+    when given; with ``text``, also MXNet's text of one (``'3'``).  Floats (``2.0`` too), None
+    and (unless ``bools``) bools raise MXNetTypeError, values below ``low`` MXNetValueError."""
+    def parse(value, name):
+        if isinstance(value, str):
+            value = _numpy_text(value, text, "an integer")
+        result = _numpy_index(value, bools, "an integer")
+        if low is not None and result < low:
+            raise MXNetValueError(f"expected an integer of at least {low}, got {result}")
+        return result
+    parse.__name__ = "NumpyInt" if (low, text, bools) == (None, True, False) else f"numpy_integer_at_least_{low}"
+    return parse
+
+
+NumpyShape = numpy_shape()
+NumpyInt = numpy_integer()
 
 
 def OptionalShape(value, name):

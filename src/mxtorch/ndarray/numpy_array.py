@@ -24,7 +24,11 @@ import numpy as np
 import torch
 
 from .. import recording as _recording
+from ..exceptions import MXNetTypeError
 from ..ops import registry
+from ..ops.numpy_arrays import _BroadcastShape, _NewShape
+from ..ops.numpy_ops import numpy_argument
+from ..schema import NumpyShape
 from ..util import is_np_shape
 from . import indexing as _indexing
 from .ndarray import NDArray, _provided, _recorded, provide
@@ -439,8 +443,10 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
         if kwargs:
             raise TypeError(f"reshape: unexpected keyword arguments {sorted(kwargs)}")
         if shape is None:
+            if not args:
+                raise MXNetTypeError("mx.np.ndarray.reshape: expected the new shape, got no argument")
             shape = args[0] if len(args) == 1 else args
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        shape = numpy_argument(_NewShape, shape, "mx.np.ndarray.reshape", "newshape")
         return call("_np_reshape", self, newshape=shape, order=order)
 
     def transpose(self, *axes):
@@ -471,16 +477,18 @@ class ndarray(NDArray):  # noqa: N801 -- MXNet's class name
 
     def broadcast_to(self, shape):
         """The array broadcast to ``shape``."""
-        return call("_np_broadcast_to", self, shape=tuple(shape))
+        shape = numpy_argument(_BroadcastShape, shape, "mx.np.ndarray.broadcast_to", "shape")
+        return call("_np_broadcast_to", self, shape=shape)
 
     def repeat(self, repeats, axis=None):
         """Each element repeated ``repeats`` times along ``axis``."""
-        repeats = (repeats,) if isinstance(repeats, (int, np.integer)) else tuple(repeats)
+        repeats = numpy_argument(NumpyShape, repeats, "mx.np.ndarray.repeat", "repeats")
         return call("_npi_repeats", self, repeats=repeats, axis=axis)
 
     def tile(self, reps):
-        """The array tiled ``reps`` times."""
-        return call("_npi_tile", self, reps=(reps,) if isinstance(reps, int) else tuple(reps))
+        """The array tiled ``reps`` times (None: once, as MXNet 1.9.1)."""
+        reps = () if reps is None else numpy_argument(NumpyShape, reps, "mx.np.ndarray.tile", "reps")
+        return call("_npi_tile", self, reps=reps)
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None):
         """Sum over ``axis`` (NumPy's arguments)."""

@@ -13,13 +13,27 @@ import torch
 
 from ..base import MXNetError
 from ..exceptions import MXNetValueError
+from ..schema import NumpyShape, numpy_integer, numpy_shape
 from .registry import Attr, Bool, Float, Int, Str, add_aliases, merge_shape, optional, register
 from .helpers import device_of
-from .numpy_ops import _Axis, _Ctx, _Dtype, _NumpyOperator, _axes, _shape_attr, _torch_dtype, promote_types
+from .numpy_ops import NumpyAttr, _Axis, _Ctx, _Dtype, _NumpyOperator, _axes, _shape_attr, _torch_dtype, promote_types
 
 __all__ = ["NPX_ALIASES", "npx_operators"]
 
+# the shapes and counts of the creation, sampling and repetition operators, read as NumPy reads
+# them (schema.numpy_shape): integers only (2.5 and 2.0 raise TypeError, as MXNet's parser refused
+# them), sizes of at least 0 (ValueError); MXNet's text form ('(2, 3)') too.  Declared with
+# NumpyAttr, whose errors are TypeError / ValueError as well as OperatorSchemaError.  ``_Size``:
+# the samplers' ``size`` (None: the parameters' shape).  ``_Shape``: the looser integer tuple of
+# other attributes (moveaxis' axes, unravel_index's shape).
 _Shape = optional(_shape_attr)
+_Size = optional(NumpyShape)
+# ``_npi_zeros`` (np.zeros, np.empty): MXNet 1.9.1's FFI front end took a bool size as 0 / 1
+_ZerosShape = numpy_shape(bools=True)
+_NewShape = numpy_shape(low=-1, note="-1: the one size to infer")
+# MXNet's -2 in ``broadcast_to`` keeps the input's size of that axis; -1 is refused in forward
+_BroadcastShape = numpy_shape(low=-2, note="-2: the input's size of that axis")
+_Count = numpy_integer(low=0)
 
 
 # -- shapes ---------------------------------------------------------------------------------------
@@ -43,7 +57,7 @@ def numpy_reshape(shape, newshape):
 class NumpyReshape(_NumpyOperator):
     """NumPy's ``reshape`` to ``newshape`` (one -1 dimension inferred), C order."""
 
-    newshape = Attr(_shape_attr, default=())
+    newshape = NumpyAttr(_NewShape, default=())
     order = Attr(Str, default="C")
 
     def forward(self, is_train, inputs, aux):
@@ -125,7 +139,7 @@ class NumpyBroadcastTo(_NumpyOperator):
     """NumPy's ``broadcast_to`` ``shape``; MXNet's -2 in ``shape`` keeps the input's size of that
     axis (the axes aligned from the right)."""
 
-    shape = Attr(_shape_attr, default=())
+    shape = NumpyAttr(_BroadcastShape, default=())
 
     def forward(self, is_train, inputs, aux):
         if any(d < 0 and d != -2 for d in self.shape):
@@ -141,7 +155,7 @@ class NumpyBroadcastTo(_NumpyOperator):
 class NumpyTile(_NumpyOperator):
     """NumPy's ``tile`` by ``reps``."""
 
-    reps = Attr(_shape_attr, default=())
+    reps = NumpyAttr(NumpyShape, default=())
 
     def forward(self, is_train, inputs, aux):
         data, reps = inputs[0], tuple(self.reps)
@@ -156,7 +170,7 @@ class NumpyTile(_NumpyOperator):
 class NumpyRepeat(_NumpyOperator):
     """NumPy's ``repeat``: each element ``repeats`` times along ``axis`` (None: flattened)."""
 
-    repeats = Attr(_shape_attr, default=(1,))
+    repeats = NumpyAttr(NumpyShape, default=(1,))
     axis = Attr(optional(Int), default=None)
 
     def forward(self, is_train, inputs, aux):
@@ -368,17 +382,17 @@ class _Creation(_NumpyOperator):
         return device_of(self.ctx)
 
 
-def _filled_class(value):
+def _filled_class(value, parser=NumpyShape):
     class Filled(_Creation):
         __doc__ = f"An array of ``shape`` filled with {value} (float32 unless ``dtype``)."
-        shape = Attr(_shape_attr, default=())
+        shape = NumpyAttr(parser, default=())
 
         def forward(self, is_train, inputs, aux):
             return [torch.full(tuple(self.shape), value, dtype=self._dtype(), device=self._device())]
     return Filled
 
 
-register("_npi_zeros")(_filled_class(0))
+register("_npi_zeros")(_filled_class(0, _ZerosShape))
 register("_npi_ones")(_filled_class(1))
 
 
@@ -386,7 +400,7 @@ register("_npi_ones")(_filled_class(1))
 class NumpyFull(_Creation):
     """An array of ``shape`` filled with ``value``."""
 
-    shape = Attr(_shape_attr, default=())
+    shape = NumpyAttr(NumpyShape, default=())
     value = Attr(Float, default=0.0)
 
     def forward(self, is_train, inputs, aux):
@@ -419,7 +433,7 @@ class NumpyLinspace(_Creation):
 
     start = Attr(Float, default=0.0)
     stop = Attr(Float, default=1.0)
-    num = Attr(Int, default=50)
+    num = NumpyAttr(_Count, default=50)
     endpoint = Attr(Bool, default=True)
 
     def forward(self, is_train, inputs, aux):
@@ -431,9 +445,9 @@ class NumpyLinspace(_Creation):
 class NumpyEye(_Creation):
     """NumPy's ``eye``: ``N`` x ``M`` with ones on diagonal ``k``."""
 
-    N = Attr(Int, default=1)
-    M = Attr(optional(Int), default=None)
-    k = Attr(Int, default=0)
+    N = NumpyAttr(_Count, default=1)
+    M = NumpyAttr(optional(_Count), default=None)
+    k = NumpyAttr(numpy_integer(), default=0)
 
     def forward(self, is_train, inputs, aux):
         values = np.eye(self.N, self.M, self.k, dtype=np.float64)
@@ -444,7 +458,7 @@ class NumpyEye(_Creation):
 class NumpyIdentity(_Creation):
     """NumPy's ``identity``: the square identity of ``shape`` (n, n)."""
 
-    shape = Attr(_shape_attr, default=())
+    shape = NumpyAttr(NumpyShape, default=())
 
     def forward(self, is_train, inputs, aux):
         n = self.shape[0] if self.shape else 0
@@ -488,7 +502,7 @@ class NumpyFullLike(_NumpyOperator):
 # -- sampling (torch's global generator, seeded by mx.random.seed) -------------------------------
 class _Sampler(_Creation):
     deterministic = False
-    size = Attr(_Shape, default=None)
+    size = NumpyAttr(_Size, default=None)
 
     def _shape(self):
         return () if self.size is None else tuple(self.size)
@@ -502,14 +516,15 @@ class NumpyRandint(_Creation):
     """Integers drawn uniformly from [``low``, ``high``) (int64 unless ``dtype``)."""
 
     deterministic = False
-    low = Attr(Int, default=0)
-    high = Attr(Int, default=1)
-    shape = Attr(_Shape, default=None)
+    low = NumpyAttr(numpy_integer(), default=0)
+    high = NumpyAttr(numpy_integer(), default=1)
+    shape = NumpyAttr(_Size, default=None)
     dtype = Attr(_Dtype, default="int64")
 
     def forward(self, is_train, inputs, aux):
         if self.high <= self.low:
-            raise MXNetError(f"randint: low >= high ({self.low} >= {self.high})")
+            # NumPy's ValueError (MXNet 1.9.1 drew from an empty range)
+            raise MXNetValueError(f"Operator {self.name}: low >= high ({self.low} >= {self.high}): expected low < high")
         shape = () if self.shape is None else tuple(self.shape)
         return [torch.randint(self.low, self.high, shape, device=self._device()).to(self._dtype())]
 
@@ -520,8 +535,8 @@ class NumpyChoice(_Creation):
     None: from the first axis of the first input (the population array)."""
 
     deterministic = False
-    a = Attr(optional(Int), default=1)
-    size = Attr(_Shape, default=None)
+    a = NumpyAttr(optional(numpy_integer()), default=1)
+    size = NumpyAttr(_Size, default=None)
     replace = Attr(Bool, default=True)
     weighted = Attr(Bool, default=False)
 
@@ -531,7 +546,16 @@ class NumpyChoice(_Creation):
     def forward(self, is_train, inputs, aux):
         shape = () if self.size is None else tuple(self.size)
         count = int(np.prod(shape)) if shape else 1
+        if self.a is None and inputs[0].dim() == 0:
+            # MXNet 1.9.1 refused it too (an axis out of range); an array of more dimensions
+            # is sampled along its first axis, as MXNet's
+            raise MXNetValueError(f"Operator {self.name}: a must be an integer or an array of at least one dimension, "
+                                  f"got a zero-dim array")
         population = self.a if self.a is not None else int(inputs[0].shape[0])
+        if population <= 0 and count:
+            # NumPy's rule (MXNet 1.9.1 returned an arbitrary index)
+            raise MXNetValueError(f"Operator {self.name}: a must be greater than 0 unless no samples are taken, got "
+                                  f"{'a=' + str(self.a) if self.a is not None else 'an empty population array'}")
         inputs = inputs if self.a is not None else inputs[1:]
         device = inputs[0].device if inputs else self._device()
         if device.type == "meta" or count == 0:      # a zero-size ``size`` draws nothing (NumPy, MXNet)

@@ -19,8 +19,8 @@ import torch
 
 from ..base import MXNetError
 from .helpers import device_of, host_check_failed
-from .numpy_arrays import NumpySplit, _Shape
-from .numpy_ops import _Axis, _Ctx, _Dtype, _NumpyOperator, _torch_dtype
+from .numpy_arrays import NumpySplit, _Shape, _Size
+from .numpy_ops import NumpyAttr, _Axis, _Ctx, _Dtype, _NumpyOperator, _torch_dtype
 from .registry import Attr, Bool, Float, Int, Str, optional, register
 
 __all__ = ["WINDOWS"]
@@ -86,7 +86,7 @@ class NumpyIndices(_NumpyOperator):
     dimensions``, int32 unless ``dtype``."""
 
     traceable = False
-    dimensions = Attr(_Shape, default=())
+    dimensions = NumpyAttr(_Size, default=())
     ctx = Attr(_Ctx, default=None)
     dtype = Attr(_Dtype, default="int32")
 

@@ -24,7 +24,9 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Attr, Bool, Float, Int, Operator, _to_dtype, optional, register
+from ..exceptions import MXNetTypeError, MXNetValueError
+from ..schema import SchemaError
+from .registry import Attr, Bool, Float, Int, Operator, OperatorSchemaError, _to_dtype, optional, register
 
 
 __all__ = ["promote_types", "true_divide_type", "NUMPY_UNARY", "NUMPY_BINARY"]
@@ -100,6 +102,42 @@ _Ctx = optional(lambda value, name: str(value))
 _Dtype = optional(lambda value, name: None if value in (None, "None") else str(np.dtype(value)
                                                                               if not isinstance(value, str)
                                                                               else value))
+
+
+class NumpyArgumentTypeError(OperatorSchemaError, MXNetTypeError):
+    """An ``mx.np`` operator attribute (or front-end argument) of the wrong type (``size=(2.5,)``,
+    ``newshape='a'``): an OperatorSchemaError and a TypeError, as NumPy raised TypeError."""
+
+
+class NumpyArgumentValueError(OperatorSchemaError, MXNetValueError):
+    """An ``mx.np`` operator attribute (or front-end argument) of a bad value (a negative size):
+    an OperatorSchemaError and a ValueError, as NumPy raised ValueError."""
+
+
+class NumpyAttr(Attr):
+    """An attribute whose parser's MXNetTypeError / MXNetValueError (``schema.numpy_shape``,
+    ``schema.numpy_integer``) is raised as :class:`NumpyArgumentTypeError` /
+    :class:`NumpyArgumentValueError`, in :class:`Attr`'s format ("Operator _npi_zeros:
+    attribute 'shape': expected ... (given ...)"); other failures as :class:`Attr` reports them."""
+
+    def parse(self, value, owner, noun="attribute", error=SchemaError):
+        try:
+            return self.parser(value, self.name)
+        except (MXNetTypeError, MXNetValueError) as failure:
+            kind = NumpyArgumentTypeError if isinstance(failure, TypeError) else NumpyArgumentValueError
+            raise kind(f"{owner}: {noun} {self.name!r}: {failure} (given {value!r})") from None
+        except (MXNetError, ValueError, TypeError, OverflowError, SyntaxError):
+            return super().parse(value, owner, noun, error)
+
+
+def numpy_argument(parser, value, function, name):
+    """``value`` of the argument ``name`` of the ``mx.np`` function ``function`` (``'mx.np.zeros'``)
+    read by ``parser`` (``schema.NumpyShape``, ``schema.numpy_integer(low=0)``, ...), for front-end
+    functions that check an argument before it reaches an operator: NumpyArgumentTypeError /
+    NumpyArgumentValueError "mx.np.zeros: argument 'shape': expected ... (given ...)"."""
+    attr = NumpyAttr(parser)
+    attr.name = name
+    return attr.parse(value, function, "argument")
 
 
 class _NumpyOperator(Operator):

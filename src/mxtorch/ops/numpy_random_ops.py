@@ -26,10 +26,11 @@ import torch
 
 from ..base import MXNetError
 from ..exceptions import OperatorRunValueError
+from ..schema import numpy_integer
 from .helpers import device_of
-from .numpy_arrays import _Shape
-from .numpy_ops import _Ctx, _Dtype, _NumpyOperator, _torch_dtype
-from .registry import Attr, Bool, Float, Int, optional, register
+from .numpy_arrays import _Size
+from .numpy_ops import NumpyAttr, _Ctx, _Dtype, _NumpyOperator, _torch_dtype
+from .registry import Attr, Bool, Float, optional, register
 
 __all__ = ["SAMPLERS"]
 
@@ -152,7 +153,7 @@ def _sampler_class(kind, batched=False):
     class Sampler(_NumpyOperator):
         deterministic = False
         traceable = False
-        size = Attr(_Shape, default=None)
+        size = NumpyAttr(_Size, default=None)
         ctx = Attr(_Ctx, default=None)
         if dtype_attr:
             dtype = Attr(_Dtype, default="float32")
@@ -224,7 +225,7 @@ class NumpyBernoulli(_NumpyOperator):
     prob = Attr(_OptionalFloat, default=None)
     logit = Attr(_OptionalFloat, default=None)
     is_logit = Attr(Bool, default=False)
-    size = Attr(_Shape, default=None)
+    size = NumpyAttr(_Size, default=None)
     ctx = Attr(_Ctx, default=None)
     dtype = Attr(_Dtype, default="float32")
 
@@ -257,10 +258,10 @@ class NumpyMultinomial(_NumpyOperator):
 
     deterministic = False
     traceable = False
-    n = Attr(Int, default=1)
+    n = NumpyAttr(numpy_integer(low=0), default=1)
     pvals = Attr(optional(lambda value, name: tuple(float(v) for v in (
         eval(value, {"__builtins__": {}}) if isinstance(value, str) else value))), default=None)  # noqa: S307
-    size = Attr(_Shape, default=None)
+    size = NumpyAttr(_Size, default=None)
 
     def arguments(self):
         return ["input1"] if self.pvals is None else []
@@ -293,7 +294,7 @@ class NumpyMultivariateNormal(_NumpyOperator):
 
     deterministic = False
     traceable = False
-    size = Attr(_Shape, default=None)
+    size = NumpyAttr(_Size, default=None)
 
     def arguments(self):
         return ["mean", "cov"]

@@ -11,7 +11,7 @@ import numpy as np
 from ...exceptions import MXNetValueError
 from ..numpy_array import call, is_number, is_symbol
 from ...util import wrap_np_unary_func
-from ._op import _np, _same_dtypes, broadcast_to, concatenate, linspace, power, reshape, split
+from ._op import _count, _np, _same_dtypes, broadcast_to, concatenate, linspace, power, reshape, split
 from ...ops.numpy_selection import NUMPY_TESTS
 
 __all__ = sorted(NUMPY_TESTS) + [
@@ -243,6 +243,7 @@ def dsplit(ary, indices_or_sections):
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
     """``base ** linspace(start, stop, num)`` (float32 unless ``dtype``)."""
+    num = _count(num, "logspace", "num")
     result = power(base, linspace(start, stop, num, endpoint=endpoint, axis=axis, ctx=ctx))
     return result if dtype is None else result.astype(dtype)
 

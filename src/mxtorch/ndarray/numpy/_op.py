@@ -13,7 +13,9 @@ from ...context import current_context
 from ...util import is_np_shape, wrap_np_binary_func, wrap_np_unary_func
 from ..ndarray import NDArray
 from ..numpy_array import binary, call, is_number, is_symbol, ndarray
-from ...ops.numpy_ops import NUMPY_BINARY, NUMPY_UNARY
+from ...ops.numpy_arrays import _BroadcastShape as _BROADCAST_SHAPE, _NewShape as _NEWSHAPE
+from ...ops.numpy_ops import NUMPY_BINARY, NUMPY_UNARY, numpy_argument
+from ...schema import NumpyShape, numpy_integer, numpy_shape, optional
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
            "zeros_like", "ones_like", "full_like", "empty_like", "copy",
@@ -38,14 +40,29 @@ def _dtype_text(dtype, default="float32"):
     return str(np.dtype(dtype))
 
 
-def _shape(shape):
-    return (int(shape),) if isinstance(shape, (numbers.Integral, np.integer)) else tuple(int(d) for d in shape)
+# how MXNet 1.9.1's front end read these arguments (schema.numpy_shape / numpy_integer): integers
+# only (2.5 and 2.0 raise TypeError, not cut to 2), sizes of at least 0 (ValueError); ``zeros`` and
+# ``empty`` (its FFI functions) refused a string and took a bool as 0 / 1, the others took a
+# string as the text of a shape (``ones('3')``) and refused a bool
+_ZEROS_SHAPE = numpy_shape(text=False, bools=True)
+_COUNT = numpy_integer(low=0)
 
 
-def _created_shape(shape, op_name):
+def _shape(shape, function, argument="shape", parser=NumpyShape):
+    """The shape argument ``argument`` of the ``mx.np`` function ``function`` as a tuple of ints;
+    NumpyArgumentTypeError / ValueError naming both for anything else."""
+    return numpy_argument(parser, shape, f"mx.np.{function}", argument)
+
+
+def _count(value, function, argument, parser=_COUNT):
+    """The integer argument ``argument`` (``N``, ``num``, ``n``) of the ``mx.np`` function ``function``."""
+    return numpy_argument(parser, value, f"mx.np.{function}", argument)
+
+
+def _created_shape(shape, function, op_name, parser=NumpyShape):
     """``shape`` of a creation function; outside NumPy shape semantics a zero-dim or zero-size
     shape is an unknown one, which MXNet 1.9.1 refused."""
-    shape = _shape(shape)
+    shape = _shape(shape, function, parser=parser)
     if not is_np_shape() and (not shape or 0 in shape):
         raise MXNetError(f"Operator {op_name} inferring shapes failed: shape {shape} is unknown outside NumPy "
                          f"shape semantics (npx.set_np())")
@@ -98,31 +115,33 @@ def _check_order(function, order):
 def zeros(shape, dtype=None, order="C", ctx=None):
     """An array of zeros (float32 unless ``dtype``)."""
     _check_order("zeros", order)
-    return call("_npi_zeros", shape=_created_shape(shape, "_npi_zeros"), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype))
+    return call("_npi_zeros", shape=_created_shape(shape, "zeros", "_npi_zeros", _ZEROS_SHAPE), ctx=_ctx_text(ctx),
+                dtype=_dtype_text(dtype))
 
 
 def ones(shape, dtype=None, order="C", ctx=None):
     """An array of ones (float32 unless ``dtype``)."""
     _check_order("ones", order)
-    return call("_npi_ones", shape=_created_shape(shape, "_npi_ones"), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype))
+    return call("_npi_ones", shape=_created_shape(shape, "ones", "_npi_ones"), ctx=_ctx_text(ctx),
+                dtype=_dtype_text(dtype))
 
 
 def empty(shape, dtype=None, order="C", ctx=None):
     """An uninitialised array (here: zeros)."""
     _check_order("empty", order)
-    return zeros(shape, dtype, order, ctx)
+    return zeros(_shape(shape, "empty", parser=_ZEROS_SHAPE), dtype, order, ctx)
 
 
 def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):  # noqa: ARG001
     """An array of ``shape`` filled with ``fill_value`` (float32 unless ``dtype``; an array
     ``fill_value`` is broadcast)."""
     if isinstance(fill_value, NDArray) or is_symbol(fill_value):
-        result = broadcast_to(fill_value.as_np_ndarray(), _shape(shape))
+        result = broadcast_to(fill_value.as_np_ndarray(), _shape(shape, "full"))
         if dtype is not None:
             return result.astype(dtype)
         return result if is_symbol(result) else result.copy()
-    return call("_npi_full", shape=_created_shape(shape, "_npi_full"), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype),
-                value=float(fill_value), out=out)
+    return call("_npi_full", shape=_created_shape(shape, "full", "_npi_full"), ctx=_ctx_text(ctx),
+                dtype=_dtype_text(dtype), value=float(fill_value), out=out)
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
@@ -141,7 +160,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """NumPy's ``linspace`` (float32 unless ``dtype``); ``retstep`` also gives the step."""
     if axis != 0:
         raise NotImplementedError("linspace: only axis=0 is supported")
-    result = call("_npi_linspace", start=float(start), stop=float(stop), num=int(num), endpoint=endpoint,
+    num = _count(num, "linspace", "num")
+    result = call("_npi_linspace", start=float(start), stop=float(stop), num=num, endpoint=endpoint,
                   ctx=_ctx_text(ctx), dtype=_dtype_text(dtype))
     if retstep:
         step = (stop - start) / ((num - 1) if endpoint else num) if num > (1 if endpoint else 0) else float("nan")
@@ -151,12 +171,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 def eye(N, M=None, k=0, dtype=None, ctx=None, **kwargs):  # noqa: N803 -- NumPy's argument names
     """``N`` x ``M`` with ones on diagonal ``k`` (float32 unless ``dtype``)."""
-    return call("_npi_eye", N=int(N), M=M, k=int(k), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype))
+    return call("_npi_eye", N=_count(N, "eye", "N"), M=_count(M, "eye", "M", optional(_COUNT)),
+                k=_count(k, "eye", "k", numpy_integer()), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype))
 
 
 def identity(n, dtype=None, ctx=None):
-    """The ``n`` x ``n`` identity (float32 unless ``dtype``)."""
-    return call("_npi_identity", shape=(int(n), int(n)), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype))
+    """The ``n`` x ``n`` identity (float32 unless ``dtype``); ``n`` an integer (MXNet 1.9.1: TypeError
+    for a string, ValueError when negative)."""
+    n = _count(n, "identity", "n", numpy_integer(low=0, text=False))
+    return call("_npi_identity", shape=(n, n), ctx=_ctx_text(ctx), dtype=_dtype_text(dtype))
 
 
 def zeros_like(a, dtype=None, order="C", ctx=None, out=None):  # noqa: ARG001
@@ -336,7 +359,7 @@ def argmin(a, axis=None, out=None):
 # -- shapes ---------------------------------------------------------------------------------------
 def reshape(a, newshape, order="C"):
     """``a`` in ``newshape``."""
-    return _np(a).reshape(newshape, order=order)
+    return _np(a).reshape(_shape(newshape, "reshape", "newshape", _NEWSHAPE), order=order)
 
 
 def transpose(a, axes=None):
@@ -369,17 +392,17 @@ def moveaxis(a, source, destination):
 
 def broadcast_to(array, shape):  # noqa: A002,F811 -- NumPy's argument name
     """``array`` broadcast to ``shape``."""
-    return _np(array).broadcast_to(_shape(shape))
+    return _np(array).broadcast_to(_shape(shape, "broadcast_to", parser=_BROADCAST_SHAPE))
 
 
 def tile(A, reps):  # noqa: N803
     """``A`` repeated ``reps`` times."""
-    return _np(A).tile(reps)
+    return _np(A).tile(() if reps is None else _shape(reps, "tile", "reps"))
 
 
 def repeat(a, repeats, axis=None):
     """Each element of ``a`` repeated ``repeats`` times."""
-    return _np(a).repeat(repeats, axis)
+    return _np(a).repeat(_shape(repeats, "repeat", "repeats"), axis)
 
 
 def ravel(x, order="C"):

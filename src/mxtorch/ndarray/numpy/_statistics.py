@@ -10,6 +10,8 @@ import numbers
 import numpy as np
 
 from ...context import current_context
+from ...ops.numpy_ops import numpy_argument
+from ...schema import NumpyShape
 from ..ndarray import NDArray
 from ..numpy_array import call, is_number, is_symbol
 from ._op import _np
@@ -40,7 +42,8 @@ def indices(dimensions, dtype=np.int32, ctx=None):
     dimensions``, int32 unless ``dtype``.  Other ``dimensions`` raise ValueError."""
     if not isinstance(dimensions, (tuple, list)):
         raise ValueError("The dimensions must be sequence of ints")
-    return call("_npi_indices", dimensions=tuple(int(d) for d in dimensions), dtype=str(np.dtype(dtype)),
+    dimensions = numpy_argument(NumpyShape, dimensions, "mx.np.indices", "dimensions")
+    return call("_npi_indices", dimensions=dimensions, dtype=str(np.dtype(dtype)),
                 ctx=_ctx(ctx))
 
 

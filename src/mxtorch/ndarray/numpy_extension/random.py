@@ -21,8 +21,8 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None):
         size = None
     is_logit = prob is None
     value = logit if is_logit else prob
-    attrs = dict(prob=None, logit=None, is_logit=is_logit, size=_size(size), ctx=_ctx(ctx), dtype=_dtype(dtype),
-                 out=out)
+    attrs = dict(prob=None, logit=None, is_logit=is_logit, size=_size(size, "mx.npx.random.bernoulli"), ctx=_ctx(ctx),
+                 dtype=_dtype(dtype), out=out)
     if is_number(value):
         attrs["logit" if is_logit else "prob"] = float(value)
         return call("_npi_bernoulli", **attrs)
@@ -32,9 +32,11 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None):
 def uniform_n(low=0.0, high=1.0, batch_shape=None, dtype=None, ctx=None):
     """Uniform samples on [``low``, ``high``) of shape ``batch_shape`` followed by the
     parameters' broadcast shape."""
-    return _sample("uniform_n", [("low", low), ("high", high)], batch_shape, ctx, dtype)
+    return _sample("uniform_n", [("low", low), ("high", high)], batch_shape, ctx, dtype,
+                   function="mx.npx.random.uniform_n", argument="batch_shape")
 
 
 def normal_n(loc=0.0, scale=1.0, batch_shape=None, dtype=None, ctx=None):
     """Normal samples of shape ``batch_shape`` followed by the parameters' broadcast shape."""
-    return _sample("normal_n", [("loc", loc), ("scale", scale)], batch_shape, ctx, dtype)
+    return _sample("normal_n", [("loc", loc), ("scale", scale)], batch_shape, ctx, dtype,
+                   function="mx.npx.random.normal_n", argument="batch_shape")
