@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 import torch
 
-from .base import MXNetError
+from .base import MXNetError, MXNetValueError
 from .ndarray.ndarray import NDArray
 from .registry import alias_decorator
 # names MXNet 1.9.1's mxnet.initializer had in its namespace from its ctypes binding
@@ -556,7 +556,7 @@ class Xavier(Initializer):
             elif self.rnd_type == "gaussian":
                 arr._tensor.normal_(0.0, scale)
             else:
-                raise MXNetError(f"Xavier: rnd_type must be 'uniform' or 'gaussian', got {self.rnd_type!r}")
+                raise MXNetValueError(f"Xavier: rnd_type must be 'uniform' or 'gaussian', got {self.rnd_type!r}")
 
 
 @register

@@ -19,7 +19,7 @@ import logging
 import math
 import numbers
 
-from .base import MXNetError
+from .base import MXNetAssertionError, MXNetError, MXNetValueError
 # names MXNet 1.9.1's mxnet.lr_scheduler had in its namespace (imported there, not defined)
 from math import cos, pi  # noqa: E402,F401
 
@@ -46,14 +46,14 @@ class LRScheduler:
     def __init__(self, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0, warmup_mode="linear"):
         self.base_lr = base_lr
         if not isinstance(warmup_steps, numbers.Integral) or isinstance(warmup_steps, bool):
-            raise MXNetError(f"{type(self).__name__}: warmup_steps must be an int, got {warmup_steps!r}")
+            raise MXNetAssertionError(f"{type(self).__name__}: warmup_steps must be an int, got {warmup_steps!r}")
         if warmup_steps < 0:
-            raise MXNetError(f"{type(self).__name__}: warmup_steps must be >= 0, got {warmup_steps}")
+            raise MXNetValueError(f"{type(self).__name__}: warmup_steps must be >= 0, got {warmup_steps}")
         if warmup_begin_lr > base_lr:
-            raise MXNetError(f"{type(self).__name__}: warmup_begin_lr ({warmup_begin_lr}) must not exceed "
+            raise MXNetValueError(f"{type(self).__name__}: warmup_begin_lr ({warmup_begin_lr}) must not exceed "
                              f"base_lr ({base_lr})")
         if warmup_mode not in ("linear", "constant"):
-            raise MXNetError(f"{type(self).__name__}: warmup_mode must be 'linear' or 'constant', "
+            raise MXNetValueError(f"{type(self).__name__}: warmup_mode must be 'linear' or 'constant', "
                              f"got {warmup_mode!r}")
         self.warmup_steps = warmup_steps
         self.warmup_final_lr = base_lr
@@ -63,14 +63,14 @@ class LRScheduler:
     def get_warmup_lr(self, num_update):
         """The warm-up learning rate for ``num_update < warmup_steps``."""
         if num_update >= self.warmup_steps:
-            raise MXNetError(f"get_warmup_lr: num_update {num_update} is not inside the "
+            raise MXNetAssertionError(f"get_warmup_lr: num_update {num_update} is not inside the "
                              f"{self.warmup_steps} warm-up steps")
         if self.warmup_mode == "linear":
             increase = (self.warmup_final_lr - self.warmup_begin_lr) * float(num_update) / float(self.warmup_steps)
             return self.warmup_begin_lr + increase
         if self.warmup_mode == "constant":
             return self.warmup_begin_lr
-        raise MXNetError(f"get_warmup_lr: unknown warmup_mode {self.warmup_mode!r}")
+        raise MXNetValueError(f"get_warmup_lr: unknown warmup_mode {self.warmup_mode!r}")
 
     def __call__(self, num_update):
         """The learning rate (float) for update number ``num_update``."""
@@ -89,9 +89,9 @@ class FactorScheduler(LRScheduler):
                  warmup_mode="linear"):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if step < 1:
-            raise MXNetError(f"FactorScheduler: step must be >= 1, got {step}")
+            raise MXNetValueError(f"FactorScheduler: step must be >= 1, got {step}")
         if factor > 1.0:
-            raise MXNetError(f"FactorScheduler: factor must be <= 1 so that the rate decreases, got {factor}")
+            raise MXNetValueError(f"FactorScheduler: factor must be <= 1 so that the rate decreases, got {factor}")
         self.step = step
         self.factor = factor
         self.stop_factor_lr = stop_factor_lr
@@ -122,14 +122,14 @@ class MultiFactorScheduler(LRScheduler):
     def __init__(self, step, factor=1, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0, warmup_mode="linear"):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(step, list) or len(step) < 1:
-            raise MXNetError(f"MultiFactorScheduler: step must be a non-empty list of ints, got {step!r}")
+            raise MXNetAssertionError(f"MultiFactorScheduler: step must be a non-empty list of ints, got {step!r}")
         for position, value in enumerate(step):
             if position != 0 and step[position] <= step[position - 1]:
-                raise MXNetError(f"MultiFactorScheduler: step must be strictly increasing, got {step}")
+                raise MXNetValueError(f"MultiFactorScheduler: step must be strictly increasing, got {step}")
             if value < 1:
-                raise MXNetError(f"MultiFactorScheduler: every step must be >= 1, got {step}")
+                raise MXNetValueError(f"MultiFactorScheduler: every step must be >= 1, got {step}")
         if factor > 1.0:
-            raise MXNetError(f"MultiFactorScheduler: factor must be <= 1 so that the rate decreases, got {factor}")
+            raise MXNetValueError(f"MultiFactorScheduler: factor must be <= 1 so that the rate decreases, got {factor}")
         self.step = step
         self.cur_step_ind = 0
         self.factor = factor
@@ -157,8 +157,10 @@ class _DecayToFinalScheduler(LRScheduler):
     def _set_decay_range(self, max_update, final_lr):
         """Check ``max_update`` and set MXNet's attributes ``base_lr_orig``, ``max_update``,
         ``final_lr`` and ``max_steps``."""
-        if not isinstance(max_update, numbers.Integral) or max_update < 1:
-            raise MXNetError(f"{self._schedule_name}: max_update must be an int >= 1, got {max_update!r}")
+        if not isinstance(max_update, numbers.Integral):
+            raise MXNetAssertionError(f"{self._schedule_name}: max_update must be an int >= 1, got {max_update!r}")
+        if max_update < 1:
+            raise MXNetValueError(f"{self._schedule_name}: max_update must be an int >= 1, got {max_update!r}")
         self.base_lr_orig = self.base_lr
         self.max_update = max_update
         self.final_lr = final_lr

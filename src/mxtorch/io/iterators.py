@@ -452,8 +452,7 @@ class NDArrayIter(DataIter):
                               f"{first_size}; only its first {first_size} are read (as MXNet 1.9.1)", stacklevel=3)
                 pairs = self.data if kind == "data" else self.label
                 pairs[:] = [(n, self._first_samples(a, first_size) if n == name else a) for n, a in pairs]
-        if first_size == 0:
-            raise MXNetError(f"NDArrayIter: {first_kind} {first_name!r} holds no samples")
+        # no samples (an empty split) is an epoch of no batches, as in MXNet 1.9.1
         return first_size
 
     def _first_samples(self, array, count):

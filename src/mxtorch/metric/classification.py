@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetAssertionError, MXNetError, MXNetValueError
 from .base import (_tensor, _numpy_array, _same_device, _float64, _common_device, _safe_ratio,
                    check_label_shapes, EvalMetric)
 from .registry import register, alias
@@ -65,7 +65,7 @@ class TopKAccuracy(EvalMetric):
                          has_global_stats=True)
         self.top_k = top_k
         if not self.top_k > 1:
-            raise MXNetError(f"TopKAccuracy: top_k must be above 1 (use Accuracy for top_k=1), got {top_k}")
+            raise MXNetAssertionError(f"TopKAccuracy: top_k must be above 1 (use Accuracy for top_k=1), got {top_k}")
         self.name += f"_{self.top_k}"
 
     def update(self, labels, preds):
@@ -116,7 +116,7 @@ class _BinaryClassificationMetrics:
         pred, label = _tensor(pred, "prediction"), _tensor(label, "label")
         check_label_shapes(label, pred)
         if torch.unique(label).numel() > 2:
-            raise MXNetError(f"{self.__class__.__name__} currently only supports binary classification "
+            raise MXNetValueError(f"{self.__class__.__name__} currently only supports binary classification "
                              f"(labels hold more than two distinct values)")
         pred_label = torch.argmax(pred, dim=1)
         label = _same_device(label, pred).to(torch.int32).reshape(-1)

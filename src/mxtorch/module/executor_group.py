@@ -18,7 +18,7 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError, numpy_dtype
+from ..base import MXNetAssertionError, MXNetError, MXNetValueError, numpy_dtype
 from ..executor import Executor
 from ..executor.binding import normalize_grad_req
 from ..executor.placement import variable_contexts
@@ -300,7 +300,7 @@ class DataParallelExecutorGroup:
             for desc, axis in zip(labels, self.label_layouts):
                 label_size = batch_size_of([(desc.name, desc.shape)], [axis], "label")
                 if size is not None and label_size is not None and label_size != size:
-                    raise MXNetError(f"bind: all data and labels must have the same batch size: label "
+                    raise MXNetAssertionError(f"bind: all data and labels must have the same batch size: label "
                                      f"{desc.name!r} has batch size {label_size} (shape {tuple(desc.shape)}), "
                                      f"the data {size}")
 

@@ -44,7 +44,7 @@ def array(source_array, ctx=None, dtype=None):
         try:
             numpy_array = np.asarray(source_array, dtype=_host_dtype(dtype))
         except (TypeError, ValueError) as error:
-            raise MXNetError(f"array: cannot convert {type(source_array).__name__} to an array: {error}") from None
+            raise MXNetTypeError(f"array: cannot convert {type(source_array).__name__} to an array: {error}") from None
         tensor = torch.from_numpy(np.array(numpy_array, copy=True))
     return NDArray(tensor.to(device=ctx.torch_device, dtype=to_torch_dtype(dtype), copy=True), ctx)
 

@@ -597,7 +597,7 @@ def _normalise_payload(data):
     if isinstance(data, (list, tuple)):
         for index, value in enumerate(data):
             if not isinstance(value, NDArray):
-                raise MXNetError(f"{function}: list items must be NDArrays, got "
+                raise MXNetTypeError(f"{function}: list items must be NDArrays, got "
                                  f"{type(value).__name__} at position {index}")
         return list(data), []
     raise MXNetError(f"{function}: data must be an NDArray, a list or tuple of NDArrays or a "
