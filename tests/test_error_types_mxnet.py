@@ -47,3 +47,22 @@ def test_an_empty_ndarray_iter_is_an_epoch_of_no_batches(handle):
     empty.reset()
     assert list(empty) == []
     assert empty.provide_data[0].shape == (2, 3)
+
+
+def test_an_unknown_optimizer_option_names_the_optimizer_and_its_options():
+    # MXNet 1.9.1: TypeError: __init__() got an unexpected keyword argument 'learning_rat'
+    with pytest.raises(TypeError, match=r"SGD got unknown option\(s\) \['learning_rat'\].*'learning_rate'"):
+        mx.optimizer.create("sgd", learning_rat=0.1)
+    params = mx.gluon.ParameterDict()
+    params.get("w", shape=(2,)).initialize()
+    with pytest.raises(TypeError, match=r"learning_rat"):
+        mx.gluon.Trainer(params, "sgd", {"learning_rat": 0.1})
+
+
+def test_an_optimizer_consuming_its_own_keyword_options_still_builds():
+    @mx.optimizer.register
+    class KeepsFoo(mx.optimizer.SGD):
+        def __init__(self, **kwargs):
+            self.foo = kwargs.pop("foo", 1)
+            super().__init__(**kwargs)
+    assert mx.optimizer.create("keepsfoo", foo=3, learning_rate=0.5).foo == 3

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from ..ops.optimizer_kernels import _kernel_clip, _python_clip, _one_minus, _power  # noqa: F401
-from ..base import MXNetError, MXNetUserWarning, MXNetValueError, py_str
+from ..base import MXNetError, MXNetTypeError, MXNetUserWarning, MXNetValueError, py_str
 from ..ndarray.ndarray import NDArray, zeros
 from .. import ndarray as _ndarray
 from .states_format import dumps_states, loads_states
@@ -29,6 +29,26 @@ from ..ndarray import abs as NDabs, norm as NDnorm  # noqa: E402,F401
 from ..util import is_np_array  # noqa: E402,F401
 
 __all__ = ["Optimizer", "Updater", "get_updater", "create", "register"]
+
+
+def _accepted_options(klass):
+    """The keyword arguments ``klass(...)`` accepts: the named parameters of each ``__init__``
+    along its method resolution order while they pass ``**kwargs`` on (an ``__init__`` without
+    ``**kwargs`` ends the chain); None when the chain never ends (any name may be valid)."""
+    import inspect
+    names = set()
+    for base in klass.__mro__:
+        init = base.__dict__.get("__init__")
+        if init is None or base is object:
+            continue
+        try:
+            parameters = list(inspect.signature(init).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return None
+        names.update(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+        if not any(p.kind == p.VAR_KEYWORD for p in parameters):
+            return names
+    return None
 
 
 class Optimizer:
@@ -142,7 +162,18 @@ class Optimizer:
         if klass is None:
             raise MXNetValueError(f"create_optimizer: cannot find optimizer {name!r}; registered optimizers "
                              f"are {sorted(Optimizer.opt_registry)}")
-        return klass(**kwargs)
+        try:
+            return klass(**kwargs)
+        except TypeError as error:
+            # Python's "__init__() got an unexpected keyword argument 'learning_rat'": name the
+            # optimizer and list its options (an __init__ may consume names of its own from
+            # **kwargs, so the options are only listed once the constructor has refused one)
+            accepted = _accepted_options(klass)
+            unknown = [] if accepted is None else sorted(set(kwargs) - accepted)
+            if "unexpected keyword argument" not in str(error) or not unknown:
+                raise
+            raise MXNetTypeError(f"create_optimizer: {klass.__name__} got unknown option(s) {unknown}; its "
+                                 f"options are {sorted(accepted)}") from error
 
     # -- learning rate ------------------------------------------------------------------------
     @property
