@@ -66,3 +66,11 @@ def test_an_optimizer_consuming_its_own_keyword_options_still_builds():
             self.foo = kwargs.pop("foo", 1)
             super().__init__(**kwargs)
     assert mx.optimizer.create("keepsfoo", foo=3, learning_rate=0.5).foo == 3
+
+
+@pytest.mark.parametrize("period", [0, -1, 2.5, "3"])
+def test_log_train_metric_period_must_be_positive(period):
+    # MXNet 1.9.1: ZeroDivisionError at the first batch for period 0
+    with pytest.raises(ValueError, match=r"log_train_metric: period must be a positive integer"):
+        mx.callback.log_train_metric(period)
+    assert callable(mx.callback.log_train_metric(np.int64(2)))

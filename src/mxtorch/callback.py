@@ -23,11 +23,12 @@ callbacks before validating): :class:`TrainingCallback` and its kinds
 from __future__ import annotations
 
 import logging
+import numbers
 import math
 import time
 
 from . import model
-from .base import MXNetError
+from .base import MXNetError, MXNetValueError
 from .model import save_checkpoint  # noqa: F401  (``mx.callback.save_checkpoint`` is mx.model's, as in MXNet)
 
 __all__ = [
@@ -116,6 +117,11 @@ def log_train_metric(period, auto_reset=False):
     ``auto_reset`` it then calls ``eval_metric.reset_local()``.  Does nothing
     when ``eval_metric`` is None.
     """
+    if isinstance(period, bool) or not isinstance(period, numbers.Integral) or period < 1:
+        # MXNet 1.9.1 failed at the first batch with ZeroDivisionError for period 0
+        raise MXNetValueError(f"log_train_metric: period must be a positive integer (batches between log "
+                              f"lines), got {period!r}")
+
     def _callback(param):
         if param.nbatch % period != 0 or param.eval_metric is None:
             return

@@ -186,7 +186,9 @@ class Context(metaclass=_ContextType):
             count = torch.cuda.device_count() if torch.cuda.is_available() else 0
             if self.device_id >= count:
                 raise MXNetError(f"Context {self}: no such GPU; this machine has {count} CUDA device(s) "
-                                 f"visible to torch" + ("" if count else " (use mx.cpu())"))
+                                 f"visible to torch" + ("" if count else " (use mx.cpu(), or run a script that "
+                                                            "hard-codes mx.gpu() with mxtorch run --gpu-as-cpu / "
+                                                            "MXTORCH_GPU_AS_CPU=1)"))
             return torch.device("cuda", self.device_id)
         return torch.device("cpu")
 
