@@ -337,3 +337,15 @@ def test_convolution_with_mixed_dtypes_names_both(deconvolution):
     with pytest.raises(MXNetError, match=r"'data' is float16, 'weight' is float32"):
         conv.infer_type(d="float16", c_weight="float32")
     assert conv.infer_type(d="float16")[0] == [np.float16] * 3
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_dense_on_an_input_of_another_feature_count_names_the_input(hybridize):
+    # MXNet 1.9.1 blamed the weight ("Shape inconsistent ... weight"); the input is what changed
+    net = mx.gluon.nn.Dense(4)
+    net.initialize()
+    net(mx.nd.ones((2, 5)))
+    if hybridize:
+        net.hybridize()
+    with pytest.raises(MXNetError, match=r"data of shape \(2, 6\) has 6 features.*takes 5 input features"):
+        net(mx.nd.ones((2, 6)))

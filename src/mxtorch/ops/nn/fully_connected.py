@@ -63,6 +63,14 @@ class FullyConnected(Operator):
             else:
                 rows = data[-1]
                 out = merge_shape(out, tuple(data[:-1]) + (self.num_hidden,), f"{where} output")
+            if (weight is not None and len(weight) == 2 and rows and weight[1] and weight[1] != rows
+                    and weight[0] in (0, self.num_hidden)):
+                # the data's feature count disagrees with a known weight (a Gluon Dense layer
+                # initialised for another input size): name the input, not only the weight
+                features = "features per sample (the product of the non-batch axes)" if self.flatten else \
+                    "features on the last axis"
+                raise self.error(f"the data of shape {tuple(data)} has {rows} {features}, but 'weight' has "
+                                 f"shape {tuple(weight)}: this layer takes {weight[1]} input features")
             weight = merge_shape(weight, (self.num_hidden, rows), f"{where} argument 'weight'")
         # (as in MXNet, nothing is inferred for the weight while the data shape is unknown)
         # backward inference: the batch size from the output, the row size from the weight
