@@ -130,9 +130,13 @@ def _fill_value(val, dtype):
 def full(shape, val, ctx=None, dtype=None, out=None):
     """An array of ``shape`` filled with ``val``: a number, a string NumPy reads as one
     (``'3.5'``), an array-like or NDArray broadcast onto ``shape`` (as MXNet's ``out[:] = val``);
-    MXNetTypeError for a value that is none of these (``'x'``)."""
+    MXNetTypeError for a value that is none of these (``'x'``).  As MXNet 1.9.1 (which filled an
+    ``empty`` array), a 0 dimension gives a zero-size array; the shape ``()`` raises outside
+    ``mx.np_shape()``."""
     ctx = _resolve_ctx(ctx)
-    shape = _known_shape("full", shape)
+    shape = _shape_tuple(shape, "full")
+    if not shape:
+        shape = _known_shape("full", shape)
     dtype = dtype or np.float32
     fill = _fill_value(val, dtype)
     if isinstance(fill, (NDArray, np.ndarray)):
