@@ -70,7 +70,8 @@ class FullyConnected(Operator):
                 features = "features per sample (the product of the non-batch axes)" if self.flatten else \
                     "features on the last axis"
                 raise self.error(f"the data of shape {tuple(data)} has {rows} {features}, but 'weight' has "
-                                 f"shape {tuple(weight)}: this layer takes {weight[1]} input features")
+                                 f"shape {tuple(weight)} (this data needs {(self.num_hidden, rows)}): this layer "
+                                 f"takes {weight[1]} input features")
             weight = merge_shape(weight, (self.num_hidden, rows), f"{where} argument 'weight'")
         # (as in MXNet, nothing is inferred for the weight while the data shape is unknown)
         # backward inference: the batch size from the output, the row size from the weight
