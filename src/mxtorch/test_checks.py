@@ -184,7 +184,6 @@ def _finite_differences(executor, location, aux_states, eps, use_forward_train, 
         current = np.array(location[name], dtype=dtype)
         current_flat = current.reshape(-1)
         arg_dict[name][:] = current
-        write = _perturbation_writer(arg_dict[name], current)
         gradient = None
         if aux_states is None or not use_forward_train:
             gradient = _batched_differences(executor, name, flat, current, eps, use_forward_train, projections)
@@ -192,6 +191,7 @@ def _finite_differences(executor, location, aux_states, eps, use_forward_train, 
             arg_dict[name][:] = location[name]
             gradients[name] = gradient.reshape(base.shape)
             continue
+        write = _perturbation_writer(arg_dict[name], current)
         gradient = np.zeros(flat.size, dtype=np.float64)
         for i in range(flat.size):
             original = flat[i]

@@ -99,9 +99,14 @@ class FullyConnected(Operator):
         return infer_uniform_type(self, in_types)
 
     def forward(self, is_train, inputs, aux):
-        uniform_dtype(self, self.arguments(), [tensor.dtype for tensor in inputs])
         data, weight = inputs[0], inputs[1]
         bias = None if self.no_bias else inputs[2].reshape(-1)
         if self.flatten:
             data = data.reshape(data.shape[0], -1)
-        return [F.linear(data, weight, bias)]
+        try:
+            return [F.linear(data, weight, bias)]
+        except RuntimeError:
+            # torch refuses mixed dtypes: the MXNetError naming both (checked only on failure,
+            # not on every forward)
+            uniform_dtype(self, self.arguments(), [tensor.dtype for tensor in inputs])
+            raise
