@@ -493,3 +493,61 @@ def test_dropout_with_p_one_is_nan_in_training_as_mxnet():
     y.backward()
     assert np.isnan(y.asnumpy()).all() and np.isnan(x.grad.asnumpy()).all()
     assert mx.nd.Dropout(x, p=1.0).asnumpy().tolist() == [[1., -2., 0.]]
+
+
+@pytest.mark.parametrize("shape, kernel, stride, pad, dilate, no_bias, dtype", [
+    ((2, 5, 4, 5), (3, 2), (2, 2), (1, 0), (1, 1), True, "float64"),     # 2x2 output, strided
+    ((3, 6, 2, 2), (1, 1), (1, 1), (0, 0), (1, 1), False, "float32"),    # 1x1 kernel, 4 positions
+    ((2, 4, 5, 5), (3, 3), (1, 1), (1, 1), (3, 3), False, "float64"),    # dilated: a 1x1 output
+    ((2, 4, 1, 1), (3, 3), (1, 1), (1, 1), (1, 1), False, "float32"),    # a ResNet's last stage on small images
+])
+def test_small_output_convolution_gradients_match_torch_autograd(shape, kernel, stride, pad, dilate, no_bias, dtype,
+                                                                 monkeypatch):
+    """Convolutions with at most four output positions take their weight gradient as one
+    matrix product of the unfolded input (ops/convolution.py): data, weight and bias gradients
+    are torch autograd's of F.conv2d, to float rounding."""
+    import torch
+    from mxtorch import autograd
+    from mxtorch.ops import convolution
+    calls = []
+    apply = convolution._SmallOutputConv2d.apply
+    monkeypatch.setattr(convolution._SmallOutputConv2d, "apply", lambda *args: calls.append(1) or apply(*args))
+    rng = np.random.RandomState(3)
+    x, w, b = (rng.uniform(-1, 1, s).astype(dtype) for s in (shape, (7, shape[1]) + kernel, (7,)))
+    arrays = [mx.nd.array(v, dtype=dtype) for v in (x, w, b)]
+    for array in arrays:
+        array.attach_grad()
+    with autograd.record():
+        out = mx.nd.Convolution(arrays[0], arrays[1], None if no_bias else arrays[2], kernel=kernel, stride=stride,
+                                pad=pad, dilate=dilate, num_filter=7, no_bias=no_bias)
+        (out * out).sum().backward()
+    assert calls == [1]
+    tensors = [torch.tensor(v, requires_grad=True) for v in (x, w, b)]
+    expected = torch.conv2d(tensors[0], tensors[1], None if no_bias else tensors[2], stride, pad, dilate)
+    (expected * expected).sum().backward()
+    tolerance = 1e-12 if dtype == "float64" else 1e-5
+    np.testing.assert_allclose(out.asnumpy(), expected.detach().numpy(), rtol=tolerance, atol=tolerance)
+    for array, tensor in zip(arrays, tensors[:2] if no_bias else tensors):
+        scale = float(np.abs(tensor.grad.numpy()).max())
+        np.testing.assert_allclose(array.grad.asnumpy(), tensor.grad.numpy(), rtol=0, atol=tolerance * scale)
+
+
+def test_small_output_convolution_second_order_gradient():
+    """The small-output weight gradient is itself differentiable (create_graph): the gradient of
+    sum(d loss / d weight) with respect to the data is torch autograd's."""
+    import torch
+    from mxtorch import autograd
+    rng = np.random.RandomState(4)
+    x, w = rng.uniform(-1, 1, (2, 3, 2, 2)), rng.uniform(-1, 1, (4, 3, 3, 3))
+    data, weight = mx.nd.array(x, dtype="float64"), mx.nd.array(w, dtype="float64")
+    data.attach_grad()
+    weight.attach_grad()
+    with autograd.record():
+        out = mx.nd.Convolution(data, weight, kernel=(3, 3), pad=(1, 1), num_filter=4, no_bias=True)
+        grad_weight = autograd.grad((out * out).sum(), [weight], create_graph=True, retain_graph=True)[0]
+        grad_weight.sum().backward()
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    yt = torch.conv2d(xt, wt, None, 1, 1)
+    (gwt,) = torch.autograd.grad((yt * yt).sum(), [wt], create_graph=True)
+    gwt.sum().backward()
+    np.testing.assert_allclose(data.grad.asnumpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)

@@ -8,10 +8,50 @@ import torch.nn.functional as F
 from ..base import MXNetError
 from .geometry import _check_geometry, _conv_output_size, _expand_conv_geometry, _spatial
 from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, infer_uniform_type, uniform_dtype
-from .memory_format import ChannelsLastKernels
+from .memory_format import ChannelsLastKernels, _is_vmapped
 from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
 
 __all__ = ["deconvolution_geometry"]
+
+# output positions (height * width) up to which a 2-D CPU convolution's weight gradient is one
+# matrix product of the unfolded input: oneDNN's backward-weight kernel blocks over the output's
+# positions and runs 2-8x slower than the product when there are only one to four of them
+# (a ResNet's last stages on 28-64 pixel images)
+_SMALL_OUTPUT_POSITIONS = 4
+
+
+class _SmallOutputConv2d(torch.autograd.Function):
+    """``F.conv2d`` (one group) whose weight gradient is ``grad_out (O, N*L) @ unfold(x) (N*L, C*kh*kw)``;
+    the input gradient is torch's (``torch.nn.grad.conv2d_input``), the bias gradient the sum of
+    ``grad_out``.  Used by :class:`Convolution` for small outputs on the CPU (the same values to
+    float32 rounding: only the order of the sums differs)."""
+
+    @staticmethod
+    def forward(data, weight, bias, stride, pad, dilate):
+        return F.conv2d(data, weight, bias, stride, pad, dilate, 1)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        data, weight, bias, stride, pad, dilate = inputs
+        ctx.save_for_backward(data, weight)
+        ctx.geometry = (stride, pad, dilate)
+        ctx.has_bias = bias is not None
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        data, weight = ctx.saved_tensors
+        stride, pad, dilate = ctx.geometry
+        grad_data = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_data = torch.nn.grad.conv2d_input(data.shape, weight, grad_out, stride, pad, dilate, 1)
+        if ctx.needs_input_grad[1]:
+            out_channels = weight.shape[0]
+            columns = F.unfold(data, weight.shape[2:], dilation=dilate, padding=pad, stride=stride)  # N, C*kh*kw, L
+            grad_weight = (grad_out.transpose(0, 1).reshape(out_channels, -1) @
+                           columns.transpose(1, 2).reshape(-1, columns.shape[1])).reshape(weight.shape)
+        if ctx.has_bias and ctx.needs_input_grad[2]:
+            grad_bias = grad_out.sum(dim=(0, 2, 3))
+        return grad_data, grad_weight, grad_bias, None, None, None
 
 
 class _ConvolutionFamily(Operator):
@@ -144,8 +184,22 @@ class Convolution(ChannelsLastKernels, _ConvolutionFamily):
             # logical layout (and every shape) stays NCHW, and later layers keep the format
             data = data.contiguous(memory_format=torch.channels_last)
             weight = weight.contiguous(memory_format=torch.channels_last)
+        if self._small_output_gradient(data, weight):
+            return [self._compute(_SmallOutputConv2d.apply, (data, weight, bias), self.stride_, self.pad_,
+                                  self.dilate_)]
         return [self._compute(function, (data, weight, bias), self.stride_, self.pad_, self.dilate_,
                               self.num_group)]
+
+    def _small_output_gradient(self, data, weight):
+        """Whether this call's weight gradient is taken as one matrix product
+        (:class:`_SmallOutputConv2d`): a 2-D, one-group, floating-point CPU convolution recorded
+        for a gradient of its weight, with at most ``_SMALL_OUTPUT_POSITIONS`` output positions."""
+        if (len(self.kernel) != 2 or self.num_group != 1 or data.device.type != "cpu" or data.dim() != 4
+                or not (weight.requires_grad and torch.is_grad_enabled()) or not data.is_floating_point()
+                or torch.jit.is_tracing() or _is_vmapped(data)):
+            return False
+        height, width = _conv_output_size(self, tuple(data.shape[2:]))
+        return height * width <= _SMALL_OUTPUT_POSITIONS
 
 
 def deconvolution_geometry(op, spatial):
