@@ -3,6 +3,7 @@
 Prints ``MXNetError: <message>`` and exits 3 when the kvstore raises MXNetError."""
 import os
 import signal
+import select
 import sys
 import time
 
@@ -44,9 +45,9 @@ def create_store(rank):
 
 
 def create_and_hold(rank):
-    """Create the store, then keep hosting the rendezvous for a while."""
+    """Create the store, then keep hosting the rendezvous until stdin closes (at most 15 s)."""
     mx.kv.create("dist_sync")
-    time.sleep(15)
+    select.select([sys.stdin], [], [], 15)
 
 
 if __name__ == "__main__":

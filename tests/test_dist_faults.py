@@ -27,14 +27,14 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def start(scenario, rank, world_size, port, **extra):
+def start(scenario, rank, world_size, port, stdin=None, **extra):
     environment = {name: value for name, value in os.environ.items() if name not in CLEARED}
     environment.update(PYTHONPATH=os.pathsep.join(filter(None, [SOURCE_ROOT, os.environ.get("PYTHONPATH")])),
                        RANK=str(rank), WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
                        MXTORCH_DIST_TIMEOUT="20")
     environment.update(extra)
-    return subprocess.Popen([sys.executable, WORKER, scenario], env=environment, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen([sys.executable, WORKER, scenario], env=environment, stdin=stdin,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def finish(processes):
@@ -103,8 +103,13 @@ def test_a_port_in_use_is_reported_by_rank_0():
 
 def test_a_rank_given_twice_is_reported():
     port = free_port()
-    first = [start("hold", 0, 2, port, MXTORCH_DIST_TIMEOUT="30"), start("create", 1, 2, port)]
-    results = finish(first[:1] + [start("create", 1, 2, port)] + first[1:])
-    assert results[0][0] == 0 and sorted(code for code, _ in results[1:]) == [0, 3], results
-    message = next(message for code, message in results[1:] if code == 3)
+    host = start("hold", 0, 2, port, stdin=subprocess.PIPE, MXTORCH_DIST_TIMEOUT="30")
+    ranks_1 = [start("create", 1, 2, port), start("create", 1, 2, port)]
+    try:
+        results = finish(ranks_1)
+    finally:
+        # communicate() closes the host's stdin: it stops holding the rendezvous once both rank-1 processes ended
+        host_results = finish([host])
+    assert host_results[0][0] == 0 and sorted(code for code, _ in results) == [0, 3], results
+    message = next(message for code, message in results if code == 3)
     assert "rank 1 joined the rendezvous twice" in message, message

@@ -3,8 +3,6 @@ exported to a torch.fx GraphModule, TorchScript and ONNX (run in onnxruntime), m
 outputs MXNet computed (``out_infer:0`` of tests/data/checkpoints/*-io.npz) and mxtorch's executor."""
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -222,8 +220,19 @@ def test_missing_parameter_and_bad_data_name():
 
 # -- mxtorch convert --------------------------------------------------------------------------------------
 def _convert(*args):
-    return subprocess.run([sys.executable, "-m", "mxtorch", "convert", *args], capture_output=True, text=True,
-                          timeout=300)
+    """``mxtorch convert ARGS`` run in this process (``cli.main``, what ``python -m mxtorch``
+    calls; tests/test_cli_run.py runs the module form itself): ``(returncode, stdout, stderr)``."""
+    import contextlib
+    import io
+    import types
+    from mxtorch import cli
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = cli.main(["convert", *args])
+        except SystemExit as exit_:
+            code = exit_.code
+    return types.SimpleNamespace(returncode=code, stdout=stdout.getvalue(), stderr=stderr.getvalue())
 
 
 def test_convert_cli_torch_and_torchscript(tmp_path):
