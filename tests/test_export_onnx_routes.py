@@ -161,3 +161,27 @@ def test_convert_cli_writes_lstm_lm(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     got = _run(output, {"data": io["data"]})[0]
     np.testing.assert_allclose(got, io["out_infer:0"], rtol=1e-4, atol=1e-5)
+
+
+def test_bias_free_3d_convolution_exports_in_one_pass(monkeypatch, tmp_path):
+    """A 3-D Convolution without bias (R(2+1)D, I3D) gets a 1-D zero bias in the captured graph:
+    torch.onnx's own form of the missing bias has shape (O, 1), which onnxruntime refuses, and
+    to_onnx used to export a second time with onnxscript's optimizer.  One export; onnxruntime
+    gives mxtorch's output."""
+    data = mx.sym.Variable("data")
+    conv = mx.sym.Convolution(data, kernel=(1, 3, 3), pad=(0, 1, 1), num_filter=4, no_bias=True, name="c")
+    net = mx.sym.Activation(mx.sym.BatchNorm(conv, fix_gamma=False, name="bn"), act_type="relu")
+    rng = np.random.RandomState(0)
+    shape = (1, 3, 2, 5, 5)
+    arg_params = {"c_weight": mx.nd.array(rng.uniform(-1, 1, (4, 3, 1, 3, 3))),
+                  "bn_gamma": mx.nd.array(rng.uniform(0.5, 1.5, 4)), "bn_beta": mx.nd.array(rng.uniform(-1, 1, 4))}
+    aux_params = {"bn_moving_mean": mx.nd.array(rng.uniform(-1, 1, 4)),
+                  "bn_moving_var": mx.nd.array(rng.uniform(0.5, 1.5, 4))}
+    calls = []
+    real = converters._onnx_export
+    monkeypatch.setattr(converters, "_onnx_export", lambda *args, **kwargs: calls.append(kwargs) or real(*args, **kwargs))
+    path = export.to_onnx(net, arg_params, aux_params, [("data", shape)], str(tmp_path / "c3.onnx"))
+    assert len(calls) == 1 and not calls[0].get("optimize")
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    expected = _mxtorch_outputs(net, arg_params, aux_params, {"data": x})[0]
+    np.testing.assert_allclose(_run(path, {"data": x})[0], expected, rtol=1e-5, atol=1e-6)

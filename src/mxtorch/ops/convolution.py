@@ -7,7 +7,8 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .geometry import _check_geometry, _conv_output_size, _expand_conv_geometry, _spatial
-from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, infer_uniform_type, uniform_dtype
+from .helpers import (_check_inputs, _check_ndim, _compute_dtype, _where, capturing_graph, infer_uniform_type,
+                      uniform_dtype)
 from .memory_format import ChannelsLastKernels, _is_vmapped
 from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
 
@@ -184,6 +185,10 @@ class Convolution(ChannelsLastKernels, _ConvolutionFamily):
             # logical layout (and every shape) stays NCHW, and later layers keep the format
             data = data.contiguous(memory_format=torch.channels_last)
             weight = weight.contiguous(memory_format=torch.channels_last)
+        if bias is None and len(self.kernel) == 3 and capturing_graph():
+            # torch.onnx's exporter gives a bias-free Conv3d a zero bias of shape (O, 1) that
+            # onnxruntime refuses ("bias must be a 1D tensor"): a captured graph gets a 1-D one
+            bias = torch.zeros(weight.shape[0], dtype=weight.dtype, device=weight.device)
         if self._small_output_gradient(data, weight):
             return [self._compute(_SmallOutputConv2d.apply, (data, weight, bias), self.stride_, self.pad_,
                                   self.dilate_)]
