@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..base import BFLOAT16
 from .registry import Attr, Bool, Choice, Dtype, Int, merge_shape, Operator, register
 from .helpers import _Unary, numpy_dtype, numpy_dtype_of, torch_dtype
 
@@ -96,7 +97,8 @@ class AmpCast(Cast):
 
     def infer_type(self, in_types):
         given = in_types[0]
-        if given is not None and np.dtype(given).kind != "f":
+        # bfloat16 (a structured numpy dtype, kind 'V') is floating too
+        if given is not None and np.dtype(given).kind != "f" and np.dtype(given) != BFLOAT16:
             return [given], [np.dtype(given)], []
         return super().infer_type(in_types)
 

@@ -7,8 +7,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .geometry import _check_geometry, _conv_output_size, _expand_conv_geometry, _spatial
-from .helpers import (_check_inputs, _check_ndim, _compute_dtype, _where, capturing_graph, infer_uniform_type,
-                      uniform_dtype)
+from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, capturing_graph, uniform_dtype
 from .memory_format import ChannelsLastKernels, _is_vmapped
 from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
 
@@ -90,11 +89,6 @@ class _ConvolutionFamily(Operator):
 
     def _check_window(self):
         """The family member's own checks of the expanded geometry."""
-
-    def infer_type(self, in_types):
-        """data, weight, bias and the output share one dtype; MXNetError naming the inputs and
-        their dtypes when they differ (MXNet 1.9.1: "This layer requires uniform type")."""
-        return infer_uniform_type(self, in_types)
 
     def _compute(self, function, inputs, *args):
         """``function(*inputs, *args)``; a torch error from inputs of different dtypes becomes

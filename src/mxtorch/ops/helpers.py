@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from .. import base as base_dtypes
-from .registry import merge_shape, Operator
+from .registry import merge_shape, Operator, uniform_dtype  # noqa: F401  (uniform_dtype: shared here)
 
 __all__ = []
 
@@ -95,38 +95,6 @@ def infer_output_from_pair(op, in_shapes, out_shapes, output_shape):
     if lhs is not None and rhs is not None:
         out = merge_shape(out, output_shape(lhs, rhs), f"Operator {op.name} output")
     return [lhs, rhs], [out], []
-
-
-def uniform_dtype(op, names, dtypes):
-    """The one dtype of inputs that must all share it (``dot``, ``batch_dot``,
-    ``FullyConnected``), from ``dtypes`` (numpy or torch dtypes, None where unknown) of the inputs
-    ``names``; None while none is known.  As MXNet 1.9.1 refused such inputs ("Incompatible attr
-    ... expected int32, got float32"), two known dtypes that differ raise MXNetError naming the
-    operator, both inputs and both dtypes (the symbolic and the imperative front end share this
-    rule)."""
-    known = [dtype for dtype in dtypes if dtype is not None]
-    if all(dtype == known[0] for dtype in known[1:]):
-        return known[0] if known else None
-    first = None
-    for name, dtype in zip(names, dtypes):
-        if dtype is None:
-            continue
-        if first is None:
-            first = (name, dtype)
-        elif base_dtypes.dtype_name(dtype) != base_dtypes.dtype_name(first[1]):
-            raise op.error(f"inputs of different dtypes: {first[0]!r} is {base_dtypes.dtype_name(first[1])}, "
-                           f"{name!r} is {base_dtypes.dtype_name(dtype)}; {op.name} needs one dtype for all "
-                           f"its inputs (cast one with astype() or Cast)")
-    return None if first is None else first[1]
-
-
-def infer_uniform_type(op, in_types):
-    """``infer_type`` result of an operator whose inputs, outputs and auxiliary states all have
-    one dtype, checked with :func:`uniform_dtype`."""
-    dtype = uniform_dtype(op, op.arguments(), in_types)
-    if dtype is not None:
-        dtype = np.dtype(base_dtypes.numpy_dtype(dtype))
-    return [dtype] * len(in_types), [dtype] * op.num_outputs(), [dtype] * len(op.auxiliary_states())
 
 
 def round_half_away(values):

@@ -468,6 +468,9 @@ class FillElement0Index(Operator):
     def arguments(self):
         return ["lhs", "mhs", "rhs"]
 
+    # MXNet 1.9.1 takes values and column indices of any dtype (the values are cast to lhs's)
+    free_dtype_inputs = ("mhs", "rhs")
+
     def infer_shape(self, in_shapes, out_shapes):
         lhs = merge_shape(in_shapes[0], out_shapes[0], f"Operator {self.name} argument 'lhs'")
         mhs, rhs = in_shapes[1], in_shapes[2]
@@ -559,9 +562,12 @@ class IndexCopy(Operator):
         return [old, index, new], [old], []
 
     def infer_type(self, in_types):
+        # MXNet 1.9.1 ties only the output to old_tensor: new_tensor may have another dtype (it is
+        # cast to old_tensor's), the index any
         old, index, new = in_types
         dtype = old if old is not None else new
-        return [dtype, index if index is not None else np.dtype(np.float32), dtype], [dtype], []
+        return ([dtype, index if index is not None else np.dtype(np.float32), new if new is not None else dtype],
+                [dtype], [])
 
     def forward(self, is_train, inputs, aux):
         old, index, new = inputs
@@ -584,6 +590,17 @@ class IndexCopyBackward(Operator):
 
     def outputs(self):
         return ["old_tensor_grad", "index_vector_grad", "new_tensor_grad"]
+
+    # as in index_copy, the index and new_tensor may have other dtypes; each gradient has the
+    # dtype of its input
+    free_dtype_inputs = ("index_vector", "new_tensor")
+
+    def infer_type(self, in_types):
+        inputs, outputs, aux = super().infer_type(in_types)
+        outputs[1] = inputs[2]
+        if inputs[3] is not None:
+            outputs[2] = inputs[3]
+        return inputs, outputs, aux
 
     def infer_shape(self, in_shapes, out_shapes):
         grad, old, index, new = in_shapes

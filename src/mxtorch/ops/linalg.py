@@ -14,7 +14,7 @@ import torch
 
 from ..base import MXNetError
 from .registry import Attr, Operator, register, Int, Float, Bool, Choice, optional, merge_shape, product
-from .helpers import infer_output_from_pair, infer_uniform_type, normalize_axis, shape_text, uniform_dtype
+from .helpers import infer_output_from_pair, normalize_axis, shape_text, uniform_dtype
 
 __all__ = []
 
@@ -48,11 +48,6 @@ class _Product(Operator):
 
     def arguments(self):
         return ["lhs", "rhs"]
-
-    def infer_type(self, in_types):
-        """Both inputs and the output share one dtype; MXNetError naming both when they differ
-        (MXNet 1.9.1 refused mixed dtypes too)."""
-        return infer_uniform_type(self, in_types)
 
     def check_dtypes(self, inputs):
         uniform_dtype(self, self.arguments(), [tensor.dtype for tensor in inputs])

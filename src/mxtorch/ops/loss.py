@@ -90,9 +90,6 @@ class SoftmaxOutput(_LabelledLossHead):
                 return tuple(label)
         return merge_shape(label, expected, f"Operator {self.name} argument 'label'")
 
-    def infer_type(self, in_types):
-        return data_label_types(in_types)
-
     def forward(self, is_train, inputs, aux):
         data, label = inputs
         shape = data.shape
@@ -245,9 +242,6 @@ class SVMOutput(_LabelledLossHead):
             raise MXNetError(f"Operator {self.name}: argument 'label' must have shape ({data[0]},) "
                              f"for 'data' {tuple(data)}, got {tuple(label)}") from None
 
-    def infer_type(self, in_types):
-        return data_label_types(in_types)
-
     def forward(self, is_train, inputs, aux):
         return [inputs[0].clone()]
 
@@ -336,9 +330,6 @@ class SoftmaxCrossEntropy(Operator):
                 raise MXNetError(f"Operator {self.name}: argument 'label' must have shape ({data[0]},) for "
                                  f"'data' {tuple(data)}, got {tuple(label)}") from None
         return [data, label], [merge_shape(out_shapes[0], (1,), f"Operator {self.name} output")], []
-
-    def infer_type(self, in_types):
-        return data_label_types(in_types)
 
     def forward(self, is_train, inputs, aux):
         data, label = inputs

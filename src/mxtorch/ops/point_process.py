@@ -75,8 +75,11 @@ class HawkesLogLikelihood(Operator):
         return shapes, [(samples,), (samples, processes)], []
 
     def infer_type(self, in_types):
+        # MXNet 1.9.1: one dtype (lda's) for all but ``marks``, which is int32
         dtype = in_types[0] if in_types[0] is not None else np.dtype(np.float32)
-        return [dtype] * 8, [dtype, dtype], []
+        types = [dtype] * 8
+        types[_INPUTS.index("marks")] = np.dtype(np.int32)
+        return types, [dtype, dtype], []
 
     def forward(self, is_train, inputs, aux):
         return list(_hawkes_log_likelihood(*inputs))

@@ -20,14 +20,14 @@ import numpy as np
 import torch
 
 from ..recording import attach_carrier, carrier_dtype, differentiate, gradient_carrier, is_recording  # noqa: F401
-from ..base import MXNetAssertionError, MXNetError, _Null, format_value
+from ..base import MXNetAssertionError, MXNetError, _Null, dtype_name, format_value, numpy_dtype
 from ..schema import (REQUIRED, ArrayShape, Attr, Bool, Choice, Dtype, DtypeChoice, Float, FloatTuple, Int,
                       OptionalShape, SchemaError, Shape, Str, collect, optional, parse_params)
 
 __all__ = ["Attr", "Operator", "register", "add_aliases", "get_operator", "list_operators", "REQUIRED",
            "Int", "Float", "Bool", "Str", "Shape", "ArrayShape", "OptionalShape", "FloatTuple", "Dtype", "DtypeChoice", "optional",
            "Choice",
-           "known", "merge_shape", "OperatorSchemaError", "fluent_operators"]
+           "known", "merge_shape", "uniform_dtype", "OperatorSchemaError", "fluent_operators"]
 
 
 class OperatorSchemaError(SchemaError):
@@ -118,6 +118,29 @@ def merge_shape(first, second, where=""):
     return tuple(merged)
 
 
+def uniform_dtype(op, names, dtypes):
+    """The one dtype of inputs that must all share it (the default rule of
+    :meth:`Operator.infer_type`; ``dot``'s and ``FullyConnected``'s imperative checks), from
+    ``dtypes`` (numpy or torch dtypes, None where unknown) of the inputs ``names``; None while none
+    is known.  As MXNet 1.9.1 refused such inputs ("Incompatible attr ... expected int32, got
+    float32"), two known dtypes that differ raise MXNetError naming the operator, both inputs and
+    both dtypes (the symbolic and the imperative front end share this rule)."""
+    known_dtypes = [dtype for dtype in dtypes if dtype is not None]
+    if all(dtype == known_dtypes[0] for dtype in known_dtypes[1:]):
+        return known_dtypes[0] if known_dtypes else None
+    first = None
+    for name, dtype in zip(names, dtypes):
+        if dtype is None:
+            continue
+        if first is None:
+            first = (name, dtype)
+        elif dtype_name(dtype) != dtype_name(first[1]):
+            raise op.error(f"inputs of different dtypes: {first[0]!r} is {dtype_name(first[1])}, "
+                           f"{name!r} is {dtype_name(dtype)}; {op.name} needs one dtype for all "
+                           f"its inputs (cast one with astype() or Cast)")
+    return None if first is None else first[1]
+
+
 class Operator:
     """Base of every operator declaration.
 
@@ -128,7 +151,8 @@ class Operator:
     - ``outputs()``: output names (``['output']`` by default),
     - ``infer_shape(in_shapes, out_shapes)``: refined ``(in_shapes, out_shapes,
       aux_shapes)`` from partial shapes,
-    - ``infer_type(in_types)``: ``(in_types, out_types, aux_types)`` as numpy dtypes,
+    - ``infer_type(in_types)``: ``(in_types, out_types, aux_types)`` as numpy dtypes (default:
+      one dtype for all; ``free_dtype_inputs`` names the arguments exempt from it),
     - ``forward(is_train, inputs, aux)``: output tensors from input tensors;
       aux tensors are updated in place,
     - ``backward(out_grads, inputs, outputs, aux)`` (optional): the gradient MXNet defines for
@@ -281,11 +305,30 @@ class Operator:
             shape = merge_shape(shape, s, f"Operator {self.name}")
         return [shape] * len(in_shapes), [shape] * len(out_shapes), []
 
+    free_dtype_inputs = ()
+    """Names of the arguments whose dtype the default :meth:`infer_type` leaves to the caller:
+    the indices, sizes and shape templates of the operators that MXNet 1.9.1 let take any dtype
+    there (``fill_element_0index``'s ``rhs``, ``contrib.BilinearResize2D``'s ``like``).  Such an
+    input keeps its own dtype, is not checked against the others and does not decide the output
+    dtype.  May be a property where it depends on attributes.  This is the one opt-out of the
+    uniform rule; an operator whose dtypes follow another rule overrides ``infer_type``."""
+
     def infer_type(self, in_types):
-        """Default: everything takes the first known input dtype."""
-        dtype = next((t for t in in_types if t is not None), None)
-        return ([dtype] * len(in_types), [dtype] * self.num_outputs(),
-                [dtype] * len(self.auxiliary_states()))
+        """Default: MXNet 1.9.1's uniform rule (``ElemwiseType``): every argument, output and
+        auxiliary state has one dtype, the one known argument dtype; two known arguments of
+        different dtypes raise the MXNetError of :func:`uniform_dtype` naming the operator, both
+        inputs and both dtypes (MXNet: "Incompatible attr in node ... at 1-th input: expected
+        int32, got float32").  The arguments named in ``free_dtype_inputs`` keep their own
+        dtype (None while unknown)."""
+        free = self.free_dtype_inputs
+        names = list(self.arguments())
+        names += [f"input{index}" for index in range(len(names), len(in_types))]
+        checked = [(name, dtype) for name, dtype in zip(names, in_types) if name not in free]
+        dtype = uniform_dtype(self, [name for name, _ in checked], [t for _, t in checked])
+        if dtype is not None and not isinstance(dtype, np.dtype):
+            dtype = np.dtype(numpy_dtype(dtype))
+        inputs = [given if name in free else dtype for name, given in zip(names, in_types)]
+        return inputs, [dtype] * self.num_outputs(), [dtype] * len(self.auxiliary_states())
 
     def forward(self, is_train, inputs, aux):
         raise NotImplementedError(f"Operator {self.name} has no forward")

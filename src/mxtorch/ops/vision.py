@@ -408,6 +408,8 @@ class BilinearResize2D(Operator):
     """
 
     plot_input_count = 1   # mx.viz draws only the data edge (as MXNet's plot_network)
+    # MXNet 1.9.1 takes only the shape of ``like``: any dtype
+    free_dtype_inputs = ("like",)
 
     height = Attr(Int, default=1)
     width = Attr(Int, default=1)

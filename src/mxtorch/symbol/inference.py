@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import MXNetError, parse_tuple, numpy_dtype, dtype_from_flag
+from ..base import MXNetError, dtype_name, parse_tuple, numpy_dtype, dtype_from_flag
 from ..ops.registry import merge_shape
 from .graph import topological_order, _aux_variable_ids
 
@@ -169,7 +169,38 @@ def _variable_type(node, known):
     return None
 
 
+def _type_conflict(node, key, in_keys, count, old, new):
+    """MXNet 1.9.1's "Incompatible attr in node ... : expected <known>, got <inferred>" for the
+    entry ``key`` of ``node`` whose known dtype ``old`` the operator's inference contradicts."""
+    op = node.op
+    if key[0] == id(node) and key not in in_keys:
+        names = op.outputs()
+        where = f"output {names[key[1]]!r}" if key[1] < len(names) else f"output {key[1]}"
+    else:
+        position = in_keys.index(key)
+        names = list(op.arguments()) + list(op.auxiliary_states())
+        name = names[position] if position < len(names) else f"input{position}"
+        kind = "input" if position < count else "auxiliary state"
+        where = f"{position}-th {kind} {name!r}"
+    return (f"Error in operator {node.name} ({op.name}): Incompatible attr in node {node.name} at {where}: "
+            f"expected {_dtype_text(old)}, got {_dtype_text(new)} (give the inputs one dtype, or cast one "
+            f"with Cast)")
+
+
+def _dtype_text(dtype):
+    try:
+        return dtype_name(dtype)
+    except MXNetError:
+        return np.dtype(dtype).name
+
+
 def graph_types(symbol, known):
+    """Dtypes of every entry of the graph of ``symbol`` from the known variable dtypes ``known``
+    (``{name: dtype}``; ``__dtype__`` attributes too), inferred forward through each operator's
+    ``infer_type``, as MXNet 1.9.1's InferType pass: ``(nodes, {(id(node), index): dtype})``.  A
+    dtype that an operator infers for an entry already known as another dtype raises MXNetError
+    naming the node, the entry and both dtypes, as MXNet did ("Incompatible attr in node ...:
+    expected int32, got float32")."""
     nodes = topological_order(symbol._outputs)
     types = _variable_entries(nodes, known, _variable_type)
     for _ in range(3):
@@ -195,6 +226,8 @@ def graph_types(symbol, known):
                 if old is None:
                     types[key] = value
                     changed = True
+                elif old != value:
+                    raise MXNetError(_type_conflict(node, key, in_keys, count, old, value))
         if not changed:
             break
     return nodes, types

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
-from ..helpers import infer_uniform_type, uniform_dtype
+from ..helpers import uniform_dtype
 from ..registry import Attr, Operator, register, Int, Bool, merge_shape, product
 
 __all__ = []
@@ -92,11 +92,6 @@ class FullyConnected(Operator):
                 bias = merge_shape(bias, (self.num_hidden,), f"{where} argument 'bias'")
             shapes.append(bias)
         return shapes, [out], []
-
-    def infer_type(self, in_types):
-        """data, weight, bias and the output share one dtype; MXNetError naming the inputs and
-        their dtypes when they differ (MXNet 1.9.1 refused mixed dtypes too)."""
-        return infer_uniform_type(self, in_types)
 
     def forward(self, is_train, inputs, aux):
         data, weight = inputs[0], inputs[1]
