@@ -395,3 +395,36 @@ def test_numpy_argument_names_function_and_argument():
         numpy_argument(numpy_integer(low=0), -1, "mx.np.eye", "N")
     with pytest.raises(NumpyArgumentValueError, match=r"^mx\.npx\.random\.uniform_n: argument 'batch_shape': .*got -1"):
         npx.random.uniform_n(batch_shape=(-1,))
+
+
+# -- integer arguments of the manipulation functions: no silent truncation ------------------------
+@pytest.mark.parametrize("call, argument", [
+    (lambda x: mx.np.tril(x, k=1.5), "mx.np.tril: argument 'k'"),
+    (lambda x: mx.np.triu(x, k=0.5), "mx.np.triu: argument 'k'"),
+    (lambda x: mx.np.diag(x, k=1.0), "mx.np.diag: argument 'k'"),
+    (lambda x: mx.np.trace(x, axis1=0.0), "mx.np.trace: argument 'axis1'"),
+    (lambda x: mx.np.diagonal(x, offset=None), "mx.np.diagonal: argument 'offset'"),
+    (lambda x: mx.np.diff(x, n=1.5), "mx.np.diff: argument 'n'"),
+    (lambda x: mx.np.rot90(x, k=2.5), "mx.np.rot90: argument 'k'"),
+    (lambda x: mx.np.around(x, decimals=1.5), "mx.np.around: argument 'decimals'"),
+])
+def test_integer_arguments_refuse_floats_instead_of_truncating(call, argument):
+    # MXNet 1.9.1: MXNetError "Invalid Parameter format for k expect int but value='1.5'";
+    # int() used to cut 1.5 to 1 and return the k=1 triangle
+    with pytest.raises(TypeError, match=argument):
+        call(mx.np.ones((3, 3)))
+
+
+def test_integer_arguments_take_python_numpy_and_text_integers():
+    x = mx.np.ones((3, 3))
+    assert float(mx.np.tril(x, k=onp.int64(-1)).sum()) == 3.0      # below the diagonal
+    assert float(mx.np.triu(x, k="1").sum()) == 3.0
+    assert float(mx.np.trace(x, offset=1)) == 2.0
+    assert mx.np.diff(mx.np.arange(5), n=2).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_full_refuses_a_fill_value_that_is_not_a_number():
+    # MXNet 1.9.1: "Invalid Parameter format for value expect double but value='None'"
+    with pytest.raises(TypeError, match="mx.np.full: argument 'fill_value'.*None"):
+        mx.np.full((2,), None)
+    assert mx.np.full((2,), onp.array(1.5)).tolist() == [1.5, 1.5]

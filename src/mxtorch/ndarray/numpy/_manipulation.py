@@ -11,7 +11,7 @@ import numpy as np
 from ...exceptions import MXNetValueError
 from ..numpy_array import call, is_number, is_symbol
 from ...util import wrap_np_unary_func
-from ._op import _count, _np, _same_dtypes, broadcast_to, concatenate, linspace, power, reshape, split
+from ._op import _count, _integer, _np, _same_dtypes, broadcast_to, concatenate, linspace, power, reshape, split
 from ...ops.numpy_selection import NUMPY_TESTS
 
 __all__ = sorted(NUMPY_TESTS) + [
@@ -55,7 +55,7 @@ sometrue, alltrue = any, all
 
 def around(x, decimals=0, out=None, **kwargs):  # noqa: ARG001
     """``x`` rounded to ``decimals`` (half to even)."""
-    return call("_npi_around", _np(x), decimals=int(decimals), out=out)
+    return call("_npi_around", _np(x), decimals=_integer(decimals, "around", "decimals"), out=out)
 
 
 round = round_ = around  # noqa: A001
@@ -94,32 +94,34 @@ def roll(a, shift, axis=None):
 
 def rot90(m, k=1, axes=(0, 1)):
     """``m`` rotated ``k`` quarter turns in the plane of ``axes``."""
-    return call("_npi_rot90", _np(m), k=int(k), axes=tuple(axes))
+    return call("_npi_rot90", _np(m), k=_integer(k, "rot90", "k"), axes=tuple(axes))
 
 
 def tril(m, k=0):
     """The lower triangle of ``m`` from diagonal ``k``."""
-    return call("_npi_tril", _np(m), k=int(k))
+    return call("_npi_tril", _np(m), k=_integer(k, "tril", "k"))
 
 
 def triu(m, k=0):
     """The upper triangle of ``m`` from diagonal ``k``."""
-    return call("_npi_triu", _np(m), k=int(k))
+    return call("_npi_triu", _np(m), k=_integer(k, "triu", "k"))
 
 
 def diag(v, k=0):
     """The diagonal of a 2-D array or the 2-D array of a 1-D diagonal."""
-    return call("_np_diag", _np(v), k=int(k))
+    return call("_np_diag", _np(v), k=_integer(k, "diag", "k"))
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The diagonal at ``offset`` of the plane ``axis1``, ``axis2``."""
-    return call("_np_diagonal", _np(a), offset=int(offset), axis1=int(axis1), axis2=int(axis2))
+    return call("_np_diagonal", _np(a), offset=_integer(offset, "diagonal", "offset"),
+                axis1=_integer(axis1, "diagonal", "axis1"), axis2=_integer(axis2, "diagonal", "axis2"))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
     """The sum of the diagonal at ``offset``."""
-    return call("_np_trace", _np(a), offset=int(offset), axis1=int(axis1), axis2=int(axis2), out=out)
+    return call("_np_trace", _np(a), offset=_integer(offset, "trace", "offset"),
+                axis1=_integer(axis1, "trace", "axis1"), axis2=_integer(axis2, "trace", "axis2"), out=out)
 
 
 def take(a, indices, axis=None, mode="raise", out=None):

@@ -14,8 +14,8 @@ from ...util import is_np_shape, wrap_np_binary_func, wrap_np_unary_func
 from ..ndarray import NDArray
 from ..numpy_array import binary, call, is_number, is_symbol, ndarray
 from ...ops.numpy_arrays import _BroadcastShape as _BROADCAST_SHAPE, _NewShape as _NEWSHAPE
-from ...ops.numpy_ops import NUMPY_BINARY, NUMPY_UNARY, numpy_argument
-from ...schema import NumpyShape, numpy_integer, numpy_shape, optional
+from ...ops.numpy_ops import NUMPY_BINARY, NUMPY_UNARY, NumpyArgumentTypeError, numpy_argument
+from ...schema import NumpyInt, NumpyShape, numpy_integer, numpy_shape, optional
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
            "zeros_like", "ones_like", "full_like", "empty_like", "copy",
@@ -57,6 +57,14 @@ def _shape(shape, function, argument="shape", parser=NumpyShape):
 def _count(value, function, argument, parser=_COUNT):
     """The integer argument ``argument`` (``N``, ``num``, ``n``) of the ``mx.np`` function ``function``."""
     return numpy_argument(parser, value, f"mx.np.{function}", argument)
+
+
+def _integer(value, function, argument):
+    """The integer argument ``argument`` (a diagonal offset ``k``, an axis, a count) of the
+    ``mx.np`` function ``function``: Python / NumPy integers and their text; floats (``1.5``, and
+    ``2.0`` too), None and bools raise NumpyArgumentTypeError naming both, where a cast would
+    silently drop the fraction (MXNet 1.9.1 refused them: "expect int but value='1.5'")."""
+    return numpy_argument(NumpyInt, value, f"mx.np.{function}", argument)
 
 
 def _created_shape(shape, function, op_name, parser=NumpyShape):
@@ -140,6 +148,10 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):  # noqa:
         if dtype is not None:
             return result.astype(dtype)
         return result if is_symbol(result) else result.copy()
+    if not (is_number(fill_value) or (isinstance(fill_value, np.ndarray) and fill_value.ndim == 0)):
+        # MXNet 1.9.1: "Invalid Parameter format for value expect double but value='None'"
+        raise NumpyArgumentTypeError(f"mx.np.full: argument 'fill_value': expected a number or an array, got "
+                                     f"{type(fill_value).__name__} {fill_value!r}")
     return call("_npi_full", shape=_created_shape(shape, "full", "_npi_full"), ctx=_ctx_text(ctx),
                 dtype=_dtype_text(dtype), value=float(fill_value), out=out)
 

@@ -14,7 +14,7 @@ from ...ops.numpy_ops import numpy_argument
 from ...schema import NumpyShape
 from ..ndarray import NDArray
 from ..numpy_array import call, is_number, is_symbol
-from ._op import _np
+from ._op import _integer, _np
 
 __all__ = ["hanning", "hamming", "blackman", "indices", "diag_indices_from", "unravel_index", "resize", "diagflat",
            "diff", "ediff1d", "nan_to_num", "bincount", "histogram", "percentile", "quantile", "polyval",
@@ -79,7 +79,7 @@ def resize(a, new_shape):
 
 def diagflat(v, k=0):
     """A square 2-D array with the flattened ``v`` on its ``k``-th diagonal."""
-    return call("_npi_diagflat", _np(v), k=int(k))
+    return call("_npi_diagflat", _np(v), k=_integer(k, "diagflat", "k"))
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
@@ -87,7 +87,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     NotImplementedError (MXNet 1.9.1)."""
     if prepend is not None or append is not None:
         raise NotImplementedError("prepend and append options are not supported yet")
-    return call("_npi_diff", _np(a), n=int(n), axis=int(axis))
+    return call("_npi_diff", _np(a), n=_integer(n, "diff", "n"), axis=_integer(axis, "diff", "axis"))
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
@@ -227,7 +227,7 @@ def pad(x, pad_width, mode="constant", **kwargs):
     return call("_npi_pad", _np(x), pad_width=pairs, mode=mode, **attrs)
 
 
-def _integer(value):
+def _is_integer(value):
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)
 
 
@@ -246,7 +246,7 @@ def insert(arr, obj, values, axis=None):
     if isinstance(obj, slice):
         return call("_npi_insert_slice", _np(arr), *inputs, start=obj.start, stop=obj.stop,
                     step=1 if obj.step is None else obj.step, axis=axis, **attrs)
-    if _integer(obj):
+    if _is_integer(obj):
         return call("_npi_insert_scalar", _np(arr), *inputs, int_ind=int(obj), axis=axis, **attrs)
     if isinstance(obj, NDArray) or is_symbol(obj):
         return call("_npi_insert_tensor", _np(arr), *inputs, _np(obj), axis=axis, **attrs)
@@ -261,7 +261,7 @@ def delete(arr, obj, axis=None):
     if isinstance(obj, slice):
         return call("_npi_delete", _np(arr), start=obj.start, stop=obj.stop, step=1 if obj.step is None else obj.step,
                     axis=axis)
-    if _integer(obj):
+    if _is_integer(obj):
         return call("_npi_delete", _np(arr), int_ind=int(obj), axis=axis)
     if isinstance(obj, NDArray) or is_symbol(obj):
         return call("_npi_delete", _np(arr), _np(obj), axis=axis)

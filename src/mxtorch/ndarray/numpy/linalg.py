@@ -6,7 +6,7 @@ import numpy as _onp
 
 from ..ndarray import NDArray
 from ..numpy_array import call, is_symbol
-from ._op import _np, dot
+from ._op import _integer, _np, dot
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "eigvals", "eigh", "qr", "svd", "solve", "pinv",
            "multi_dot", "matrix_power", "eig", "eigvalsh", "tensorinv", "tensorsolve"]
@@ -116,7 +116,7 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803 -- NumPy's argument name
 def tensorinv(a, ind=2):
     """The inverse of ``a`` over its first ``ind`` axes against the rest: shape
     ``a.shape[ind:] + a.shape[:ind]``."""
-    return call("_npi_tensorinv", _np(a), ind=int(ind))
+    return call("_npi_tensorinv", _np(a), ind=_integer(ind, "linalg.tensorinv", "ind"))
 
 
 def tensorsolve(a, b, axes=None):
