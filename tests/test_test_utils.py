@@ -52,8 +52,8 @@ def test_random_helpers():
     assert isinstance(single, np.ndarray) and single.shape == (2, 3) and single.dtype == np.float32
     first, second = tu.random_arrays((2,), (3, 1))
     assert first.shape == (2,) and second.shape == (3, 1)
-    uniform = tu.random_uniform_arrays((1000,), low=2, high=3)
-    assert uniform.min() >= 2 and uniform.max() < 3
+    (uniform,) = tu.random_uniform_arrays((1000,), low=2, high=3)       # a list, one shape too (MXNet)
+    assert uniform.shape == (1000,) and uniform.min() >= 2 and uniform.max() < 3
     array = tu.rand_ndarray((3, 2), dtype=np.float64)
     assert array.shape == (3, 2) and array.dtype == np.float64
     # sparse storage types give mx.nd.sparse arrays (held dense); an unknown one raises

@@ -49,14 +49,15 @@ def random_arrays(*shapes):
 
 
 def random_uniform_arrays(*shapes, **kwargs):
-    """Uniform numpy arrays on [low, high) (keywords ``low``=0, ``high``=1, ``dtype``=float32)."""
+    """A list of uniform numpy arrays on [low, high), one per shape (keywords ``low``=0,
+    ``high``=1, ``dtype``=float32).  Always a list, one shape too, as MXNet 1.9.1's (unlike
+    ``random_arrays``, which gives a single array for one shape)."""
     low = kwargs.pop("low", 0.0)
     high = kwargs.pop("high", 1.0)
     dtype = kwargs.pop("dtype", default_dtype())
     if kwargs:
         raise MXNetError(f"random_uniform_arrays: unknown keyword(s) {sorted(kwargs)}")
-    arrays = [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
-    return arrays[0] if len(arrays) == 1 else arrays
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
 
 
 def random_sample(population, k):
