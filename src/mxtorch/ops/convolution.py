@@ -7,9 +7,9 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .geometry import _check_geometry, _conv_output_size, _expand_conv_geometry, _spatial
-from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, capturing_graph, uniform_dtype
+from .helpers import _check_inputs, _check_ndim, _compute_dtype, _where, capturing_graph
 from .memory_format import ChannelsLastKernels, _is_vmapped
-from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape
+from .registry import Attr, Operator, register, Int, Bool, Shape, Choice, optional, merge_shape, uniform_dtype
 
 __all__ = ["deconvolution_geometry"]
 

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from .. import base as base_dtypes
-from .registry import merge_shape, Operator, uniform_dtype  # noqa: F401  (uniform_dtype: shared here)
+from .registry import merge_shape, Operator
 
 __all__ = []
 

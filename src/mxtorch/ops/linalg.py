@@ -13,8 +13,8 @@ from __future__ import annotations
 import torch
 
 from ..base import MXNetError
-from .registry import Attr, Operator, register, Int, Float, Bool, Choice, optional, merge_shape, product
-from .helpers import infer_output_from_pair, normalize_axis, shape_text, uniform_dtype
+from .registry import Attr, Operator, register, Int, Float, Bool, Choice, optional, merge_shape, product, uniform_dtype
+from .helpers import infer_output_from_pair, normalize_axis, shape_text
 
 __all__ = []
 

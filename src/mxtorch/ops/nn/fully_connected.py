@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
-from ..helpers import uniform_dtype
+from ..registry import uniform_dtype
 from ..registry import Attr, Operator, register, Int, Bool, merge_shape, product
 
 __all__ = []
